@@ -1,0 +1,80 @@
+"""The `pleat` command: argument parsing and dispatch. Imports nothing heavy, so --help is instant."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+USAGE_EXAMPLES = """\
+examples:
+  pleat                                   start the terminal UI
+  pleat -p "explain src/main.py"          one request, headless, answer on stdout
+  pleat -p "fix the failing test" --yes   headless, allowing writes, edits and commands
+  pleat --model openai/qwen --api-base http://localhost:8000/v1 -p "hi"
+
+configuration: defaults < $PLEAT_HOME/config.toml < PLEAT_* variables < flags
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pleat",
+        description="A terminal coding agent whose long sessions never hit the context wall.",
+        epilog=USAGE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-p", "--prompt", metavar="PROMPT", help="run one request headless and print the answer ('-' reads stdin)"
+    )
+    parser.add_argument("--model", help="litellm model string, e.g. anthropic/claude-sonnet-4-5")
+    parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
+    parser.add_argument(
+        "--api-key", help="API key (default: the provider's usual variable, e.g. OPENAI_API_KEY)"
+    )
+    parser.add_argument("--cwd", type=Path, help="workspace directory (default: the current one)")
+    parser.add_argument(
+        "-y", "--yes", action="store_true", help="headless: approve every write, edit and command"
+    )
+    parser.add_argument(
+        "--max-tool-iterations", type=int, help="model calls allowed in one request"
+    )
+    return parser
+
+
+def fail(message: str, code: int = 1) -> int:
+    """Print one line on stderr and return the exit code."""
+    print(f"pleat: error: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from agent.config import ConfigError, load_config
+
+    try:
+        config = load_config(
+            {
+                "model": args.model,
+                "api_base": args.api_base,
+                "api_key": args.api_key,
+                "max_tool_iterations": args.max_tool_iterations,
+            }
+        )
+    except ConfigError as error:
+        return fail(str(error), 2)
+    workspace = (args.cwd or Path.cwd()).expanduser().resolve()
+    if not workspace.is_dir():
+        return fail(f"workspace {workspace} is not a directory", 2)
+    if args.prompt is None:
+        return fail("the terminal UI is not built yet; use -p PROMPT for a headless request", 2)
+    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+    if not prompt.strip():
+        return fail("the prompt is empty", 2)
+    from agent.headless import run_headless
+
+    return run_headless(config, workspace, prompt, approve_all=args.yes)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,170 @@
+"""Settings: defaults < $PLEAT_HOME/config.toml < PLEAT_* environment < command-line flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+import types
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.llm import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT, ModelSettings
+
+APP_NAME = "pleat"
+ENV_PREFIX = "PLEAT_"
+# Environment variables with the prefix that are not settings.
+ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME"})
+
+
+class ConfigError(Exception):
+    """A bad setting: the message names the key and where it came from."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every user-settable value. Field names are the config-file keys (and PLEAT_<KEY>)."""
+
+    model: str | None = None
+    api_base: str | None = None
+    # Held in memory only; pleat never writes it anywhere.
+    api_key: str | None = dataclasses.field(default=None, repr=False)
+    # Model calls per user request before the turn stops: a single request may legitimately
+    # make a hundred tool calls (read forty files, run tests, fix, rerun), so the cap only
+    # catches a model stuck in a loop.
+    max_tool_iterations: int = 200
+    # Default seconds a shell command may run when the model does not say (a test suite fits).
+    command_timeout: float = 120.0
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    max_retries: int = DEFAULT_MAX_RETRIES
+
+    def model_settings(self) -> ModelSettings:
+        if not self.model:
+            raise ConfigError(
+                "no model configured: pass --model (e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, "
+                "ollama/llama3), set PLEAT_MODEL, or set model in "
+                f"{config_path()}"
+            )
+        return ModelSettings(
+            model=self.model,
+            api_base=self.api_base,
+            api_key=self.api_key,
+            timeout=self.request_timeout,
+            max_retries=self.max_retries,
+        )
+
+
+# Checks beyond the type, per key: (predicate, what a good value is).
+_CHECKS: dict[str, tuple[typing.Callable[[Any], bool], str]] = {
+    "max_tool_iterations": (lambda v: v >= 1, "an integer >= 1"),
+    "command_timeout": (lambda v: 0 < v <= 3600, "seconds in (0, 3600]"),
+    "request_timeout": (lambda v: v > 0, "seconds > 0"),
+    "max_retries": (lambda v: 0 <= v <= 10, "an integer from 0 to 10"),
+    "api_base": (lambda v: v.startswith(("http://", "https://")), "an http(s) URL"),
+}
+
+
+def pleat_home() -> Path | None:
+    value = os.environ.get("PLEAT_HOME")
+    return Path(value).expanduser() if value else None
+
+
+def config_path() -> Path:
+    """$PLEAT_HOME/config.toml, else the platform's user config directory."""
+    home = pleat_home()
+    if home is not None:
+        return home / "config.toml"
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
+
+
+def _field_types() -> dict[str, type]:
+    hints = typing.get_type_hints(Config)
+    out: dict[str, type] = {}
+    for name, hint in hints.items():
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        is_optional = typing.get_origin(hint) in (typing.Union, types.UnionType)
+        out[name] = args[0] if is_optional and args else hint
+    return out
+
+
+def _coerce(key: str, value: Any, kind: type, source: str) -> Any:
+    """Convert a value (a string from the environment, or a TOML value) to the key's type."""
+    try:
+        if isinstance(value, str) and kind is not str:
+            if kind is bool:
+                lowered = value.strip().lower()
+                if lowered not in ("1", "0", "true", "false", "yes", "no"):
+                    raise ValueError(value)
+                return lowered in ("1", "true", "yes")
+            return kind(value.strip())
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, bool) and kind is not bool:
+            raise TypeError
+        if not isinstance(value, kind):
+            raise TypeError
+        return value
+    except (TypeError, ValueError):
+        raise ConfigError(
+            f"{source}: {key} must be {kind.__name__}, got {value!r}"
+        ) from None
+
+
+def _validated(values: dict[str, Any], source: str) -> dict[str, Any]:
+    kinds = _field_types()
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in kinds:
+            known = ", ".join(sorted(kinds))
+            raise ConfigError(f"{source}: unknown setting {key!r} (known: {known})")
+        if value is None:
+            out[key] = None
+            continue
+        coerced = _coerce(key, value, kinds[key], source)
+        check = _CHECKS.get(key)
+        if check is not None and not check[0](coerced):
+            raise ConfigError(f"{source}: {key} must be {check[1]}, got {value!r}")
+        out[key] = coerced
+    return out
+
+
+def _from_file(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return _validated(data, str(path))
+
+
+def _from_env(environ: typing.Mapping[str, str]) -> dict[str, Any]:
+    values = {
+        name[len(ENV_PREFIX) :].lower(): value
+        for name, value in environ.items()
+        if name.startswith(ENV_PREFIX) and name not in ENV_NOT_SETTINGS
+    }
+    try:
+        return _validated(values, "environment")
+    except ConfigError as exc:
+        # Name the variable the user actually set, not the key.
+        raise ConfigError(str(exc).replace("environment: ", "environment: PLEAT_", 1)) from None
+
+
+def load_config(
+    flags: dict[str, Any] | None = None,
+    *,
+    environ: typing.Mapping[str, str] | None = None,
+    path: Path | None = None,
+) -> Config:
+    """Merge defaults, the config file, the environment and flags (flags set to None are unset)."""
+    environ = os.environ if environ is None else environ
+    merged: dict[str, Any] = {}
+    merged.update(_from_file(path or config_path()))
+    merged.update(_from_env(environ))
+    merged.update(_validated({k: v for k, v in (flags or {}).items() if v is not None}, "flag"))
+    return Config(**merged)

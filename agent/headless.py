@@ -1,0 +1,83 @@
+"""`pleat -p`: one request without a UI; the answer streams to stdout, progress to stderr."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from agent.config import Config, ConfigError
+from agent.events import ErrorEvent, Event, Retrying, TextDelta, ToolCallFinished, ToolCallStarted
+from agent.llm import LLM, LLMError
+from agent.loop import Agent
+from agent.permissions import approve_all, refuse_headless
+from agent.prompt import system_prompt
+from tools.registry import default_registry
+
+# Exit codes: 0 answered; 1 the request failed (provider, model); 2 bad configuration or input;
+# 130 interrupted (the shell's convention for Ctrl+C).
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
+# Error kinds that are the user's configuration to fix rather than a failed request.
+CONFIG_KINDS = frozenset({"auth", "config"})
+# A tool result shown on stderr is cut to this many characters (the model gets all of it).
+STDERR_PREVIEW_CHARS = 200
+
+
+def build_agent(config: Config, workspace: Path, *, approve_everything: bool) -> Agent:
+    registry = default_registry()
+    return Agent(
+        LLM(config.model_settings()),
+        registry,
+        workspace,
+        approve_all if approve_everything else refuse_headless,
+        system_prompt(workspace, registry.names()),
+        max_tool_iterations=config.max_tool_iterations,
+    )
+
+
+def render(event: Event, out: TextIO, err: TextIO) -> None:
+    """Answer text to stdout; tool activity and retries to stderr, one line each."""
+    if isinstance(event, TextDelta):
+        out.write(event.text)
+        out.flush()
+    elif isinstance(event, ToolCallStarted):
+        err.write(f"• {event.summary}\n")
+    elif isinstance(event, ToolCallFinished) and event.is_error:
+        line = " ".join(event.text.split())[:STDERR_PREVIEW_CHARS]
+        err.write(f"  ✗ {line}\n")
+    elif isinstance(event, Retrying):
+        err.write(f"  … retry {event.attempt} in {event.delay:.1f} s: {event.reason}\n")
+
+
+async def run_turn(agent: Agent, prompt: str, out: TextIO, err: TextIO) -> int:
+    error: ErrorEvent | None = None
+    wrote_text = False
+    async for event in agent.run_turn(prompt):
+        render(event, out, err)
+        wrote_text = wrote_text or isinstance(event, TextDelta)
+        if isinstance(event, ToolCallStarted) and wrote_text:
+            out.write("\n")  # the text before a tool call is a thought; keep the answer apart
+            wrote_text = False
+        if isinstance(event, ErrorEvent):
+            error = event
+    if wrote_text:
+        out.write("\n")
+        out.flush()
+    if error is None or error.kind == "truncated":
+        return EXIT_OK
+    print(f"pleat: error: {error.message}", file=err)
+    return EXIT_CONFIG if error.kind in CONFIG_KINDS else EXIT_FAILED
+
+
+def run_headless(config: Config, workspace: Path, prompt: str, *, approve_all: bool) -> int:
+    try:
+        agent = build_agent(config, workspace, approve_everything=approve_all)
+    except (ConfigError, LLMError) as error:
+        print(f"pleat: error: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        return asyncio.run(run_turn(agent, prompt, sys.stdout, sys.stderr))
+    except KeyboardInterrupt:
+        print("\npleat: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED

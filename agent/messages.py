@@ -1,0 +1,105 @@
+"""The message model (OpenAI chat format plus pleat's metadata) and helpers for tool pairs."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One function call requested by the model; `arguments` is the raw JSON text it sent."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def to_api(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+    def parsed_arguments(self) -> dict[str, Any]:
+        """The arguments as a dict, or {} when the model sent something that is not an object."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except json.JSONDecodeError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+
+@dataclass
+class Message:
+    """One chat message. `id` is stable for the life of a session (journal, archive, reader tool
+    all cite it); `meta` holds pleat's own flags (e.g. injected) and never reaches the model."""
+
+    role: Role
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None  # the tool's name, on tool results
+    id: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_api(self) -> dict[str, Any]:
+        """The OpenAI chat-format dict sent to the provider (no pleat metadata)."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            out["tool_calls"] = [c.to_api() for c in self.tool_calls]
+        if self.role == "tool":
+            out["tool_call_id"] = self.tool_call_id
+            if self.name:
+                out["name"] = self.name
+        return out
+
+    def to_record(self) -> dict[str, Any]:
+        """The message as stored on disk: the API form plus id and metadata."""
+        record = self.to_api()
+        record["id"] = self.id
+        if self.meta:
+            record["meta"] = self.meta
+        return record
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Message:
+        """Inverse of to_record(); also accepts a plain OpenAI chat message."""
+        calls = tuple(
+            ToolCall(c["id"], c["function"]["name"], c["function"].get("arguments") or "")
+            for c in record.get("tool_calls") or ()
+        )
+        return cls(
+            role=record["role"],
+            content=record.get("content"),
+            tool_calls=calls,
+            tool_call_id=record.get("tool_call_id"),
+            name=record.get("name"),
+            id=record.get("id", ""),
+            meta=dict(record.get("meta") or {}),
+        )
+
+
+def user(text: str, **meta: Any) -> Message:
+    return Message(role="user", content=text, meta=meta)
+
+
+def assistant(text: str | None, tool_calls: tuple[ToolCall, ...] = ()) -> Message:
+    return Message(role="assistant", content=text, tool_calls=tool_calls)
+
+
+def tool_result(call: ToolCall, text: str, **meta: Any) -> Message:
+    return Message(role="tool", content=text, tool_call_id=call.id, name=call.name, meta=meta)
+
+
+def unanswered_calls(history: list[Message]) -> list[ToolCall]:
+    """Tool calls of the last assistant message that have no result yet, in call order."""
+    for index in range(len(history) - 1, -1, -1):
+        message = history[index]
+        if message.role == "assistant":
+            answered = {m.tool_call_id for m in history[index + 1 :] if m.role == "tool"}
+            return [c for c in message.tool_calls if c.id not in answered]
+    return []

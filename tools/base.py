@@ -1,0 +1,63 @@
+"""The tool contract: a schema for the model, a read-only flag for permissions, an async run."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class ToolError(Exception):
+    """A failure the model should read as the tool's result (one clear line), never a crash."""
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What every tool run may use: the workspace it is confined to."""
+
+    workspace: Path
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """What a tool run gives back to the model; `is_error` marks failures and refusals."""
+
+    text: str
+    is_error: bool = False
+    # Structured extras for the UI (e.g. a diff, an exit code); never sent to the model.
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class Tool(ABC):
+    """One tool the model can call. Subclasses set the class attributes and implement run()."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    # Read-only tools run freely; the others ask the approval callback first.
+    read_only: bool = True
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI function-tool schema sent with every model call."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+    def describe_call(self, args: dict[str, Any]) -> str:
+        """A one-line human summary of a call, for logs, the headless stderr and the TUI."""
+        shown = ", ".join(f"{k}={str(v)[:60]!r}" for k, v in args.items())
+        return f"{self.name}({shown})"
+
+    async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        """What the user approves: a diff for edits and writes, the command for the shell."""
+        return self.describe_call(args)
+
+    @abstractmethod
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        """Run with validated arguments; raise ToolError for a clear failure message."""
