@@ -1,4 +1,4 @@
-"""The `pleat` command: argument parsing and dispatch. Imports nothing heavy, so --help is instant."""
+"""The `pleat` command: parses arguments and dispatches; imports nothing heavy (fast --help)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "-p", "--prompt", metavar="PROMPT", help="run one request headless and print the answer ('-' reads stdin)"
+        "-p",
+        "--prompt",
+        metavar="PROMPT",
+        help="run one request headless and print the answer ('-' reads stdin)",
     )
     parser.add_argument("--model", help="litellm model string, e.g. anthropic/claude-sonnet-4-5")
     parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server")

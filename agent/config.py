@@ -43,8 +43,8 @@ class Config:
     def model_settings(self) -> ModelSettings:
         if not self.model:
             raise ConfigError(
-                "no model configured: pass --model (e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, "
-                "ollama/llama3), set PLEAT_MODEL, or set model in "
+                "no model configured: pass --model (e.g. openai/gpt-4o, "
+                "anthropic/claude-sonnet-4-5, ollama/llama3), set PLEAT_MODEL, or set model in "
                 f"{config_path()}"
             )
         return ModelSettings(
@@ -109,9 +109,7 @@ def _coerce(key: str, value: Any, kind: type, source: str) -> Any:
             raise TypeError
         return value
     except (TypeError, ValueError):
-        raise ConfigError(
-            f"{source}: {key} must be {kind.__name__}, got {value!r}"
-        ) from None
+        raise ConfigError(f"{source}: {key} must be {kind.__name__}, got {value!r}") from None
 
 
 def _validated(values: dict[str, Any], source: str) -> dict[str, Any]:

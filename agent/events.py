@@ -1,4 +1,4 @@
-"""Typed events the agent yields to its front ends (TUI, headless CLI); the core never calls a UI."""
+"""Typed events the agent yields to its front ends (TUI, headless); the core never calls a UI."""
 
 from __future__ import annotations
 
@@ -73,4 +73,12 @@ class TurnDone:
     iterations: int = 0
 
 
-Event = TextDelta | ToolCallStarted | ToolCallFinished | UsageReported | Retrying | ErrorEvent | TurnDone
+Event = (
+    TextDelta
+    | ToolCallStarted
+    | ToolCallFinished
+    | UsageReported
+    | Retrying
+    | ErrorEvent
+    | TurnDone
+)

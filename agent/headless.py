@@ -7,13 +7,14 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from tools.registry import default_registry
+
 from agent.config import Config, ConfigError
 from agent.events import ErrorEvent, Event, Retrying, TextDelta, ToolCallFinished, ToolCallStarted
 from agent.llm import LLM, LLMError
 from agent.loop import Agent
 from agent.permissions import approve_all, refuse_headless
 from agent.prompt import system_prompt
-from tools.registry import default_registry
 
 # Exit codes: 0 answered; 1 the request failed (provider, model); 2 bad configuration or input;
 # 130 interrupted (the shell's convention for Ctrl+C).

@@ -189,8 +189,10 @@ def usage_from(raw: Any) -> Usage:
         value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
         return int(value or 0)
 
-    details = raw.get("prompt_tokens_details") if isinstance(raw, dict) else getattr(
-        raw, "prompt_tokens_details", None
+    details = (
+        raw.get("prompt_tokens_details")
+        if isinstance(raw, dict)
+        else getattr(raw, "prompt_tokens_details", None)
     )
     cached = get(details, "cached_tokens") if details is not None else 0
     cached = cached or get(raw, "cache_read_input_tokens")
@@ -272,7 +274,9 @@ class LLM:
             except Exception as exc:
                 error = classify(exc, self.settings)
                 if shown_text and error.retryable:
-                    raise LLMError(error.kind, f"reply cut off mid-stream: {error.message}") from exc
+                    raise LLMError(
+                        error.kind, f"reply cut off mid-stream: {error.message}"
+                    ) from exc
                 if not error.retryable or attempt >= self.settings.max_retries:
                     raise error from exc
                 attempt += 1

@@ -20,7 +20,10 @@ def project_instructions(workspace: Path) -> tuple[str, str] | None:
         if path.is_file():
             text = path.read_text(encoding="utf-8", errors="replace")
             if len(text) > MAX_INSTRUCTIONS_CHARS:
-                text = text[:MAX_INSTRUCTIONS_CHARS] + f"\n[... {name} cut at {MAX_INSTRUCTIONS_CHARS} chars]"
+                text = (
+                    text[:MAX_INSTRUCTIONS_CHARS]
+                    + f"\n[... {name} cut at {MAX_INSTRUCTIONS_CHARS} chars]"
+                )
             return name, text
     return None
 
@@ -35,7 +38,7 @@ def system_prompt(workspace: Path, tool_names: list[str]) -> str:
         f"Tools: {', '.join(tool_names)}.",
         "",
         "How to work:",
-        "- Read before you edit; keep edits minimal and exact (edit_file replaces one exact string).",
+        "- Read before you edit; keep edits small and exact (edit_file replaces one exact string).",
         "- Use grep and glob to find code instead of guessing paths.",
         "- Run tests or commands with run_command when it helps to check your work.",
         "- Writes, edits and commands need the user's approval; if one is refused, do not retry it"

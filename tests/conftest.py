@@ -10,9 +10,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from scripted_server import ScriptedServer  # noqa: E402
+from scripted_server import ScriptedServer
 
-from agent.offline import prepare_offline_env  # noqa: E402
+from agent.offline import prepare_offline_env
 
 prepare_offline_env()
 

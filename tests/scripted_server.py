@@ -167,11 +167,18 @@ class ScriptedServer:
         units += [json.dumps(m, sort_keys=True) for m in body.get("messages", [])]
         prompt_tokens = sum(estimate_tokens(u) for u in units)
         with self._lock:
-            if self.api_key is not None and headers.get("authorization") != f"Bearer {self.api_key}":
-                rejection: Reply | None = Error(401, "Incorrect API key provided.", code="invalid_api_key")
+            if (
+                self.api_key is not None
+                and headers.get("authorization") != f"Bearer {self.api_key}"
+            ):
+                rejection: Reply | None = Error(
+                    401, "Incorrect API key provided.", code="invalid_api_key"
+                )
             elif self.models is not None and body.get("model", "") not in self.models:
                 model = body.get("model", "")
-                rejection = Error(404, f"The model `{model}` does not exist.", code="model_not_found")
+                rejection = Error(
+                    404, f"The model `{model}` does not exist.", code="model_not_found"
+                )
             elif self.context_window is not None and prompt_tokens > self.context_window:
                 rejection = context_overflow(self.context_window, prompt_tokens)
             else:
@@ -182,7 +189,9 @@ class ScriptedServer:
                 return rejection, prompt_tokens, 0
             item = self.script.popleft() if self.script else self.fallback
             if item is None:
-                exhausted = Error(500, "scripted server: the script is exhausted", type="server_error")
+                exhausted = Error(
+                    500, "scripted server: the script is exhausted", type="server_error"
+                )
                 return exhausted, prompt_tokens, 0
         reply = item(body) if callable(item) else item
         return reply, prompt_tokens, cached
@@ -232,7 +241,9 @@ class ScriptedServer:
                     "prompt_tokens_details": {"cached_tokens": cached},
                 }
 
-            def _chunk(self, body: dict[str, Any], delta: dict[str, Any], finish: str | None) -> bytes:
+            def _chunk(
+                self, body: dict[str, Any], delta: dict[str, Any], finish: str | None
+            ) -> bytes:
                 obj = {
                     "id": "chatcmpl-scripted",
                     "object": "chat.completion.chunk",
@@ -272,7 +283,10 @@ class ScriptedServer:
                         }
                         w.write(self._chunk(body, {"tool_calls": [head]}, None))
                         for i in range(0, len(raw), DELTA_CHARS):
-                            part = {"index": index, "function": {"arguments": raw[i : i + DELTA_CHARS]}}
+                            part = {
+                                "index": index,
+                                "function": {"arguments": raw[i : i + DELTA_CHARS]},
+                            }
                             w.write(self._chunk(body, {"tool_calls": [part]}, None))
                 w.write(self._chunk(body, {}, finish))
                 if (body.get("stream_options") or {}).get("include_usage"):
@@ -289,7 +303,10 @@ class ScriptedServer:
                 w.flush()
 
             def _whole(self, body: dict[str, Any], reply: Reply, prompt: int, cached: int) -> None:
-                message: dict[str, Any] = {"role": "assistant", "content": getattr(reply, "text", "")}
+                message: dict[str, Any] = {
+                    "role": "assistant",
+                    "content": getattr(reply, "text", ""),
+                }
                 finish = "stop"
                 if isinstance(reply, ToolCalls):
                     finish = "tool_calls"
@@ -311,7 +328,9 @@ class ScriptedServer:
                         "created": int(time.time()),
                         "model": body.get("model", "scripted"),
                         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                        "usage": self._usage(prompt, cached, estimate_tokens(message["content"] or "x")),
+                        "usage": self._usage(
+                            prompt, cached, estimate_tokens(message["content"] or "x")
+                        ),
                     }
                 ).encode()
                 self.send_response(200)

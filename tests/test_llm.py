@@ -47,8 +47,12 @@ async def test_streams_text_in_pieces_and_reports_usage(server: ScriptedServer) 
 
 async def test_assembles_tool_call_deltas(server: ScriptedServer) -> None:
     args = {"path": "src/some/deeply/nested/module.py", "offset": 10, "limit": 200}
-    server.push(ToolCalls([("read_file", args), ("grep", {"pattern": r"def \w+\("})], text="Looking."))
-    tools = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
+    server.push(
+        ToolCalls([("read_file", args), ("grep", {"pattern": r"def \w+\("})], text="Looking.")
+    )
+    tools = [
+        {"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}
+    ]
     reply = (await collect(make_llm(server), tools))[-1]
     assert reply.text == "Looking."
     assert [c.name for c in reply.tool_calls] == ["read_file", "grep"]
@@ -64,7 +68,11 @@ async def test_cached_prompt_tokens_are_reported(server: ScriptedServer) -> None
     long_history = [{"role": "user", "content": "context " * 400}]
     server.push(Text("one"), Text("two"))
     first = [i async for i in llm.stream(long_history)][-1]
-    second_history = [*long_history, {"role": "assistant", "content": "one"}, {"role": "user", "content": "more"}]
+    second_history = [
+        *long_history,
+        {"role": "assistant", "content": "one"},
+        {"role": "user", "content": "more"},
+    ]
     second = [i async for i in llm.stream(second_history)][-1]
     assert first.usage.cached_tokens == 0
     assert second.usage.cached_tokens == server.requests[1].cached_tokens > 300
@@ -88,7 +96,9 @@ async def test_context_overflow_is_classified_and_not_retried(server: ScriptedSe
         (Error(503, "overloaded", type="server_error"), "transient"),
     ],
 )
-async def test_transient_errors_retry_then_succeed(server: ScriptedServer, error: Error, kind: str) -> None:
+async def test_transient_errors_retry_then_succeed(
+    server: ScriptedServer, error: Error, kind: str
+) -> None:
     server.push(error, error, Text("recovered"))
     items = await collect(make_llm(server))
     retries = [i for i in items if isinstance(i, Retrying)]
@@ -120,7 +130,9 @@ async def test_dropped_connection_before_text_is_retried(server: ScriptedServer)
     assert any(isinstance(i, Retrying) for i in items)
 
 
-async def test_dropped_connection_mid_text_is_an_error_not_a_duplicate(server: ScriptedServer) -> None:
+async def test_dropped_connection_mid_text_is_an_error_not_a_duplicate(
+    server: ScriptedServer,
+) -> None:
     server.push(Drop(text="a reply that stops early and never ends", after_chunks=2), Text("x"))
     shown: list[str] = []
     with pytest.raises(LLMError) as info:
@@ -158,7 +170,10 @@ async def test_unknown_model_without_server_is_a_config_error() -> None:
 async def test_unreachable_server_is_transient_after_bounded_retries() -> None:
     llm = LLM(
         ModelSettings(
-            model=TEST_MODEL, api_base="http://127.0.0.1:9/v1", api_key="x", retry_base_delay=FAST_RETRY
+            model=TEST_MODEL,
+            api_base="http://127.0.0.1:9/v1",
+            api_key="x",
+            retry_base_delay=FAST_RETRY,
         )
     )
     items: list[Any] = []

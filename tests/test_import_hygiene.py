@@ -1,0 +1,53 @@
+"""Start-up stays light: the CLI entry point and `pleat --help` import neither litellm nor openai
+(checked in a fresh interpreter, where sys.modules tells the truth)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+# Modules that cost seconds to import; only a model call may bring them in.
+HEAVY = ("litellm", "openai", "tiktoken", "aiohttp", "textual")
+
+PROBE = """
+import json, sys
+sys.argv = ["pleat", *{argv!r}]
+import agent.cli
+try:
+    agent.cli.main()
+except SystemExit:
+    pass
+heavy = sorted({{m.split(".")[0] for m in sys.modules}} & set({heavy!r}))
+print(json.dumps(heavy))
+"""
+
+
+def imported_by(argv: list[str]) -> list[str]:
+    code = PROBE.format(argv=argv, heavy=HEAVY)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_help_imports_nothing_heavy() -> None:
+    assert imported_by(["--help"]) == []
+
+
+def test_importing_the_core_packages_imports_nothing_heavy() -> None:
+    code = (
+        "import json, sys\n"
+        "import agent.loop, agent.config, agent.llm, agent.headless, tools.registry\n"
+        f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+
+
+def test_console_script_help_answers() -> None:
+    pleat = subprocess.run(
+        [sys.executable, "-m", "agent.cli", "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert pleat.returncode == 0
+    assert "--prompt" in pleat.stdout and "--api-base" in pleat.stdout
