@@ -7,6 +7,7 @@ import os
 import tomllib
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,7 @@ class Config:
 
 
 # Checks beyond the type, per key: (predicate, what a good value is).
-_CHECKS: dict[str, tuple[typing.Callable[[Any], bool], str]] = {
+_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "max_tool_iterations": (lambda v: v >= 1, "an integer >= 1"),
     "command_timeout": (lambda v: 0 < v <= 3600, "seconds in (0, 3600]"),
     "request_timeout": (lambda v: v > 0, "seconds > 0"),
@@ -91,7 +92,7 @@ def _field_types() -> dict[str, type]:
     return out
 
 
-def _coerce(key: str, value: Any, kind: type, source: str) -> Any:
+def _coerce(label: str, value: Any, kind: type, source: str) -> Any:
     """Convert a value (a string from the environment, or a TOML value) to the key's type."""
     try:
         if isinstance(value, str) and kind is not str:
@@ -109,23 +110,26 @@ def _coerce(key: str, value: Any, kind: type, source: str) -> Any:
             raise TypeError
         return value
     except (TypeError, ValueError):
-        raise ConfigError(f"{source}: {key} must be {kind.__name__}, got {value!r}") from None
+        raise ConfigError(f"{source}: {label} must be {kind.__name__}, got {value!r}") from None
 
 
-def _validated(values: dict[str, Any], source: str) -> dict[str, Any]:
+def _validated(
+    values: dict[str, Any], source: str, label: Callable[[str], str] = str
+) -> dict[str, Any]:
+    """Check keys and values; `label` names a key as the user wrote it (e.g. PLEAT_MODEL)."""
     kinds = _field_types()
     out: dict[str, Any] = {}
     for key, value in values.items():
         if key not in kinds:
-            known = ", ".join(sorted(kinds))
-            raise ConfigError(f"{source}: unknown setting {key!r} (known: {known})")
+            known = ", ".join(sorted(label(k) for k in kinds))
+            raise ConfigError(f"{source}: unknown setting {label(key)!r} (known: {known})")
         if value is None:
             out[key] = None
             continue
-        coerced = _coerce(key, value, kinds[key], source)
+        coerced = _coerce(label(key), value, kinds[key], source)
         check = _CHECKS.get(key)
         if check is not None and not check[0](coerced):
-            raise ConfigError(f"{source}: {key} must be {check[1]}, got {value!r}")
+            raise ConfigError(f"{source}: {label(key)} must be {check[1]}, got {value!r}")
         out[key] = coerced
     return out
 
@@ -146,11 +150,7 @@ def _from_env(environ: typing.Mapping[str, str]) -> dict[str, Any]:
         for name, value in environ.items()
         if name.startswith(ENV_PREFIX) and name not in ENV_NOT_SETTINGS
     }
-    try:
-        return _validated(values, "environment")
-    except ConfigError as exc:
-        # Name the variable the user actually set, not the key.
-        raise ConfigError(str(exc).replace("environment: ", "environment: PLEAT_", 1)) from None
+    return _validated(values, "environment", lambda key: ENV_PREFIX + key.upper())
 
 
 def load_config(

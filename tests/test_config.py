@@ -1,0 +1,95 @@
+"""Settings precedence (defaults < file < environment < flags) and clear errors naming the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.config import Config, ConfigError, config_path, load_config
+
+
+def write_config(home: Path, text: str) -> Path:
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / "config.toml"
+    path.write_text(text)
+    return path
+
+
+def test_defaults_without_any_source(pleat_home: Path) -> None:
+    config = load_config({}, environ={})
+    assert config == Config()
+    assert config_path() == pleat_home / "config.toml"
+
+
+def test_precedence_file_then_env_then_flags(pleat_home: Path) -> None:
+    write_config(pleat_home, 'model = "file/m"\napi_base = "http://file:1/v1"\nmax_retries = 1\n')
+    env = {"PLEAT_MODEL": "env/m", "PLEAT_MAX_RETRIES": "2"}
+    config = load_config({"model": "flag/m", "api_base": None}, environ=env)
+    assert config.model == "flag/m"  # flag beats env and file
+    assert config.max_retries == 2  # env beats file
+    assert config.api_base == "http://file:1/v1"  # a flag left unset does not erase the file
+
+
+def test_unknown_key_in_file_is_named(pleat_home: Path) -> None:
+    path = write_config(pleat_home, 'modle = "typo"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config({}, environ={})
+    assert "'modle'" in str(info.value) and str(path) in str(info.value)
+
+
+def test_unknown_environment_setting_is_named() -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config({}, environ={"PLEAT_MODLE": "x"})
+    assert "PLEAT_MODLE" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("max_tool_iterations = 0\n", "max_tool_iterations"),
+        ('max_tool_iterations = "many"\n', "max_tool_iterations"),
+        ("max_retries = 99\n", "max_retries"),
+        ("command_timeout = -1\n", "command_timeout"),
+        ('api_base = "localhost:8000"\n', "api_base"),
+        ("model = 5\n", "model"),
+        ("max_retries = true\n", "max_retries"),
+    ],
+)
+def test_bad_values_are_named(pleat_home: Path, text: str, key: str) -> None:
+    write_config(pleat_home, text)
+    with pytest.raises(ConfigError) as info:
+        load_config({}, environ={})
+    assert key in str(info.value)
+
+
+def test_bad_environment_value_names_the_variable() -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config({}, environ={"PLEAT_MAX_RETRIES": "lots"})
+    assert "PLEAT_MAX_RETRIES" in str(info.value)
+
+
+def test_invalid_toml_is_a_clear_error(pleat_home: Path) -> None:
+    path = write_config(pleat_home, "model = \n")
+    with pytest.raises(ConfigError) as info:
+        load_config({}, environ={})
+    assert "not valid TOML" in str(info.value) and str(path) in str(info.value)
+
+
+def test_numbers_from_environment_are_converted() -> None:
+    config = load_config(
+        {}, environ={"PLEAT_COMMAND_TIMEOUT": "30", "PLEAT_MAX_TOOL_ITERATIONS": "7"}
+    )
+    assert config.command_timeout == 30.0 and config.max_tool_iterations == 7
+
+
+def test_no_model_configured_says_how_to_configure() -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config({}, environ={}).model_settings()
+    assert "--model" in str(info.value) and "PLEAT_MODEL" in str(info.value)
+
+
+def test_api_key_is_never_in_repr() -> None:
+    config = load_config({"api_key": "sk-secret-123", "model": "m"}, environ={})
+    assert "sk-secret-123" not in repr(config)
+    assert "sk-secret-123" not in repr(config.model_settings())
