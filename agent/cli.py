@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         return fail("the prompt is empty", 2)
     from agent.headless import run_headless
 
-    return run_headless(config, workspace, prompt, approve_all=args.yes)
+    return run_headless(config, workspace, prompt, approve_everything=args.yes)
 
 
 if __name__ == "__main__":

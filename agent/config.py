@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.llm import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT, ModelSettings
+from tools.shell import MAX_TIMEOUT_SECONDS
 
 APP_NAME = "pleat"
 ENV_PREFIX = "PLEAT_"
@@ -60,7 +61,10 @@ class Config:
 # Checks beyond the type, per key: (predicate, what a good value is).
 _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "max_tool_iterations": (lambda v: v >= 1, "an integer >= 1"),
-    "command_timeout": (lambda v: 0 < v <= 3600, "seconds in (0, 3600]"),
+    "command_timeout": (
+        lambda v: 0 < v <= MAX_TIMEOUT_SECONDS,
+        f"seconds in (0, {MAX_TIMEOUT_SECONDS}]",
+    ),
     "request_timeout": (lambda v: v > 0, "seconds > 0"),
     "max_retries": (lambda v: 0 <= v <= 10, "an integer from 0 to 10"),
     "api_base": (lambda v: v.startswith(("http://", "https://")), "an http(s) URL"),

@@ -7,14 +7,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from tools.registry import default_registry
-
+from agent.assemble import build_agent
 from agent.config import Config, ConfigError
-from agent.events import ErrorEvent, Event, Retrying, TextDelta, ToolCallFinished, ToolCallStarted
-from agent.llm import LLM, LLMError
+from agent.events import ErrorEvent, Event, TextDelta, ToolCallFinished, ToolCallStarted
+from agent.llm import LLMError
 from agent.loop import Agent
 from agent.permissions import approve_all, refuse_headless
-from agent.prompt import system_prompt
 
 # Exit codes: 0 answered; 1 the request failed (provider, model); 2 bad configuration or input;
 # 130 interrupted (the shell's convention for Ctrl+C).
@@ -25,20 +23,9 @@ CONFIG_KINDS = frozenset({"auth", "config"})
 STDERR_PREVIEW_CHARS = 200
 
 
-def build_agent(config: Config, workspace: Path, *, approve_everything: bool) -> Agent:
-    registry = default_registry()
-    return Agent(
-        LLM(config.model_settings()),
-        registry,
-        workspace,
-        approve_all if approve_everything else refuse_headless,
-        system_prompt(workspace, registry.names()),
-        max_tool_iterations=config.max_tool_iterations,
-    )
-
-
 def render(event: Event, out: TextIO, err: TextIO) -> None:
-    """Answer text to stdout; tool activity and retries to stderr, one line each."""
+    """Answer text to stdout; tool activity to stderr, one line each. Retries stay quiet: a
+    failure that outlasts them is reported once, as the run's one error line."""
     if isinstance(event, TextDelta):
         out.write(event.text)
         out.flush()
@@ -47,8 +34,6 @@ def render(event: Event, out: TextIO, err: TextIO) -> None:
     elif isinstance(event, ToolCallFinished) and event.is_error:
         line = " ".join(event.text.split())[:STDERR_PREVIEW_CHARS]
         err.write(f"  ✗ {line}\n")
-    elif isinstance(event, Retrying):
-        err.write(f"  … retry {event.attempt} in {event.delay:.1f} s: {event.reason}\n")
 
 
 async def run_turn(agent: Agent, prompt: str, out: TextIO, err: TextIO) -> int:
@@ -71,9 +56,11 @@ async def run_turn(agent: Agent, prompt: str, out: TextIO, err: TextIO) -> int:
     return EXIT_CONFIG if error.kind in CONFIG_KINDS else EXIT_FAILED
 
 
-def run_headless(config: Config, workspace: Path, prompt: str, *, approve_all: bool) -> int:
+def run_headless(config: Config, workspace: Path, prompt: str, *, approve_everything: bool) -> int:
     try:
-        agent = build_agent(config, workspace, approve_everything=approve_all)
+        agent = build_agent(
+            config, workspace, approve_all if approve_everything else refuse_headless
+        )
     except (ConfigError, LLMError) as error:
         print(f"pleat: error: {error}", file=sys.stderr)
         return EXIT_CONFIG

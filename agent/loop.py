@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-from tools.registry import ToolRegistry, validate_arguments
-
 from agent import messages as msg
 from agent.events import (
     ErrorEvent,
@@ -22,6 +20,7 @@ from agent.llm import LLM, LLMError, LLMReply
 from agent.messages import Message, ToolCall
 from agent.permissions import ApprovalRequest, Approver
 from tools.base import ToolContext, ToolError, ToolOutput
+from tools.registry import ToolRegistry, validate_arguments
 
 # What the model reads for work the user interrupted; it must know the step did not happen.
 CANCELLED_TOOL_RESULT = "cancelled: the user interrupted the turn before this tool call finished"

@@ -148,6 +148,14 @@ class ScriptedServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}/v1"
 
+    def wait_for_requests(self, count: int, timeout: float = 30.0) -> None:
+        """Block until `count` requests have arrived (call from a thread, not the event loop)."""
+        deadline = time.monotonic() + timeout
+        while len(self.requests) < count:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{len(self.requests)} of {count} requests arrived")
+            time.sleep(0.005)
+
     def push(self, *replies: Reply | Responder) -> None:
         with self._lock:
             self.script.extend(replies)

@@ -1,0 +1,175 @@
+"""`pleat -p` as a user runs it: a real subprocess, real HTTP to the scripted server, real files;
+and every bad input ends with a non-zero exit and exactly one line on stderr."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import TEST_API_KEY, TEST_MODEL
+from scripted_server import ScriptedServer, Text, ToolCalls
+
+
+def pleat(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    environ.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "agent.cli", *args],
+        cwd=cwd,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def one_error_line(done: subprocess.CompletedProcess) -> str:
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("pleat: error: ")
+    return lines[0]
+
+
+def test_headless_reads_files_through_tools(server: ScriptedServer, workspace: Path) -> None:
+    (workspace / "src").mkdir()
+    (workspace / "src" / "app.py").write_text("def main():\n    return 'launch code 7731'\n")
+    server.push(
+        ToolCalls([("glob", {"pattern": "**/*.py"})]),
+        ToolCalls([("read_file", {"path": "src/app.py"})]),
+        Text("main() returns 'launch code 7731'."),
+    )
+    done = pleat(
+        "-p",
+        "what does main return?",
+        "--model",
+        TEST_MODEL,
+        "--api-base",
+        server.base_url,
+        "--api-key",
+        TEST_API_KEY,
+        "--cwd",
+        str(workspace),
+        cwd=workspace.parent,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "main() returns 'launch code 7731'."
+    assert "glob" in done.stderr and "read_file" in done.stderr
+    assert "launch code 7731" in server.requests[2].messages[-1]["content"]
+
+
+def test_key_from_the_providers_usual_variable(server: ScriptedServer, workspace: Path) -> None:
+    server.push(Text("hello"))
+    done = pleat(
+        "-p",
+        "hi",
+        "--model",
+        TEST_MODEL,
+        "--api-base",
+        server.base_url,
+        cwd=workspace,
+        env={"OPENAI_API_KEY": TEST_API_KEY},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "hello"
+
+
+def test_headless_without_yes_refuses_writes(server: ScriptedServer, workspace: Path) -> None:
+    server.push(ToolCalls([("write_file", {"path": "x.txt", "content": "x"})]), Text("could not"))
+    args = ["--model", TEST_MODEL, "--api-base", server.base_url, "--api-key", TEST_API_KEY]
+    done = pleat("-p", "write x", *args, cwd=workspace)
+    assert done.returncode == 0
+    assert not (workspace / "x.txt").exists()
+    assert "--yes" in server.requests[1].messages[-1]["content"]
+    server.push(ToolCalls([("write_file", {"path": "x.txt", "content": "x"})]), Text("wrote"))
+    done = pleat("-p", "write x", *args, "--yes", cwd=workspace)
+    assert done.returncode == 0 and (workspace / "x.txt").read_text() == "x"
+
+
+def test_no_model_configured(workspace: Path) -> None:
+    done = pleat("-p", "hi", cwd=workspace)
+    assert done.returncode == 2
+    assert "no model configured" in one_error_line(done)
+
+
+def test_unknown_model(workspace: Path) -> None:
+    done = pleat("-p", "hi", "--model", "not-a-real-model-xyz", cwd=workspace)
+    assert done.returncode == 2
+    assert "unknown model 'not-a-real-model-xyz'" in one_error_line(done)
+
+
+def test_model_the_server_does_not_have(server: ScriptedServer, workspace: Path) -> None:
+    done = pleat(
+        "-p",
+        "hi",
+        "--model",
+        "gpt-nope",
+        "--api-base",
+        server.base_url,
+        "--api-key",
+        TEST_API_KEY,
+        cwd=workspace,
+    )
+    assert done.returncode == 2
+    assert "gpt-nope" in one_error_line(done)
+
+
+def test_bad_key(server: ScriptedServer, workspace: Path) -> None:
+    done = pleat(
+        "-p",
+        "hi",
+        "--model",
+        TEST_MODEL,
+        "--api-base",
+        server.base_url,
+        "--api-key",
+        "sk-bad-999",
+        cwd=workspace,
+    )
+    assert done.returncode == 2
+    line = one_error_line(done)
+    assert "authentication failed" in line and "sk-bad-999" not in line
+
+
+def test_unreachable_server(workspace: Path) -> None:
+    done = pleat(
+        "-p",
+        "hi",
+        "--model",
+        TEST_MODEL,
+        "--api-base",
+        "http://127.0.0.1:9/v1",
+        "--api-key",
+        "k",
+        cwd=workspace,
+        env={"PLEAT_MAX_RETRIES": "1"},
+    )
+    assert done.returncode == 1
+    assert "cannot reach http://127.0.0.1:9/v1" in one_error_line(done)
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "needle"),
+    [
+        (["--cwd", "/no/such/dir"], {}, "not a directory"),
+        ([], {"PLEAT_MAX_RETRIES": "many"}, "PLEAT_MAX_RETRIES"),
+        ([], {"PLEAT_COLOUR": "blue"}, "PLEAT_COLOUR"),
+        (["--api-base", "localhost:1"], {}, "api_base"),
+    ],
+)
+def test_bad_configuration_is_one_line(
+    workspace: Path, args: list[str], env: dict, needle: str
+) -> None:
+    done = pleat("-p", "hi", "--model", TEST_MODEL, *args, cwd=workspace, env=env)
+    assert done.returncode == 2
+    assert needle in one_error_line(done)
+
+
+def test_bad_config_file_is_one_line(workspace: Path, pleat_home: Path) -> None:
+    pleat_home.mkdir(parents=True)
+    (pleat_home / "config.toml").write_text('model = "m"\nthreshold = 2\n')
+    done = pleat("-p", "hi", cwd=workspace, env={"PLEAT_HOME": str(pleat_home)})
+    assert done.returncode == 2
+    assert "'threshold'" in one_error_line(done)

@@ -1,0 +1,144 @@
+"""The edit_file tool: replace an exact string in a file, refusing ambiguous or missing matches."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.file_changes import (
+    atomic_write,
+    decode_lossless,
+    encode_lossless,
+    load_existing,
+    unified_diff,
+)
+from tools.paths import display_path, resolve_in_workspace
+from tools.text_io import BINARY_SNIFF_BYTES, looks_binary
+
+# The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
+_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "File path, relative to the workspace."},
+        "old_string": {
+            "type": "string",
+            "description": "Exact text to replace, including whitespace and indentation.",
+        },
+        "new_string": {"type": "string", "description": "The replacement text."},
+        "replace_all": {
+            "type": "boolean",
+            "description": "Replace every occurrence (default false: old_string must be unique).",
+        },
+    },
+    "required": ["path", "old_string", "new_string"],
+    "additionalProperties": False,
+}
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """The result of applying an edit to a text."""
+
+    text: str
+    count: int
+    first_line: int
+
+
+def apply_edit(text: str, old: str, new: str, replace_all: bool, rel: str) -> Replacement:
+    """Replace `old` by `new` in `text`: exactly once, or everywhere with `replace_all`.
+
+    A model usually writes "\\n" line endings; in a CRLF file such an `old` is retried with
+    CRLF endings (and `new` converted alike) before giving up.
+    """
+    if not old:
+        raise ToolError("old_string is empty; to create or overwrite a whole file use write_file")
+    if old == new:
+        raise ToolError("old_string and new_string are identical; nothing to change")
+    count = text.count(old)
+    if count == 0 and "\r\n" in text and "\r" not in old and "\n" in old:
+        crlf_old = old.replace("\n", "\r\n")
+        if crlf_old in text:
+            old, new = crlf_old, new.replace("\r\n", "\n").replace("\n", "\r\n")
+            count = text.count(old)
+    if count == 0:
+        raise ToolError(
+            f"old_string not found in {rel}; it must match the file exactly, including "
+            "whitespace and indentation (read_file to check the current text)"
+        )
+    if count > 1 and not replace_all:
+        raise ToolError(
+            f"old_string occurs {count} times in {rel}; include more surrounding lines to make "
+            "it unique, or set replace_all=true to replace every occurrence"
+        )
+    first_line = text.count("\n", 0, text.index(old)) + 1
+    replaced = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    return Replacement(replaced, count if replace_all else 1, first_line)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """An edit worked out but not yet written."""
+
+    path: Path
+    rel: str
+    replacement: Replacement
+    data: bytes
+    diff: str
+
+
+def _plan(ctx: ToolContext, args: dict[str, Any]) -> _Plan:
+    """Load the file, apply the edit in memory and diff the result."""
+    path = resolve_in_workspace(ctx.workspace, args["path"])
+    rel = display_path(ctx.workspace, path)
+    data = load_existing(path, rel)
+    if data is None:
+        raise ToolError(f"file not found: {rel} (use write_file to create a new file)")
+    if looks_binary(data[:BINARY_SNIFF_BYTES]):
+        raise ToolError(f"{rel} looks like a binary file (it has NUL bytes); not edited")
+    text = decode_lossless(data)
+    replacement = apply_edit(
+        text, args["old_string"], args["new_string"], bool(args.get("replace_all", False)), rel
+    )
+    try:
+        new_data = encode_lossless(replacement.text)
+    except UnicodeEncodeError as exc:
+        raise ToolError(f"new_string is not valid Unicode text ({exc.reason}); not edited") from exc
+    return _Plan(path, rel, replacement, new_data, unified_diff(rel, text, replacement.text))
+
+
+class EditFileTool(Tool):
+    """Replace exact text in an existing file."""
+
+    name = "edit_file"
+    description = (
+        "Edit a file by replacing `old_string` with `new_string` (exact match, whitespace "
+        "included). old_string must occur exactly once unless replace_all is true; include "
+        "enough surrounding lines to make it unique. Read the file first."
+    )
+    parameters = _PARAMETERS
+    read_only = False
+
+    async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        try:
+            plan = await asyncio.to_thread(_plan, ctx, args)
+        except ToolError as exc:
+            return f"{self.describe_call(args)}\n(this call will fail: {exc})"
+        return plan.diff
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        def work() -> _Plan:
+            plan = _plan(ctx, args)
+            atomic_write(plan.path, plan.rel, plan.data)
+            return plan
+
+        plan = await asyncio.to_thread(work)
+        count = plan.replacement.count
+        where = f"line {plan.replacement.first_line}"
+        text = (
+            f"edited {plan.rel}: replaced {count} occurrence{'s' if count != 1 else ''} "
+            f"({'first at ' if count > 1 else 'at '}{where})"
+        )
+        return ToolOutput(text, meta={"diff": plan.diff, "path": plan.rel})

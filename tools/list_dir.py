@@ -1,0 +1,78 @@
+"""The list_dir tool: the sorted entries of one directory, directories marked with "/"."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.paths import display_path, resolve_in_workspace
+
+# Entries shown per call: enough for any hand-made directory; generated ones (caches,
+# datasets) would flood the context, so the model is told to narrow down instead.
+MAX_ENTRIES = 1000
+
+# The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
+_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "description": 'Directory, relative to the workspace (default ".": the root).',
+        },
+    },
+    "required": [],
+    "additionalProperties": False,
+}
+
+
+def _entries(path: Path, rel: str) -> list[str]:
+    """Every entry name, sorted, with "/" after directories (symlinks to directories too)."""
+    names: list[str] = []
+    try:
+        with os.scandir(path) as scan:
+            for entry in scan:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                names.append(entry.name + "/" if is_dir else entry.name)
+    except FileNotFoundError as exc:
+        raise ToolError(f"directory not found: {rel}") from exc
+    except NotADirectoryError as exc:
+        raise ToolError(f"{rel} is a file, not a directory; use read_file to read it") from exc
+    except PermissionError as exc:
+        raise ToolError(f"cannot list {rel}: permission denied") from exc
+    except OSError as exc:
+        raise ToolError(f"cannot list {rel}: {exc.strerror or exc}") from exc
+    return sorted(names)
+
+
+class ListDirTool(Tool):
+    """List one directory (not recursive)."""
+
+    name = "list_dir"
+    description = (
+        "List the entries of a directory in the workspace, sorted; directories end with '/'. "
+        "Not recursive: use glob to find files in a whole tree."
+    )
+    parameters = _PARAMETERS
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        def work() -> tuple[list[str], str]:
+            path = resolve_in_workspace(ctx.workspace, args.get("path", "."))
+            rel = display_path(ctx.workspace, path)
+            return _entries(path, rel), rel
+
+        names, rel = await asyncio.to_thread(work)
+        if not names:
+            return ToolOutput(f"({rel} is empty)", meta={"count": 0})
+        shown = names[:MAX_ENTRIES]
+        if len(names) > MAX_ENTRIES:
+            shown.append(
+                f"[showing the first {MAX_ENTRIES} of {len(names)} entries; "
+                "use glob with a pattern to narrow down]"
+            )
+        return ToolOutput("\n".join(shown), meta={"count": len(names)})

@@ -1,0 +1,93 @@
+"""The tool registry: schemas for the model, and a dispatch that turns every failure into text."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tools.arguments import validate_arguments
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.edit_file import EditFileTool
+from tools.list_dir import ListDirTool
+from tools.read_file import ReadFileTool
+from tools.search import GlobTool, GrepTool
+from tools.shell import DEFAULT_TIMEOUT_SECONDS, RunCommandTool
+from tools.write_file import WriteFileTool
+
+__all__ = ["ToolRegistry", "default_registry", "validate_arguments"]
+
+log = logging.getLogger(__name__)
+
+
+class ToolRegistry:
+    """Tools by name, in the order they were registered."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        """Add a tool; two tools may not share a name."""
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called `name`, or None."""
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        """Every tool name, in registration order."""
+        return list(self._tools)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """The OpenAI function-tool schemas of every tool, for the model call."""
+        return [tool.schema() for tool in self._tools.values()]
+
+    async def dispatch(
+        self, name: str, raw_arguments: str | Mapping[str, Any], ctx: ToolContext
+    ) -> ToolOutput:
+        """Validate and run one call. Never raises, except asyncio.CancelledError.
+
+        Every problem (unknown tool, bad arguments, a ToolError, a bug in a tool) comes back
+        as an error output the model can read and act on.
+        """
+        tool = self._tools.get(name)
+        if tool is None:
+            available = ", ".join(self._tools) or "none"
+            return ToolOutput(f"unknown tool {name!r}; available tools: {available}", is_error=True)
+        try:
+            args = validate_arguments(tool, raw_arguments)
+            output = await tool.run(args, ctx)
+        except asyncio.CancelledError:
+            raise
+        except ToolError as exc:
+            return ToolOutput(str(exc) or f"{name} failed", is_error=True)
+        except Exception as exc:
+            # Debug level: a bare WARNING would reach stderr through logging's last-resort
+            # handler and garble the TUI; the model gets the error either way.
+            log.debug("tool %s crashed", name, exc_info=True)
+            text = f"internal error in {name}: {type(exc).__name__}: {exc}"
+            return ToolOutput(text, is_error=True)
+        if not isinstance(output, ToolOutput):
+            kind = type(output).__name__
+            return ToolOutput(f"internal error in {name}: returned {kind}", is_error=True)
+        return output
+
+
+def default_registry(command_timeout: float = DEFAULT_TIMEOUT_SECONDS) -> ToolRegistry:
+    """A registry holding every workspace tool: reading and searching first, then changes."""
+    return ToolRegistry(
+        [
+            ReadFileTool(),
+            ListDirTool(),
+            GlobTool(),
+            GrepTool(),
+            EditFileTool(),
+            WriteFileTool(),
+            RunCommandTool(default_timeout=command_timeout),
+        ]
+    )

@@ -1,0 +1,243 @@
+"""The glob and grep tools: find files by name pattern or by content, gitignore-aware."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.globbing import compile_glob
+from tools.paths import display_path, resolve_in_workspace, workspace_root
+from tools.text_io import BINARY_SNIFF_BYTES, decode_line, iter_lines, looks_binary
+from tools.visible_files import visible_files
+
+# Paths listed per glob call: enough to survey a project; more would flood the context.
+MAX_GLOB_RESULTS = 1000
+# Matching lines per grep call: enough to see the pattern of use; beyond that the model
+# should narrow the search rather than read hundreds of hits.
+MAX_GREP_MATCHES = 200
+# Characters of a matching line shown: a line of code fits; minified lines are cut around
+# the match instead (read_file shows the full line).
+MAX_SHOWN_LINE_CHARS = 300
+# Characters kept before the match when a long line is cut, so the match shows in context.
+CONTEXT_BEFORE_MATCH = 100
+# Bytes of one line searched: minified bundles put a whole file on one line; 1 MiB bounds
+# memory per line while covering nearly all real source lines.
+MAX_SCAN_LINE_BYTES = 1024 * 1024
+# Files larger than this are skipped (and counted): 50 MiB is data or logs, not source, and
+# scanning many of them line by line in Python would take seconds each.
+MAX_GREP_FILE_BYTES = 50 * 1024 * 1024
+
+_Result = TypeVar("_Result")
+
+
+async def _in_thread(work: Callable[[threading.Event], _Result]) -> _Result:
+    """Run a blocking scan in a worker thread; on cancellation, tell it to stop early."""
+    stop = threading.Event()
+    try:
+        return await asyncio.to_thread(work, stop)
+    except asyncio.CancelledError:
+        stop.set()
+        raise
+
+
+def _search_root(ctx: ToolContext, raw: str | None) -> tuple[Path, Path, str]:
+    """The workspace root, the resolved search path and its display form."""
+    root = workspace_root(ctx.workspace)
+    start = resolve_in_workspace(ctx.workspace, raw or ".")
+    rel = display_path(ctx.workspace, start)
+    if not start.exists():
+        raise ToolError(f"path not found: {rel}")
+    return root, start, rel
+
+
+def _relative_to_start(name: str, start_rel: str) -> str:
+    """A workspace-relative path made relative to the search directory."""
+    return name if start_rel == "." else name[len(start_rel) + 1 :]
+
+
+# The JSON schema of glob's arguments (module-level: class bodies should not hold mutable
+# literals).
+_GLOB_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {
+            "type": "string",
+            "description": 'Glob relative to `path`, e.g. "**/*.py", "src/**/*.{js,ts}".',
+        },
+        "path": {"type": "string", "description": "Directory to search (default: the root)."},
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+
+class GlobTool(Tool):
+    """Find files whose path matches a glob pattern."""
+
+    name = "glob"
+    description = (
+        "Find files by glob pattern, matched against paths relative to `path` (default the "
+        "workspace root). `*` stays within one directory; use `**/` to search subdirectories "
+        "(e.g. **/*.py). Skips .git and gitignored files. Returns sorted workspace paths."
+    )
+    parameters = _GLOB_PARAMETERS
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        pattern: str = args["pattern"]
+        if not pattern.strip():
+            raise ToolError("empty glob pattern")
+        if pattern.startswith("/"):
+            raise ToolError("the glob pattern must be relative; choose the directory with `path`")
+        matcher = compile_glob(pattern.removeprefix("./"), braces=True)
+
+        def work(stop: threading.Event) -> tuple[list[str], str]:
+            root, start, start_rel = _search_root(ctx, args.get("path"))
+            if not start.is_dir():
+                raise ToolError(f"{start_rel} is a file, not a directory")
+            files = visible_files(root, start, stop=stop)
+            hits = [f for f in files if matcher.fullmatch(_relative_to_start(f, start_rel))]
+            return hits, start_rel
+
+        hits, start_rel = await _in_thread(work)
+        if not hits:
+            hint = ""
+            if "/" not in pattern:
+                hint = f" (it only matches files directly in {start_rel}; try **/{pattern})"
+            return ToolOutput(f"no files match {pattern!r} in {start_rel}{hint}", meta={"count": 0})
+        shown = hits[:MAX_GLOB_RESULTS]
+        if len(hits) > MAX_GLOB_RESULTS:
+            shown.append(
+                f"[showing the first {MAX_GLOB_RESULTS} of {len(hits)} files; "
+                "use a narrower pattern or path]"
+            )
+        return ToolOutput("\n".join(shown), meta={"count": len(hits)})
+
+
+@dataclass
+class _GrepReport:
+    """What a grep scan found."""
+
+    lines: list[str] = field(default_factory=list)
+    files_matched: int = 0
+    capped: bool = False
+    skipped_large: int = 0
+
+
+def _shown_line(text: str, match: re.Match[str]) -> str:
+    """The matching line, cut around the match when too long."""
+    text = text.rstrip()
+    if len(text) <= MAX_SHOWN_LINE_CHARS:
+        return text
+    begin = max(0, min(match.start() - CONTEXT_BEFORE_MATCH, len(text) - MAX_SHOWN_LINE_CHARS))
+    end = begin + MAX_SHOWN_LINE_CHARS
+    return ("…" if begin else "") + text[begin:end] + ("…" if end < len(text) else "")
+
+
+def _grep_file(path: Path, rel: str, regex: re.Pattern[str], report: _GrepReport) -> bool:
+    """Append the matches of one file; False when it was skipped as binary."""
+    with path.open("rb") as stream:
+        if looks_binary(stream.read(BINARY_SNIFF_BYTES)):
+            return False
+        stream.seek(0)
+        matched = False
+        for lineno, (raw, cut) in enumerate(iter_lines(stream, MAX_SCAN_LINE_BYTES), start=1):
+            text, _ = decode_line(raw, cut)
+            match = regex.search(text)
+            if match is None:
+                continue
+            matched = True
+            report.lines.append(f"{rel}:{lineno}: {_shown_line(text, match)}")
+            if len(report.lines) >= MAX_GREP_MATCHES:
+                report.capped = True
+                break
+        report.files_matched += matched
+    return True
+
+
+# The JSON schema of grep's arguments (module-level: class bodies should not hold mutable
+# literals).
+_GREP_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": "Python regular expression (re syntax)."},
+        "path": {"type": "string", "description": "File or directory (default: the root)."},
+        "glob": {
+            "type": "string",
+            "description": 'Only files matching this glob: "*.py" (any depth), "src/**/*.ts".',
+        },
+        "case_insensitive": {"type": "boolean", "description": "Ignore case (default false)."},
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+
+class GrepTool(Tool):
+    """Search file contents for a regular expression."""
+
+    name = "grep"
+    description = (
+        "Search file contents with a Python regular expression, line by line. Prints "
+        "`path:line: text` for each matching line. Skips .git, gitignored and binary files. "
+        f"Stops after {MAX_GREP_MATCHES} matches. Use `glob` to filter files, e.g. '*.py'."
+    )
+    parameters = _GREP_PARAMETERS
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        pattern: str = args["pattern"]
+        flags = re.IGNORECASE if args.get("case_insensitive", False) else 0
+        try:
+            regex = re.compile(pattern, flags)
+        except re.error as exc:
+            raise ToolError(f"invalid regular expression {pattern!r}: {exc}") from exc
+        file_glob: str | None = args.get("glob")
+        glob_matcher = compile_glob(file_glob, braces=True) if file_glob else None
+        on_name = file_glob is not None and "/" not in file_glob
+
+        def wanted(name: str, start_rel: str) -> bool:
+            if glob_matcher is None:
+                return True
+            subject = name.rsplit("/", 1)[-1] if on_name else _relative_to_start(name, start_rel)
+            return glob_matcher.fullmatch(subject) is not None
+
+        def work(stop: threading.Event) -> tuple[_GrepReport, str]:
+            root, start, start_rel = _search_root(ctx, args.get("path"))
+            report = _GrepReport()
+            searched_any = False
+            for name in visible_files(root, start, stop=stop):
+                if stop.is_set() or report.capped:
+                    break
+                if not wanted(name, start_rel):
+                    continue
+                path = root / name
+                try:
+                    if path.stat().st_size > MAX_GREP_FILE_BYTES:
+                        report.skipped_large += 1
+                        continue
+                    searched_any |= _grep_file(path, name, regex, report)
+                except OSError:
+                    continue
+            if start.is_file() and not searched_any and not report.skipped_large:
+                raise ToolError(f"{start_rel} looks like a binary file (NUL bytes); not searched")
+            return report, start_rel
+
+        report, start_rel = await _in_thread(work)
+        notes: list[str] = []
+        if report.capped:
+            notes.append(
+                f"[stopped at {MAX_GREP_MATCHES} matches; narrow the pattern, path or glob]"
+            )
+        if report.skipped_large:
+            notes.append(f"[skipped {report.skipped_large} files over {MAX_GREP_FILE_BYTES} bytes]")
+        if not report.lines:
+            where = start_rel + (f" (files matching {file_glob!r})" if file_glob else "")
+            text = f"no matches for {pattern!r} in {where}; gitignored and binary files are skipped"
+            return ToolOutput("\n".join([text, *notes]), meta={"matches": 0, "files": 0})
+        meta = {"matches": len(report.lines), "files": report.files_matched}
+        return ToolOutput("\n".join([*report.lines, *notes]), meta=meta)

@@ -1,0 +1,214 @@
+"""The run_command tool: a shell command in the workspace, bounded in time and output."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+from typing import Any
+
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
+
+# Seconds a command may run by default: long enough for a typical test suite or build step.
+DEFAULT_TIMEOUT_SECONDS = 120
+# Upper bound a model may ask for: ten minutes covers slow full builds; the session is
+# blocked meanwhile, so longer jobs belong in the background with output sent to a file.
+MAX_TIMEOUT_SECONDS = 600
+# Output bytes kept from the start (how the command began: the first error usually) ...
+HEAD_BYTES = 10_000
+# ... and from the end (summaries, final errors, test totals), ~30k chars in all: enough
+# to act on, small enough that one noisy command does not fill the context.
+TAIL_BYTES = 20_000
+# Bytes per pipe read: a pipe buffer's worth.
+READ_CHUNK_BYTES = 65_536
+# Seconds to drain the pipe after the shell exits: a pipe holds at most 64 KiB, so anything
+# longer means a background process still holds the output open (it is then killed).
+DRAIN_SECONDS = 2.0
+# Seconds to wait for a killed process group's shell to be reaped before giving up on it.
+REAP_SECONDS = 5.0
+
+# Environment variables a command does not inherit: provider keys and other credentials
+# (OPENAI_API_KEY, GITHUB_TOKEN, DB_PASSWORD ...). A model must not be able to read the user's
+# keys with `env`, nor paste them into a file; the same policy as Codex's default.
+SECRET_ENV_NAME = re.compile(r"KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+
+
+def command_environment() -> dict[str, str]:
+    """The environment commands run with: the user's, minus anything named like a secret."""
+    return {k: v for k, v in os.environ.items() if not SECRET_ENV_NAME.search(k)}
+
+
+# The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
+_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "Shell command line, run by /bin/sh -c."},
+        "timeout": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_TIMEOUT_SECONDS,
+            "description": f"Seconds before it is killed (default {DEFAULT_TIMEOUT_SECONDS}).",
+        },
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+
+class _CappedOutput:
+    """Keeps the first and last bytes of a stream and counts what falls in between."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = HEAD_BYTES - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > TAIL_BYTES:
+                del self.tail[:-TAIL_BYTES]
+
+    def text(self) -> str:
+        omitted = self.total - len(self.head) - len(self.tail)
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        if omitted <= 0:
+            return head + tail
+        return f"{head}\n[... {omitted} bytes of output cut from the middle ...]\n{tail}"
+
+
+async def _pump(stream: asyncio.StreamReader, sink: _CappedOutput) -> None:
+    """Copy the merged stdout/stderr into the capped buffer until end of file."""
+    while chunk := await stream.read(READ_CHUNK_BYTES):
+        sink.add(chunk)
+
+
+async def _collect(
+    process: asyncio.subprocess.Process, read_fd: int, limit_seconds: float
+) -> tuple[_CappedOutput, bool, bool]:
+    """Read the output until the command ends: (output, timed out, background killed).
+
+    On timeout or cancellation the whole process group is killed; cancellation re-raises.
+    """
+    output = _CappedOutput()
+    reader = asyncio.StreamReader()
+    pipe = os.fdopen(read_fd, "rb", buffering=0)
+    transport: asyncio.BaseTransport | None = None
+    pump: asyncio.Task[None] | None = None
+    try:
+        transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe
+        )
+        pump = asyncio.create_task(_pump(reader, output))
+        timed_out = False
+        try:
+            await asyncio.wait_for(process.wait(), limit_seconds)
+        except TimeoutError:
+            timed_out = True
+            _kill_group(process)
+            await process.wait()
+        done, _ = await asyncio.wait([pump], timeout=DRAIN_SECONDS)
+        lingering = not done
+        if lingering:
+            _kill_group(process)
+        return output, timed_out, lingering
+    except asyncio.CancelledError:
+        _kill_group(process)
+        await asyncio.wait([asyncio.ensure_future(process.wait())], timeout=REAP_SECONDS)
+        raise
+    finally:
+        if transport is not None:
+            transport.close()
+        else:
+            pipe.close()
+        if pump is not None:
+            pump.cancel()
+            await asyncio.wait([pump])
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL the command's whole process group (its own session): the shell and children.
+
+    No SIGTERM grace: the command already overran or was cancelled, and a hung process could
+    ignore SIGTERM.
+    """
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+class RunCommandTool(Tool):
+    """Run a shell command in the workspace directory."""
+
+    name = "run_command"
+    description = (
+        "Run a shell command with /bin/sh -c in the workspace directory, e.g. tests, builds, "
+        "git. stdout and stderr are merged, stdin is empty (no interactive input). Long "
+        "output keeps its start and end. The exit code is reported. "
+        f"Timeout by default {DEFAULT_TIMEOUT_SECONDS} s (configurable), at most "
+        f"{MAX_TIMEOUT_SECONDS} s. Credentials (variables named like keys, tokens, secrets, "
+        "passwords) are not in its environment."
+    )
+    parameters = _PARAMETERS
+    read_only = False
+
+    def __init__(self, default_timeout: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+        self.default_timeout = min(default_timeout, MAX_TIMEOUT_SECONDS)
+
+    async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        return str(args.get("command", ""))
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        command: str = args["command"]
+        if not command.strip():
+            raise ToolError("empty command")
+        timeout = args.get("timeout", self.default_timeout)
+        if not 1 <= timeout <= MAX_TIMEOUT_SECONDS:
+            raise ToolError(f"timeout must be between 1 and {MAX_TIMEOUT_SECONDS} seconds")
+        # Our own pipe, not stdout=PIPE: asyncio's Process.wait() also waits for its pipes to
+        # close, which a background child (`server &`) can keep open forever.
+        read_fd, write_fd = os.pipe()
+        try:
+            process = await asyncio.create_subprocess_shell(
+                command,
+                cwd=ctx.workspace,
+                env=command_environment(),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=write_fd,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            os.close(read_fd)
+            raise ToolError(f"cannot start the command: {exc.strerror or exc}") from exc
+        finally:
+            os.close(write_fd)
+        output, timed_out, lingering = await _collect(process, read_fd, timeout)
+        return self._result(output, process.returncode, timed_out, lingering, timeout)
+
+    @staticmethod
+    def _result(
+        output: _CappedOutput, code: int | None, timed_out: bool, lingering: bool, timeout: float
+    ) -> ToolOutput:
+        """The text the model reads: the output, then what happened to the command."""
+        body = output.text().rstrip("\n") or "(no output)"
+        notes: list[str] = []
+        if lingering:
+            notes.append("[background processes kept the output open; they were killed]")
+        if timed_out:
+            notes.append(f"timed out after {timeout} s; the command and its children were killed")
+        else:
+            notes.append(f"exit code: {code}")
+        meta = {
+            "exit_code": None if timed_out else code,
+            "timed_out": timed_out,
+            "output_bytes": output.total,
+        }
+        return ToolOutput("\n".join([body, *notes]), is_error=timed_out or code != 0, meta=meta)
