@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.compaction.policy import CompactionPolicy, PolicyError
 from agent.llm import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT, ModelSettings
 from tools.shell import MAX_TIMEOUT_SECONDS
 
@@ -19,6 +20,8 @@ APP_NAME = "pleat"
 ENV_PREFIX = "PLEAT_"
 # Environment variables with the prefix that are not settings.
 ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME"})
+# The one table of settings: the compaction policy.
+COMPACTION = "compaction"
 
 
 class ConfigError(Exception):
@@ -41,6 +44,8 @@ class Config:
     command_timeout: float = 120.0
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
+    # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
+    compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
 
     def model_settings(self) -> ModelSettings:
         if not self.model:
@@ -86,8 +91,8 @@ def config_path() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
 
 
-def _field_types() -> dict[str, type]:
-    hints = typing.get_type_hints(Config)
+def _field_types(schema: type) -> dict[str, type]:
+    hints = typing.get_type_hints(schema)
     out: dict[str, type] = {}
     for name, hint in hints.items():
         args = [a for a in typing.get_args(hint) if a is not type(None)]
@@ -118,12 +123,20 @@ def _coerce(label: str, value: Any, kind: type, source: str) -> Any:
 
 
 def _validated(
-    values: dict[str, Any], source: str, label: Callable[[str], str] = str
+    values: dict[str, Any], source: str, label: Callable[[str], str] = str, schema: type = Config
 ) -> dict[str, Any]:
-    """Check keys and values; `label` names a key as the user wrote it (e.g. PLEAT_MODEL)."""
-    kinds = _field_types()
+    """Check keys and values; `label` names a key as the user wrote it (e.g. PLEAT_MODEL).
+    The [compaction] table is checked against the policy's own keys."""
+    kinds = _field_types(schema)
     out: dict[str, Any] = {}
     for key, value in values.items():
+        if schema is Config and key == COMPACTION:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{source}: {label(key)} must be a table of settings")
+            out[key] = _validated(
+                value, source, lambda k: f"{label(COMPACTION)}.{k}", CompactionPolicy
+            )
+            continue
         if key not in kinds:
             known = ", ".join(sorted(label(k) for k in kinds))
             raise ConfigError(f"{source}: unknown setting {label(key)!r} (known: {known})")
@@ -149,12 +162,18 @@ def _from_file(path: Path) -> dict[str, Any]:
 
 
 def _from_env(environ: typing.Mapping[str, str]) -> dict[str, Any]:
-    values = {
-        name[len(ENV_PREFIX) :].lower(): value
-        for name, value in environ.items()
-        if name.startswith(ENV_PREFIX) and name not in ENV_NOT_SETTINGS
-    }
-    return _validated(values, "environment", lambda key: ENV_PREFIX + key.upper())
+    """PLEAT_<KEY> for settings, PLEAT_COMPACTION_<KEY> for the [compaction] table."""
+    values: dict[str, Any] = {}
+    table_prefix = f"{ENV_PREFIX}{COMPACTION.upper()}_"
+    for name, value in environ.items():
+        if name in ENV_NOT_SETTINGS or not name.startswith(ENV_PREFIX):
+            continue
+        if name.startswith(table_prefix):
+            values.setdefault(COMPACTION, {})[name[len(table_prefix) :].lower()] = value
+        else:
+            values[name[len(ENV_PREFIX) :].lower()] = value
+    label = lambda key: ENV_PREFIX + key.upper().replace(".", "_")  # noqa: E731
+    return _validated(values, "environment", label)
 
 
 def load_config(
@@ -166,7 +185,17 @@ def load_config(
     """Merge defaults, the config file, the environment and flags (flags set to None are unset)."""
     environ = os.environ if environ is None else environ
     merged: dict[str, Any] = {}
-    merged.update(_from_file(path or config_path()))
-    merged.update(_from_env(environ))
-    merged.update(_validated({k: v for k, v in (flags or {}).items() if v is not None}, "flag"))
-    return Config(**merged)
+    table: dict[str, Any] = {}
+    given_flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    for source in (
+        _from_file(path or config_path()),
+        _from_env(environ),
+        _validated(given_flags, "flag"),
+    ):
+        table.update(source.pop(COMPACTION, {}))
+        merged.update(source)
+    try:
+        policy = CompactionPolicy(**table)
+    except PolicyError as error:
+        raise ConfigError(f"config: {error}") from None
+    return Config(**merged, compaction=policy)

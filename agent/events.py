@@ -63,6 +63,42 @@ class ErrorEvent:
     message: str
 
 
+@dataclass(frozen=True)
+class CompactionStarted:
+    reason: str  # "threshold", "message_cap", "overflow", "manual", "idle"
+    tokens: int
+    messages: int
+
+
+@dataclass(frozen=True)
+class CompactionDone:
+    """A fold that happened: what it cost and what it freed. `history` is the rebuilt one."""
+
+    reason: str
+    chunk: int
+    topics: str
+    merged: bool  # appended to the previous chunk (<continues_previous> was true)
+    method: str  # "insert" (in the live conversation), "pieces" (oversized head), "ledger"
+    folded_messages: int
+    tokens_before: int
+    tokens_after: int
+    messages_before: int
+    messages_after: int
+    prompt_tokens: int  # of the compression call(s), as the provider reported
+    cached_tokens: int  # of those, served from the provider's prompt cache
+    seconds: float
+    suspended: bool  # gain below the minimum: automatic compaction paused
+    history: list[Any] = field(default_factory=list, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class CompactionFailed:
+    """No fold happened; the history is exactly as it was."""
+
+    reason: str
+    message: str
+
+
 StopReason = Literal["answer", "cancelled", "iteration_cap", "error"]
 
 

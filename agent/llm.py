@@ -45,6 +45,10 @@ MAX_RETRY_AFTER = 60.0
 # Seconds without a byte from the provider before a request is abandoned as a transient
 # failure: long enough for a big model's slow first token, short enough to notice a hang.
 DEFAULT_REQUEST_TIMEOUT = 600.0
+# Window assumed for a model litellm does not know and the user did not size with
+# --context-window: small enough for most local models (Ollama and llama.cpp servers are often
+# run at 32k), so pleat folds early rather than overflowing; the overflow path covers the rest.
+FALLBACK_CONTEXT_WINDOW = 32_768
 
 
 class LLMError(Exception):
@@ -251,6 +255,24 @@ class LLM:
     @property
     def model(self) -> str:
         return self._model or self.settings.model
+
+    def context_window(self) -> int:
+        """The model's input window from litellm's model facts, else the fallback."""
+        litellm = _litellm()
+        try:
+            if self._model is None:
+                self._model = resolve_model(self.settings)
+        except LLMError:
+            return FALLBACK_CONTEXT_WINDOW  # the model call itself reports the unknown model
+        for name in (self._model, self.settings.model):
+            try:
+                info = litellm.get_model_info(name)
+            except Exception:
+                continue
+            window = info.get("max_input_tokens") or info.get("max_tokens")
+            if window:
+                return int(window)
+        return FALLBACK_CONTEXT_WINDOW
 
     async def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None

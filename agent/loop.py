@@ -6,7 +6,10 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from agent import messages as msg
+from agent.compaction.engine import Compactor
 from agent.events import (
+    CompactionDone,
+    CompactionFailed,
     ErrorEvent,
     Event,
     Retrying,
@@ -22,6 +25,9 @@ from agent.permissions import ApprovalRequest, Approver
 from tools.base import ToolContext, ToolError, ToolOutput
 from tools.registry import ToolRegistry, validate_arguments
 
+# Compactions forced by the provider's context-overflow error before one model call gives up:
+# the first normally suffices; a second covers a misjudged size after pulling back.
+MAX_OVERFLOW_RECOVERIES = 2
 # What the model reads for work the user interrupted; it must know the step did not happen.
 CANCELLED_TOOL_RESULT = "cancelled: the user interrupted the turn before this tool call finished"
 INTERRUPTED_REPLY_NOTE = "[interrupted by the user]"
@@ -40,6 +46,8 @@ class Agent:
         *,
         max_tool_iterations: int,
         on_message: Callable[[Message], None] | None = None,
+        on_compaction: Callable[[CompactionDone], None] | None = None,
+        compactor: Callable[[Agent], Compactor] | None = None,
     ) -> None:
         self.llm = llm
         self.registry = registry
@@ -47,23 +55,29 @@ class Agent:
         self.approve = approve
         self.max_tool_iterations = max_tool_iterations
         self.on_message = on_message
+        self.on_compaction = on_compaction
         self.history: list[Message] = []
         self._next_id = 1
         self._partial: list[str] = []  # text of the reply being streamed, for interruptions
         self.add(Message(role="system", content=system_prompt))
+        self.compactor = compactor(self) if compactor is not None else None
+
+    def new_id(self) -> str:
+        """The next stable message id of this session."""
+        self._next_id += 1
+        return f"m{self._next_id - 1}"
 
     def add(self, message: Message) -> Message:
         """Append a message with the next stable id; the only way history grows."""
         if not message.id:
-            message.id = f"m{self._next_id}"
-            self._next_id += 1
+            message.id = self.new_id()
         self.history.append(message)
         if self.on_message is not None:
             self.on_message(message)
         return message
 
     def api_messages(self) -> list[dict]:
-        return [m.to_api() for m in self.history]
+        return msg.provider_messages(self.history)
 
     async def run_turn(self, prompt: str) -> AsyncIterator[Event]:
         """Run one user request to its end. Interrupting the consumer (task cancellation or
@@ -76,26 +90,64 @@ class Agent:
             self._close_interrupted_turn()
             raise
 
+    async def compact(
+        self, *, reason: str = "manual", focus: str | None = None
+    ) -> AsyncIterator[Event]:
+        """Fold the history now (/compact [focus]); events end with CompactionDone or Failed."""
+        if self.compactor is None:
+            yield CompactionFailed(reason, "compaction is not available in this session")
+            return
+        async for event in self.compactor.compact(
+            self.history, self.registry.schemas(), reason=reason, focus=focus
+        ):
+            if isinstance(event, CompactionDone):
+                self.replace_history(event)
+            yield event
+
+    def replace_history(self, done: CompactionDone) -> None:
+        """Swap in a rebuilt history (after its chunk is on disk) and record it."""
+        self.history = list(done.history)
+        if self.on_compaction is not None:
+            self.on_compaction(done)
+
     async def _turn(self) -> AsyncIterator[Event]:
         for iteration in range(1, self.max_tool_iterations + 1):
             reply: LLMReply | None = None
+            recoveries = 0
+            while reply is None:
+                if self.compactor is not None:
+                    reason = "overflow" if recoveries else self.compactor.due(self.history)
+                    if reason is not None:
+                        async for event in self.compact(reason=reason):
+                            yield event
+                self._partial = []
+                sent = len(self.history)
+                try:
+                    async for item in self.llm.stream(self.api_messages(), self.registry.schemas()):
+                        if isinstance(item, str):
+                            self._partial.append(item)
+                            yield TextDelta(item)
+                        elif isinstance(item, Retrying):
+                            yield item
+                        else:
+                            reply = item
+                except LLMError as error:
+                    overflow = error.kind == "context_overflow" and not self._partial
+                    if (
+                        overflow
+                        and self.compactor is not None
+                        and recoveries < MAX_OVERFLOW_RECOVERIES
+                    ):
+                        recoveries += 1
+                        self.compactor.learn_from_overflow(error.message)
+                        continue
+                    self._end_without_reply(f"[no reply: {error.message}]")
+                    yield ErrorEvent(error.kind, error.message)
+                    yield TurnDone("error", iterations=iteration)
+                    return
             self._partial = []
-            try:
-                async for item in self.llm.stream(self.api_messages(), self.registry.schemas()):
-                    if isinstance(item, str):
-                        self._partial.append(item)
-                        yield TextDelta(item)
-                    elif isinstance(item, Retrying):
-                        yield item
-                    else:
-                        reply = item
-            except LLMError as error:
-                self._end_without_reply(f"[no reply: {error.message}]")
-                yield ErrorEvent(error.kind, error.message)
-                yield TurnDone("error", iterations=iteration)
-                return
-            assert reply is not None  # the stream always ends with a reply or raises
-            self._partial = []
+            if self.compactor is not None:
+                self.compactor.tokens.report(reply.usage.prompt_tokens, sent)
             yield UsageReported(reply.usage, self.llm.model)
             if not reply.text and not reply.tool_calls:
                 self._end_without_reply("[empty reply]")

@@ -103,3 +103,51 @@ def unanswered_calls(history: list[Message]) -> list[ToolCall]:
             answered = {m.tool_call_id for m in history[index + 1 :] if m.role == "tool"}
             return [c for c in message.tool_calls if c.id not in answered]
     return []
+
+
+def is_summary(message: Message) -> bool:
+    """The summary message a compaction put at the head of the history."""
+    return message.meta.get("kind") == "summary"
+
+
+def provider_messages(history: list[Message]) -> list[dict[str, Any]]:
+    """The history as sent: consecutive user messages merged into one (strict providers refuse
+    two user turns in a row; a summary followed by the user's next request is the usual case).
+    Deterministic, so the same history always yields the same, cacheable, payload."""
+    out: list[dict[str, Any]] = []
+    for message in history:
+        api = message.to_api()
+        previous = out[-1] if out else None
+        if (
+            previous is not None
+            and previous["role"] == "user"
+            and api["role"] == "user"
+            and isinstance(previous["content"], str)
+            and isinstance(api["content"], str)
+        ):
+            out[-1] = {**previous, "content": f"{previous['content']}\n\n{api['content']}"}
+        else:
+            out.append(api)
+    return out
+
+
+def units(history: list[Message], start: int = 0) -> list[tuple[int, int]]:
+    """Split history[start:] into atomic (begin, end) index ranges: an assistant message with
+    its tool results is one unit, any other message is its own. Cutting between units never
+    separates a tool call from its results."""
+    spans: list[tuple[int, int]] = []
+    index = start
+    while index < len(history):
+        end = index + 1
+        if history[index].role == "assistant" and history[index].tool_calls:
+            while end < len(history) and history[end].role == "tool":
+                end += 1
+        elif history[index].role == "tool" and spans:
+            # An orphan result (should not exist) stays glued to what precedes it.
+            begin, _ = spans.pop()
+            spans.append((begin, end))
+            index = end
+            continue
+        spans.append((index, end))
+        index = end
+    return spans

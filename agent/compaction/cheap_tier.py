@@ -1,0 +1,58 @@
+"""Step 9's cheap tier, run only inside a compaction: shrink stale big tool outputs in the kept
+tail to stubs citing their archived copy, and keep only the newest result of repeated calls."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from agent.messages import Message, ToolCall
+
+# Characters of a shrunk output kept in its stub, so the model still sees what it was.
+STUB_PREVIEW_CHARS = 300
+
+
+def _calls_by_id(messages: Sequence[Message]) -> dict[str, ToolCall]:
+    return {c.id: c for m in messages if m.role == "assistant" for c in m.tool_calls}
+
+
+def shrink_tail(
+    tail: Sequence[Message], *, chunk: int, stale_chars: int, fresh_results: int
+) -> tuple[list[Message], list[Message]]:
+    """(new tail, originals of the messages that were shrunk). Ids are kept, so a stub's
+    message id is the id the archive holds its full text under."""
+    calls = _calls_by_id(tail)
+    results = [i for i, m in enumerate(tail) if m.role == "tool"]
+    fresh = set(results[-fresh_results:]) if fresh_results else set()
+    newest_by_call: dict[tuple[str, str], int] = {}
+    for index in results:
+        call = calls.get(tail[index].tool_call_id or "")
+        if call is not None:
+            newest_by_call[(call.name, call.arguments)] = index
+    new_tail: list[Message] = []
+    shrunk: list[Message] = []
+    for index, message in enumerate(tail):
+        call = calls.get(message.tool_call_id or "") if message.role == "tool" else None
+        text = message.content or ""
+        stub: str | None = None
+        if call is not None and newest_by_call.get((call.name, call.arguments), index) != index:
+            newer = tail[newest_by_call[(call.name, call.arguments)]].id
+            stub = (
+                f"[pleat: superseded: {call.name} was called again with the same arguments; "
+                f"its newer result is message {newer}. This one is archived in chunk {chunk} "
+                f"as message {message.id}.]"
+            )
+        elif call is not None and index not in fresh and len(text) > stale_chars:
+            preview = text[:STUB_PREVIEW_CHARS].rstrip()
+            stub = (
+                f"[pleat: this {call.name} output ({len(text)} characters) was shrunk; the "
+                f"full text is archived in chunk {chunk} as message {message.id}. It began:]\n"
+                f"{preview}\n[...]"
+            )
+        if stub is None:
+            new_tail.append(message)
+        else:
+            shrunk.append(message)
+            meta = {**message.meta, "shrunk_to_chunk": chunk}
+            new_tail.append(dataclasses.replace(message, content=stub, meta=meta))
+    return new_tail, shrunk

@@ -1,0 +1,363 @@
+"""The compaction engine: DESIGN.md's eight steps, with overflow recovery, and never a loop.
+
+measure -> trigger -> choose tail -> insert the instruction and call the model -> archive ->
+rebuild -> record (the caller journals the CompactionDone event) -> check the gain.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent.compaction.cheap_tier import shrink_tail
+from agent.compaction.instruction import compression_instruction
+from agent.compaction.ledger import Ledger, update_ledger
+from agent.compaction.pieces import CHARS_PER_TOKEN, render_transcript, split_into_pieces
+from agent.compaction.policy import Budget, CompactionPolicy
+from agent.compaction.rebuild import rebuild, summary_message
+from agent.compaction.redact import redact
+from agent.compaction.reply import CompressionReply, ReplyError, parse_reply
+from agent.compaction.tail import Split, choose_split
+from agent.events import CompactionDone, CompactionFailed, CompactionStarted, Event
+from agent.llm import LLM, LLMError, LLMReply
+from agent.messages import Message, is_summary, provider_messages
+from agent.tokens import TokenLedger
+from sessions.archive import ChunkArchive, ChunkInfo
+
+# Pull-back rounds when the compression call would not fit or the provider says it overflows:
+# 1 unit first (keeps most of the cached prefix), then 2, then 4; past that the head itself is
+# too big and is summarized in pieces.
+PULL_BACK_ROUNDS = (1, 2, 4)
+# A compression reply that calls a tool or lacks a summary gets one more try.
+REPLY_TRIES = 2
+# Tokens of slack when checking that a request fits: the local count is an estimate of the
+# provider's tokenizer, and 5% of a 16k window is roughly the error seen between them.
+FIT_MARGIN_SHARE = 0.05
+
+
+# Provider wordings that state the real window in an overflow error (OpenAI, vLLM: "maximum
+# context length is 16384 tokens"; Anthropic: "210000 tokens > 200000 maximum").
+_STATED_WINDOW = (
+    re.compile(r"maximum context length is (\d+)", re.IGNORECASE),
+    re.compile(r"\d+ tokens? > (\d+) maximum", re.IGNORECASE),
+    re.compile(r"context (?:window|length|size) (?:is|of) (\d+)", re.IGNORECASE),
+)
+
+
+class CompactionError(Exception):
+    """No fold could be made; the history stays exactly as it was."""
+
+
+@dataclass
+class _Calls:
+    """Usage of the compression call(s) of one compaction."""
+
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+
+    def add(self, reply: LLMReply) -> None:
+        self.prompt_tokens += reply.usage.prompt_tokens
+        self.cached_tokens += reply.usage.cached_tokens
+
+
+@dataclass(frozen=True)
+class _Fold:
+    """What a successful summarization produced, before archiving and rebuilding."""
+
+    split: Split
+    reply: CompressionReply
+    method: str
+
+
+class Compactor:
+    """Decides when to fold and folds. One per session; it holds the suspension state."""
+
+    def __init__(
+        self,
+        policy: CompactionPolicy,
+        llm: LLM,
+        archive: ChunkArchive,
+        tokens: TokenLedger,
+        *,
+        new_id: Callable[[], str],
+        secrets: Sequence[str] = (),
+        window: int | None = None,
+    ) -> None:
+        self.policy = policy
+        self.llm = llm
+        self.archive = archive
+        self.tokens = tokens
+        self.new_id = new_id
+        self.secrets = tuple(secrets)
+        self._window = window
+        # Automatic compaction is paused until the context reaches this size (no fold-loops).
+        self.suspended_below: int | None = None
+
+    # -- steps 1 and 2: measure and trigger ------------------------------------------------
+
+    @property
+    def budget(self) -> Budget:
+        if self._window is None:
+            self._window = self.policy.context_window or self.llm.context_window()
+        return Budget.of(self.policy, self._window)
+
+    def learn_from_overflow(self, error_message: str) -> None:
+        """The provider refused a request as too long: trust the window it states (when it
+        states one smaller than ours), and drop the size report that proved optimistic."""
+        for pattern in _STATED_WINDOW:
+            match = pattern.search(error_message)
+            if match and int(match.group(1)) >= 1_024:
+                self._window = min(self.budget.window, int(match.group(1)))
+                break
+        self.tokens.reset_report()
+        self.suspended_below = None
+
+    def due(self, history: list[Message]) -> str | None:
+        """The reason to fold before the next model call, or None."""
+        size = self.tokens.size(history)
+        if self.suspended_below is not None:
+            if size < self.suspended_below:
+                return None
+            self.suspended_below = None
+        if size >= self.budget.trigger_tokens:
+            return "threshold"
+        if self.policy.max_messages and len(history) >= self.policy.max_messages:
+            return "message_cap"
+        return None
+
+    # -- the whole event ---------------------------------------------------------------------
+
+    async def compact(
+        self,
+        history: list[Message],
+        tools: list[dict[str, Any]],
+        *,
+        reason: str,
+        focus: str | None = None,
+    ) -> AsyncIterator[Event]:
+        """Fold `history`; the last event is CompactionDone (with the new history) or
+        CompactionFailed (the history is unchanged)."""
+        started = time.monotonic()
+        before = self.tokens.size(history)
+        yield CompactionStarted(reason, before, len(history))
+        calls = _Calls()
+        try:
+            fold = await self._summarize(history, tools, reason=reason, focus=focus, calls=calls)
+            new_history, chunk, merged, folded = await self._archive_and_rebuild(history, fold)
+        except (CompactionError, LLMError, ReplyError, OSError) as error:
+            message = getattr(error, "message", None) or str(error)
+            if reason != "manual":
+                self.suspended_below = before + int(self.policy.min_gain * self.budget.usable)
+            yield CompactionFailed(reason, f"compaction failed, history unchanged: {message}")
+            return
+        # Step 8: check the gain; a fold that freed too little pauses automatic folding.
+        self.tokens.reset_report()
+        after = self.tokens.estimate(new_history)
+        gain = 1 - after / before if before else 0.0
+        suspended = gain < self.policy.min_gain
+        self.suspended_below = (
+            after + int(self.policy.min_gain * self.budget.usable) if suspended else None
+        )
+        yield CompactionDone(
+            reason=reason,
+            chunk=chunk.number,
+            topics=chunk.topics,
+            merged=merged,
+            method=fold.method,
+            folded_messages=folded,
+            tokens_before=before,
+            tokens_after=after,
+            messages_before=len(history),
+            messages_after=len(new_history),
+            prompt_tokens=calls.prompt_tokens,
+            cached_tokens=calls.cached_tokens,
+            seconds=time.monotonic() - started,
+            suspended=suspended,
+            history=new_history,
+        )
+
+    # -- steps 3 and 4: choose the tail, insert the instruction, ask ----------------------
+
+    def _split(self, history: list[Message], pull_back: int) -> Split:
+        split = choose_split(
+            history,
+            self.tokens.count,
+            tail_messages=self.policy.tail_messages,
+            tail_tokens=self.budget.tail_tokens,
+            pull_back_units=pull_back,
+        )
+        if split is None:
+            raise CompactionError("nothing to fold: the history is a single exchange")
+        return split
+
+    def _instruction(self, history: list[Message], target: int, focus: str | None) -> Message:
+        head = history[1] if len(history) > 1 and is_summary(history[1]) else None
+        chunks = self.archive.chunks()
+        text = compression_instruction(
+            target_tokens=target,
+            previous_topics=chunks[-1].topics if chunks else None,
+            previous_summary=head.meta.get("summary") if head is not None else None,
+            focus=focus,
+        )
+        return Message(role="user", content=text, meta={"kind": "instruction", "injected": True})
+
+    def _fits(self, request: list[Message], target: int) -> bool:
+        """The request (history prefix + instruction) plus the summary fit the window; the
+        prefix is sized from the provider's last report when it covers it."""
+        size = self.tokens.size(request[:-1]) + self.tokens.count(request[-1])
+        margin = int(self.budget.window * FIT_MARGIN_SHARE)
+        return size + target + margin <= self.budget.window
+
+    async def _summarize(
+        self,
+        history: list[Message],
+        tools: list[dict[str, Any]],
+        *,
+        reason: str,
+        focus: str | None,
+        calls: _Calls,
+    ) -> _Fold:
+        """Insert-then-compress, pulling back tail units until the call fits; an oversized
+        head is summarized in pieces; in an overflow, the ledger alone is the last resort."""
+        rounds = (0, *PULL_BACK_ROUNDS)
+        split = self._split(history, 0)
+        for pull_back in rounds:
+            split = self._split(history, pull_back)
+            target = self._target(history, split)
+            instruction = self._instruction(history, target, focus)
+            request = [*history[: split.send_end], instruction]
+            if not self._fits(request, target):
+                continue
+            try:
+                reply = await self._ask(request, tools, calls)
+            except LLMError as error:
+                if error.kind == "context_overflow":
+                    self.learn_from_overflow(error.message)
+                    continue
+                if reason == "overflow":
+                    return self._ledger_fold(
+                        split, f"the model could not summarize: {error.message}"
+                    )
+                raise
+            except ReplyError as error:
+                if reason == "overflow":
+                    return self._ledger_fold(split, str(error))
+                raise CompactionError(f"the model's summary was unusable: {error}") from None
+            return _Fold(split, reply, "insert")
+        return await self._summarize_in_pieces(history, tools, split, focus, calls, reason)
+
+    def _target(self, history: list[Message], split: Split) -> int:
+        folded_tokens = sum(self.tokens.count(m) for m in split.folded(history))
+        return self.budget.summary_target(self.policy, folded_tokens)
+
+    async def _ask(
+        self, request: list[Message], tools: list[dict[str, Any]], calls: _Calls
+    ) -> CompressionReply:
+        """One compression call (same system prompt, same tools: a cache hit), one retry."""
+        problem = "no reply"
+        for _ in range(REPLY_TRIES):
+            reply: LLMReply | None = None
+            async for item in self.llm.stream(provider_messages(request), tools):
+                if isinstance(item, LLMReply):
+                    reply = item
+            assert reply is not None
+            calls.add(reply)
+            if reply.tool_calls:
+                problem = "the reply called a tool instead of summarizing"
+                continue
+            try:
+                return parse_reply(reply.text)
+            except ReplyError as error:
+                problem = str(error)
+        raise ReplyError(problem)
+
+    async def _summarize_in_pieces(
+        self,
+        history: list[Message],
+        tools: list[dict[str, Any]],
+        split: Split,
+        focus: str | None,
+        calls: _Calls,
+        reason: str,
+    ) -> _Fold:
+        """The head is larger than a window: summarize it piece by piece, each piece a
+        transcript in one request, carrying the running summary forward."""
+        target = self._target(history, split)
+        system = history[0]
+        room = self.budget.usable - target - self.tokens.count(system)
+        room -= int(self.budget.window * FIT_MARGIN_SHARE) + 1_000  # the instruction's own size
+        pieces = split_into_pieces(split.folded(history), self.tokens.count, max(room, 500))
+        head = history[1] if len(history) > 1 and is_summary(history[1]) else None
+        running = head.meta.get("summary") if head is not None else None
+        topics = ""
+        continues = False
+        try:
+            for number, piece in enumerate(pieces, 1):
+                text = compression_instruction(
+                    target_tokens=target, previous_summary=running, focus=focus
+                )
+                transcript = render_transcript(piece, max_chars_per_message=room * CHARS_PER_TOKEN)
+                body = (
+                    f"[pleat: part {number} of {len(pieces)} of the conversation being folded, "
+                    f"as a transcript]\n\n{transcript}\n\n{text}"
+                )
+                request = [system, Message(role="user", content=body, meta={"injected": True})]
+                reply = await self._ask(request, tools, calls)
+                running, topics = reply.summary, reply.topics or topics
+                continues = continues or (number == 1 and reply.continues_previous)
+        except (LLMError, ReplyError) as error:
+            if reason == "overflow":
+                why = getattr(error, "message", None) or str(error)
+                return self._ledger_fold(split, f"the model could not summarize: {why}")
+            raise CompactionError(f"summarizing in pieces failed: {error}") from None
+        assert running is not None
+        return _Fold(split, CompressionReply(topics, continues, running), "pieces")
+
+    def _ledger_fold(self, split: Split, why: str) -> _Fold:
+        """Last resort: no model summary; the rebuilt message carries pleat's ledger."""
+        summary = (
+            f"(No summary from the model: {why}. The facts below were recorded by pleat; "
+            "read the archived chunk for the details.)"
+        )
+        return _Fold(split, CompressionReply("unsummarized", False, summary), "ledger")
+
+    # -- steps 5 and 6: archive, then rebuild --------------------------------------------
+
+    async def _archive_and_rebuild(
+        self, history: list[Message], fold: _Fold
+    ) -> tuple[list[Message], ChunkInfo, bool, int]:
+        split, reply = fold.split, fold.reply
+        chunks = self.archive.chunks()
+        merged = reply.continues_previous and bool(chunks)
+        number = chunks[-1].number if merged else (chunks[-1].number + 1 if chunks else 1)
+        folded = split.folded(history)
+        tail, shrunk = shrink_tail(
+            split.tail(history),
+            chunk=number,
+            stale_chars=self.policy.stale_tool_output_chars,
+            fresh_results=self.policy.fresh_tool_results,
+        )
+        topics = redact(reply.topics, self.secrets)
+        tokens = sum(self.tokens.count(m) for m in folded)
+        write = self.archive.merge_into_last if merged else self.archive.write_chunk
+        # Durable on disk before the history changes (a worker thread: fsync blocks).
+        chunk = await asyncio.to_thread(write, folded, topics=topics, tokens=tokens, shrunk=shrunk)
+        head = history[1] if len(history) > 1 and is_summary(history[1]) else None
+        previous_ledger = Ledger.from_dict(head.meta["ledger"]) if head is not None else None
+        summary = summary_message(
+            summary=redact(reply.summary, self.secrets),
+            ledger=update_ledger(previous_ledger, folded, known_secrets=self.secrets),
+            current=chunk,
+            previous=self.archive.chunks(),
+            request_budget_chars=self.policy.request_budget_chars,
+            method=fold.method,
+        )
+        summary.id = self.new_id()
+        for message in shrunk:
+            self.tokens.forget(message)
+        new_history = rebuild(history[0], summary, tail, split.pulled_back(history))
+        return new_history, chunk, merged, len(folded)

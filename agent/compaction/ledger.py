@@ -1,0 +1,439 @@
+"""Facts that code (not the model) takes from folded messages: files, commands, errors, requests."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agent.compaction.redact import redact
+from agent.messages import Message, ToolCall
+
+# Newest commands kept: enough to retrace a long debugging stretch (edit, test, fix, retest)
+# while the rendered list stays around 2k tokens.
+MAX_COMMANDS = 40
+# Paths kept per list: a large refactor touches dozens of files; beyond that the oldest are
+# counted, not listed.
+MAX_FILES = 60
+# Newest requests stored; render_ledger shows only what fits its budget, the rest are in the
+# archive anyway. Bounds the ledger kept in the summary message's metadata.
+MAX_REQUESTS = 100
+# Characters of one command (one line): a full command line, but not a whole heredoc script.
+COMMAND_CHARS = 200
+# Characters of the last error: the line or two that name the failure.
+ERROR_CHARS = 300
+# Characters of one stored request: a long paste (a log, a spec) is cut, its full text stays
+# in the archive under the message id.
+REQUEST_CHARS = 4_000
+# Characters of the command quoted inside the last error (the full one is in the list).
+ERROR_COMMAND_CHARS = 80
+# Extra characters read around a cut before redacting, so a secret straddling the cut is still
+# whole when redact() sees it.
+REDACT_MARGIN = 512
+# Characters of the newest request shown even when the request budget is smaller: the latest
+# ask is the one thing the model must not lose.
+MIN_REQUEST_PREVIEW = 100
+ELLIPSIS = "…"
+CUT_NOTE = f"{ELLIPSIS} [cut; the full text is archived]"
+
+# Result formats of shell tools: pleat's run_command ends with "exit code: N" or "timed out
+# after N s"; mini-swe-agent's bash starts with <returncode>N</returncode>.
+_PLEAT_EXIT = re.compile(r"exit code: (-?\d+)[ \t]*")
+_PLEAT_TIMEOUT = re.compile(r"timed out after \S+ s\b")
+_RETURNCODE = re.compile(r"\A\s*<returncode>(-?\d+)</returncode>")
+# Characters at the end of a pleat result searched for its status line (it comes last).
+STATUS_TAIL_CHARS = 400
+# Wrapper lines that say nothing about an error: status lines and output tags.
+_WRAPPER_LINE = re.compile(
+    r"^\s*(?:<returncode>-?\d+</returncode>|</?output>|exit code: -?\d+)\s*$", re.MULTILINE
+)
+# SWE-agent's editor tool has a `command` argument that is an editor action, not a shell line.
+EDITOR_TOOL = "str_replace_editor"
+EDITOR_READS = frozenset({"view"})
+EDITOR_WRITES = frozenset({"create"})
+EDITOR_EDITS = frozenset({"str_replace", "insert", "undo_edit"})
+
+
+@dataclass
+class Ledger:
+    """Cumulative facts of everything folded so far in a session."""
+
+    files_read: list[str] = field(default_factory=list)
+    files_written: list[str] = field(default_factory=list)
+    files_edited: list[str] = field(default_factory=list)
+    commands: list[tuple[str, int | None]] = field(default_factory=list)
+    last_error: str | None = None
+    requests: list[tuple[str, str]] = field(default_factory=list)
+    # How many entries the bounds pushed out of each list, oldest first.
+    files_read_dropped: int = 0
+    files_written_dropped: int = 0
+    files_edited_dropped: int = 0
+    commands_dropped: int = 0
+    requests_dropped: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (lists instead of tuples)."""
+        return {
+            "files_read": list(self.files_read),
+            "files_written": list(self.files_written),
+            "files_edited": list(self.files_edited),
+            "commands": [[text, code] for text, code in self.commands],
+            "last_error": self.last_error,
+            "requests": [[mid, text] for mid, text in self.requests],
+            "files_read_dropped": self.files_read_dropped,
+            "files_written_dropped": self.files_written_dropped,
+            "files_edited_dropped": self.files_edited_dropped,
+            "commands_dropped": self.commands_dropped,
+            "requests_dropped": self.requests_dropped,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Any) -> Ledger:
+        """Inverse of to_dict(); malformed or missing parts become empty, never an error."""
+        if not isinstance(d, dict):
+            return cls()
+
+        def strings(key: str) -> list[str]:
+            value = d.get(key)
+            return [s for s in value if isinstance(s, str)] if isinstance(value, list) else []
+
+        def count(key: str) -> int:
+            value = d.get(key)
+            return value if type(value) is int and value >= 0 else 0
+
+        commands: list[tuple[str, int | None]] = []
+        for item in d.get("commands") or ():
+            if isinstance(item, list | tuple) and len(item) == 2 and isinstance(item[0], str):
+                code = item[1] if type(item[1]) is int else None
+                commands.append((item[0], code))
+        requests: list[tuple[str, str]] = []
+        for item in d.get("requests") or ():
+            if isinstance(item, list | tuple) and len(item) == 2:
+                if isinstance(item[0], str) and isinstance(item[1], str):
+                    requests.append((item[0], item[1]))
+        last_error = d.get("last_error")
+        return cls(
+            files_read=strings("files_read"),
+            files_written=strings("files_written"),
+            files_edited=strings("files_edited"),
+            commands=commands,
+            last_error=last_error if isinstance(last_error, str) else None,
+            requests=requests,
+            files_read_dropped=count("files_read_dropped"),
+            files_written_dropped=count("files_written_dropped"),
+            files_edited_dropped=count("files_edited_dropped"),
+            commands_dropped=count("commands_dropped"),
+            requests_dropped=count("requests_dropped"),
+        )
+
+
+# -- reading tool results --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """What a tool result says: exit code (shell tools), timeout, failure."""
+
+    exit_code: int | None
+    timed_out: bool
+    failed: bool
+
+
+def _outcome(result: Message | None) -> _Outcome | None:
+    if result is None:
+        return None
+    text = result.content or ""
+    code: int | None = None
+    timed_out = False
+    match = _RETURNCODE.match(text)
+    if match is not None:
+        code = int(match.group(1))
+    else:
+        # pleat's status is the result's last line; earlier lines are the program's own output.
+        last = text[-STATUS_TAIL_CHARS:].rstrip().rpartition("\n")[2]
+        exit_match = _PLEAT_EXIT.fullmatch(last)
+        code = int(exit_match.group(1)) if exit_match is not None else None
+        timed_out = _PLEAT_TIMEOUT.match(last) is not None
+    failed = bool(result.meta.get("is_error")) or timed_out or (code is not None and code != 0)
+    return _Outcome(code, timed_out, failed)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + ELLIPSIS
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _clean(text: str, limit: int, secrets: Sequence[str]) -> str:
+    """The start of text, redacted (with a margin past the cut), on one line, cut to limit."""
+    return _cut(_one_line(redact(text[: limit + REDACT_MARGIN], secrets)), limit)
+
+
+def _command_line(command: str, secrets: Sequence[str]) -> str:
+    """A command on one line; a heredoc script is shown as its first line and a line count."""
+    lines = command.strip().split("\n")
+    if len(lines) > 1 and "<<" in lines[0]:
+        suffix = f" {ELLIPSIS} (+{len(lines) - 1} lines)"
+        return _clean(lines[0], COMMAND_CHARS - len(suffix), secrets) + suffix
+    return _clean(command, COMMAND_CHARS, secrets)
+
+
+def _excerpt(text: str, *, from_end: bool, limit: int, secrets: Sequence[str]) -> str:
+    """Non-empty lines of text joined by " | ": the first ones, or the last ones (where a
+    command's error usually is), redacted and cut to limit."""
+    text = _WRAPPER_LINE.sub("", text)
+    if from_end:
+        window = text[-(limit + REDACT_MARGIN) :]
+        if len(window) < len(text):
+            # Drop the word cut in half: redact() could not recognize half a secret.
+            space = re.search(r"\s", window)
+            window = window[space.end() :] if space else ""
+    else:
+        window = text[: limit + REDACT_MARGIN]
+    lines = [line.strip() for line in redact(window, secrets).split("\n") if line.strip()]
+    joined = " | ".join(lines)
+    if not from_end or len(joined) <= limit:
+        return _cut(joined, limit)
+    return ELLIPSIS + joined[-(limit - 1) :].lstrip()
+
+
+def _normal_path(path: str) -> str:
+    path = path.strip()
+    while path.startswith("./") and len(path) > 2:
+        path = path[2:]
+    return path
+
+
+# -- building --------------------------------------------------------------------------------
+
+
+def _is_request(message: Message) -> bool:
+    return (
+        message.role == "user"
+        and isinstance(message.content, str)
+        and not message.meta.get("injected")
+        and not message.meta.get("kind")
+    )
+
+
+def _bounded(items: list[str], limit: int, touched: set[str]) -> tuple[list[str], int]:
+    """At most limit items, dropping the oldest first but sparing those touched just now."""
+    excess = len(items) - limit
+    if excess <= 0:
+        return items, 0
+    drop: set[int] = set()
+    for index, item in enumerate(items):
+        if len(drop) == excess:
+            break
+        if item not in touched:
+            drop.add(index)
+    for index in range(len(items)):
+        if len(drop) == excess:
+            break
+        drop.add(index)
+    return [item for index, item in enumerate(items) if index not in drop], excess
+
+
+def _command_of(call: ToolCall, args: dict[str, Any]) -> str | None:
+    command = args.get("command")
+    if not isinstance(command, str) or call.name == EDITOR_TOOL:
+        return None
+    return command
+
+
+def _file_kind(call: ToolCall, args: dict[str, Any]) -> str | None:
+    """Which file list a call belongs to (read, written, edited), or None."""
+    kinds = {"read_file": "read", "write_file": "written", "edit_file": "edited"}
+    if call.name in kinds:
+        return kinds[call.name]
+    if call.name == EDITOR_TOOL:
+        action = args.get("command")
+        if action in EDITOR_READS:
+            return "read"
+        if action in EDITOR_WRITES:
+            return "written"
+        if action in EDITOR_EDITS:
+            return "edited"
+    return None
+
+
+class _Builder:
+    """One update: the ledger being extended and what this batch touched."""
+
+    def __init__(self, base: Ledger, secrets: Sequence[str]) -> None:
+        self.ledger = replace(
+            base,
+            files_read=list(base.files_read),
+            files_written=list(base.files_written),
+            files_edited=list(base.files_edited),
+            commands=list(base.commands),
+            requests=list(base.requests),
+        )
+        self.secrets = secrets
+        self.files = {
+            "read": self.ledger.files_read,
+            "written": self.ledger.files_written,
+            "edited": self.ledger.files_edited,
+        }
+        self.touched: dict[str, set[str]] = {kind: set() for kind in self.files}
+        self.command_by_call: dict[str, str] = {}
+        self.request_ids = {mid for mid, _ in self.ledger.requests}
+
+    def request(self, message: Message) -> None:
+        if message.content is None or (message.id and message.id in self.request_ids):
+            return
+        self.request_ids.add(message.id)
+        content = message.content
+        text = redact(content[: REQUEST_CHARS + REDACT_MARGIN], self.secrets)
+        if len(content) > REQUEST_CHARS + REDACT_MARGIN or len(text) > REQUEST_CHARS:
+            text = text[:REQUEST_CHARS].rstrip() + CUT_NOTE
+        self.ledger.requests.append((message.id, text))
+
+    def call(self, call: ToolCall, result: Message | None) -> None:
+        args = call.parsed_arguments()
+        outcome = _outcome(result)
+        command = _command_of(call, args)
+        if command is not None:
+            text = _command_line(command, self.secrets)
+            self.command_by_call[call.id] = text
+            commands = [c for c in self.ledger.commands if c[0] != text]
+            commands.append((text, outcome.exit_code if outcome is not None else None))
+            self.ledger.commands = commands
+            return
+        kind = _file_kind(call, args)
+        path = args.get("path")
+        if kind is None or not isinstance(path, str) or not path.strip():
+            return
+        if outcome is not None and outcome.failed:
+            return  # the file was not read or changed
+        clean = _normal_path(_clean(path, COMMAND_CHARS, self.secrets))
+        self.touched[kind].add(clean)
+        if clean not in self.files[kind]:
+            self.files[kind].append(clean)
+
+    def error(self, message: Message, call: ToolCall | None, outcome: _Outcome) -> None:
+        tool = message.name or (call.name if call is not None else None) or "tool"
+        command = self.command_by_call.get(message.tool_call_id or "")
+        text = message.content or ""
+        if command is not None:
+            status = "timed out" if outcome.timed_out else f"exit code {outcome.exit_code}"
+            if not outcome.timed_out and outcome.exit_code is None:
+                status = "failed"
+            head = f"{tool} `{_cut(command, ERROR_COMMAND_CHARS)}` ({status}) in {message.id}"
+            excerpt = _excerpt(text, from_end=True, limit=ERROR_CHARS, secrets=self.secrets)
+        else:
+            head = f"{tool} failed in {message.id}"
+            excerpt = _excerpt(text, from_end=False, limit=ERROR_CHARS, secrets=self.secrets)
+        self.ledger.last_error = f"{head}: {excerpt}" if excerpt else head
+
+    def finish(self) -> Ledger:
+        ledger = self.ledger
+        ledger.files_read, dropped = _bounded(ledger.files_read, MAX_FILES, self.touched["read"])
+        ledger.files_read_dropped += dropped
+        ledger.files_written, dropped = _bounded(
+            ledger.files_written, MAX_FILES, self.touched["written"]
+        )
+        ledger.files_written_dropped += dropped
+        ledger.files_edited, dropped = _bounded(
+            ledger.files_edited, MAX_FILES, self.touched["edited"]
+        )
+        ledger.files_edited_dropped += dropped
+        excess = len(ledger.commands) - MAX_COMMANDS
+        if excess > 0:
+            ledger.commands = ledger.commands[excess:]
+            ledger.commands_dropped += excess
+        excess = len(ledger.requests) - MAX_REQUESTS
+        if excess > 0:
+            ledger.requests = ledger.requests[excess:]
+            ledger.requests_dropped += excess
+        return ledger
+
+
+def update_ledger(
+    previous: Ledger | None, folded: Sequence[Message], *, known_secrets: Iterable[str] = ()
+) -> Ledger:
+    """previous + the facts of the newly folded messages, deduplicated and bounded; previous
+    is not modified. Every recorded text has passed through redact()."""
+    builder = _Builder(previous if previous is not None else Ledger(), tuple(known_secrets))
+    calls = {c.id: c for m in folded if m.role == "assistant" for c in m.tool_calls}
+    results = {m.tool_call_id: m for m in folded if m.role == "tool" and m.tool_call_id}
+    for message in folded:
+        if _is_request(message):
+            builder.request(message)
+        elif message.role == "assistant":
+            for call in message.tool_calls:
+                builder.call(call, results.get(call.id))
+        elif message.role == "tool":
+            outcome = _outcome(message)
+            if outcome is not None and outcome.failed:
+                builder.error(message, calls.get(message.tool_call_id or ""), outcome)
+    return builder.finish()
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+
+def _inline_code(text: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _file_line(label: str, files: Sequence[str], dropped: int) -> str | None:
+    if not files:
+        return None
+    line = f"{label}: {', '.join(files)}"
+    return line + (f" (and {dropped} earlier, not listed)" if dropped else "")
+
+
+def _quoted_request(message_id: str, text: str) -> str:
+    body = "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+    return f"{message_id}:\n{body}"
+
+
+def _render_requests(ledger: Ledger, budget: int) -> list[str]:
+    """Newest requests that fit the budget, oldest of them first, the others counted."""
+    kept: list[str] = []
+    used = 0
+    for message_id, text in reversed(ledger.requests):
+        block = _quoted_request(message_id, text)
+        if used + len(block) > budget:
+            if not kept:  # the newest request always shows, cut to the budget
+                room = budget - len(_quoted_request(message_id, CUT_NOTE))
+                cut = text[: max(room, MIN_REQUEST_PREVIEW)].rstrip() + CUT_NOTE
+                kept.append(_quoted_request(message_id, cut))
+            break
+        kept.append(block)
+        used += len(block) + 1
+    earlier = len(ledger.requests) - len(kept) + ledger.requests_dropped
+    lines = []
+    if earlier:
+        noun = "request is" if earlier == 1 else "requests are"
+        lines.append(f"({earlier} earlier {noun} in the archive)")
+    return lines + list(reversed(kept))
+
+
+def render_ledger(ledger: Ledger, *, request_budget_chars: int) -> str:
+    """Markdown for the summary message; sections with nothing to say are left out."""
+    parts = [
+        _file_line("Files read", ledger.files_read, ledger.files_read_dropped),
+        _file_line("Files written", ledger.files_written, ledger.files_written_dropped),
+        _file_line("Files edited", ledger.files_edited, ledger.files_edited_dropped),
+    ]
+    if ledger.commands:
+        lines = ["Commands (exit code):"]
+        if ledger.commands_dropped:
+            lines.append(f"- ({ledger.commands_dropped} earlier commands not listed)")
+        for text, code in ledger.commands:
+            lines.append(f"- {_inline_code(text)} ({'?' if code is None else code})")
+        parts.append("\n".join(lines))
+    if ledger.last_error:
+        parts.append(f"Last error: {ledger.last_error}")
+    if ledger.requests or ledger.requests_dropped:
+        requests = _render_requests(ledger, max(request_budget_chars, 0))
+        parts.append("Your requests, verbatim:\n" + "\n".join(requests))
+    return "\n".join(p for p in parts if p)

@@ -1,0 +1,97 @@
+"""The compaction policy: when to fold, what to keep, how big a summary; validated values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+class PolicyError(ValueError):
+    """A policy value out of range; the message names the key."""
+
+
+@dataclass(frozen=True)
+class CompactionPolicy:
+    """Every knob of compaction. Field names are the keys of the [compaction] config table."""
+
+    # Fold when the context reaches this share of the usable window (window - reserved output).
+    # 0.8 leaves room for one more large tool result before the provider would refuse.
+    threshold: float = 0.8
+    # Tokens kept free for the model's reply; capped at a quarter of the window so that small
+    # windows (16k) keep most of their room for context.
+    reserved_output_tokens: int = 8_192
+    # The model's window in tokens; 0 = ask litellm (FALLBACK_CONTEXT_WINDOW if it does not know).
+    context_window: int = 0
+    # Fold also when the history has this many messages, however small: long histories make
+    # every request slower to build and harder for the model to attend to. 0 = no cap.
+    max_messages: int = 2_000
+    # The recent tail kept verbatim: at most this many messages ...
+    tail_messages: int = 12
+    # ... and at most this many tokens (also capped at a quarter of the usable window).
+    tail_tokens: int = 8_000
+    # Summary length asked of the model: this share of the folded tokens, within [min, max]
+    # (and never more than a tenth of the usable window, so a summary cannot refill it).
+    summary_ratio: float = 0.2
+    summary_min_tokens: int = 600
+    summary_max_tokens: int = 6_000
+    # Tool results in the kept tail larger than this many characters, and not among the newest
+    # `fresh_tool_results`, are shrunk to a stub citing their archived copy (cheap tier).
+    stale_tool_output_chars: int = 4_000
+    fresh_tool_results: int = 2
+    # A compaction that frees less than this share of the context suspends automatic
+    # compaction until the context has grown by as much again: no fold-loops.
+    min_gain: float = 0.15
+    # Requests kept verbatim in the summary message, newest first, within this many characters.
+    request_budget_chars: int = 4_000
+
+    def __post_init__(self) -> None:
+        checks = {
+            "threshold": 0.1 <= self.threshold <= 0.95,
+            "reserved_output_tokens": 0 <= self.reserved_output_tokens <= 200_000,
+            "context_window": self.context_window == 0 or self.context_window >= 2_048,
+            "max_messages": self.max_messages == 0 or self.max_messages >= 10,
+            "tail_messages": 1 <= self.tail_messages <= 1_000,
+            "tail_tokens": 100 <= self.tail_tokens <= 1_000_000,
+            "summary_ratio": 0.01 <= self.summary_ratio <= 0.9,
+            "summary_min_tokens": 50 <= self.summary_min_tokens,
+            "summary_max_tokens": self.summary_min_tokens <= self.summary_max_tokens,
+            "stale_tool_output_chars": 200 <= self.stale_tool_output_chars,
+            "fresh_tool_results": 0 <= self.fresh_tool_results <= 100,
+            "min_gain": 0.0 <= self.min_gain < 1.0,
+            "request_budget_chars": 0 <= self.request_budget_chars,
+        }
+        for key, ok in checks.items():
+            if not ok:
+                raise PolicyError(f"compaction.{key} is out of range: {getattr(self, key)!r}")
+
+    @classmethod
+    def keys(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The policy applied to one model's window: the token numbers the engine works with."""
+
+    window: int
+    usable: int  # window minus reserved output
+    trigger_tokens: int
+    tail_tokens: int
+    summary_cap: int
+
+    @classmethod
+    def of(cls, policy: CompactionPolicy, window: int) -> Budget:
+        reserved = min(policy.reserved_output_tokens, window // 4)
+        usable = window - reserved
+        return cls(
+            window=window,
+            usable=usable,
+            trigger_tokens=int(policy.threshold * usable),
+            tail_tokens=min(policy.tail_tokens, usable // 4),
+            summary_cap=max(
+                policy.summary_min_tokens // 2, min(policy.summary_max_tokens, usable // 10)
+            ),
+        )
+
+    def summary_target(self, policy: CompactionPolicy, folded_tokens: int) -> int:
+        wanted = int(folded_tokens * policy.summary_ratio)
+        return max(min(policy.summary_min_tokens, self.summary_cap), min(wanted, self.summary_cap))

@@ -1,0 +1,78 @@
+"""Step 6: the summary message (summary, ledger, chunk index, anchor) and the new history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent.compaction.ledger import Ledger, render_ledger
+from agent.messages import Message
+from sessions.archive import ChunkInfo
+
+# Previous chunks listed in the summary message, newest first; older ones are counted. Ten
+# lines keep the index small while covering a long working day of folds.
+MAX_INDEXED_CHUNKS = 10
+READER_TOOL = "read_archive"
+
+
+def chunk_line(chunk: ChunkInfo) -> str:
+    topics = chunk.topics or "no topics"
+    return f"chunk {chunk.number}: {topics} (messages {chunk.first_id}-{chunk.last_id})"
+
+
+def archive_section(current: ChunkInfo | None, previous: Sequence[ChunkInfo]) -> str:
+    """Where the folded messages are and how to read them back."""
+    lines = ["## Archive"]
+    if current is not None:
+        lines.append(f"The messages folded just now are {chunk_line(current)}.")
+    older = [c for c in previous if current is None or c.number != current.number]
+    if older:
+        lines.append("Earlier chunks, newest first:")
+        shown = list(reversed(older))[:MAX_INDEXED_CHUNKS]
+        lines += [f"- {chunk_line(c)}" for c in shown]
+        if len(older) > len(shown):
+            lines.append(f"- ... and {len(older) - len(shown)} older chunks")
+    lines.append(
+        f"Everything folded is kept word for word. When you need exact text from before the "
+        f"fold (file contents, error output, what the user said), call {READER_TOOL}: "
+        "action=search with a regex or words, action=read with a chunk number and optionally "
+        "a message id range, action=list for the chunk index."
+    )
+    return "\n".join(lines)
+
+
+def summary_message(
+    *,
+    summary: str,
+    ledger: Ledger,
+    current: ChunkInfo | None,
+    previous: Sequence[ChunkInfo],
+    request_budget_chars: int,
+    method: str,
+) -> Message:
+    """The user-role message at the head of the rebuilt history; its parts are kept in meta so
+    the next compaction can update them (anchored summary, cumulative ledger)."""
+    header = "[pleat: the earlier conversation was folded to save context; this is its summary]"
+    ledger_text = render_ledger(ledger, request_budget_chars=request_budget_chars)
+    parts = [header, summary.strip()]
+    if ledger_text:
+        parts.append("## Recorded by pleat (from the folded messages)\n" + ledger_text)
+    parts.append(archive_section(current, previous))
+    return Message(
+        role="user",
+        content="\n\n".join(parts),
+        meta={
+            "kind": "summary",
+            "injected": True,
+            "summary": summary.strip(),
+            "ledger": ledger.to_dict(),
+            "chunk": current.number if current is not None else None,
+            "method": method,
+        },
+    )
+
+
+def rebuild(
+    system: Message, summary: Message, tail: Sequence[Message], pulled_back: Sequence[Message]
+) -> list[Message]:
+    """history = system + summary + recent tail + pulled-back messages."""
+    return [system, summary, *tail, *pulled_back]

@@ -1,0 +1,38 @@
+"""Where sessions live: $PLEAT_HOME/sessions/<id>/ (platformdirs' data dir without PLEAT_HOME)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from pathlib import Path
+
+APP_NAME = "pleat"
+# Directories holding transcripts and archives are private to the user: they contain code,
+# command output and anything the user typed.
+PRIVATE_DIR_MODE = 0o700
+
+
+def data_home() -> Path:
+    value = os.environ.get("PLEAT_HOME")
+    if value:
+        return Path(value).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def new_session_id() -> str:
+    """Sortable by start time, unique without coordination: 20261121-201500-a1b2c3."""
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+
+def private_dir(path: Path) -> Path:
+    """Create `path` (and parents) with mode 0700; tighten it if it already exists."""
+    path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
+    os.chmod(path, PRIVATE_DIR_MODE)
+    return path
+
+
+def session_dir(session_id: str) -> Path:
+    return data_home() / "sessions" / session_id

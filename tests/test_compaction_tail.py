@@ -1,0 +1,145 @@
+"""Step 3 (tail choice and pull back) and step 6 (rebuild) keep every history valid, for any
+history and any policy (hypothesis)."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from invariants import assert_history_valid, assert_provider_valid
+
+from agent.compaction.cheap_tier import shrink_tail
+from agent.compaction.rebuild import rebuild
+from agent.compaction.tail import choose_split
+from agent.messages import Message, ToolCall, provider_messages, units
+
+
+def count(message: Message) -> int:
+    return (
+        4 + len(message.content or "") // 4 + sum(len(c.arguments) // 4 for c in message.tool_calls)
+    )
+
+
+unit_kinds = st.one_of(
+    st.tuples(st.just("user"), st.integers(1, 400)),
+    st.tuples(st.just("assistant"), st.integers(1, 400)),
+    st.tuples(st.just("tools"), st.integers(1, 4), st.integers(1, 3000)),
+)
+
+
+def build_history(kinds: list[tuple], with_summary: bool) -> list[Message]:
+    history = [Message(role="system", content="sys", id="m0")]
+    if with_summary:
+        history.append(
+            Message(role="user", content="old summary", id="s0", meta={"kind": "summary"})
+        )
+    n = 0
+
+    def nid() -> str:
+        nonlocal n
+        n += 1
+        return f"m{n}"
+
+    for kind in kinds:
+        if kind[0] == "user":
+            history.append(Message(role="user", content="u" * kind[1], id=nid()))
+        elif kind[0] == "assistant":
+            history.append(Message(role="assistant", content="a" * kind[1], id=nid()))
+        else:
+            calls = tuple(
+                ToolCall(f"c{n}_{i}", "read_file", json.dumps({"path": f"f{i % 2}.py"}))
+                for i in range(kind[1])
+            )
+            history.append(Message(role="assistant", content=None, tool_calls=calls, id=nid()))
+            for call in calls:
+                history.append(
+                    Message(
+                        role="tool",
+                        content="r" * kind[2],
+                        tool_call_id=call.id,
+                        name=call.name,
+                        id=nid(),
+                    )
+                )
+    return history
+
+
+def summary() -> Message:
+    return Message(role="user", content="new summary", id="s1", meta={"kind": "summary"})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kinds=st.lists(unit_kinds, min_size=1, max_size=40),
+    with_summary=st.booleans(),
+    tail_messages=st.integers(1, 20),
+    tail_tokens=st.integers(100, 5000),
+    pull_back=st.integers(0, 5),
+    stale_chars=st.integers(200, 3000),
+    fresh=st.integers(0, 3),
+)
+def test_split_and_rebuild_keep_histories_valid(
+    kinds: list[tuple],
+    with_summary: bool,
+    tail_messages: int,
+    tail_tokens: int,
+    pull_back: int,
+    stale_chars: int,
+    fresh: int,
+) -> None:
+    history = build_history([("user", 5), *kinds], with_summary)  # live histories open with a user
+    split = choose_split(
+        history,
+        count,
+        tail_messages=tail_messages,
+        tail_tokens=tail_tokens,
+        pull_back_units=pull_back,
+    )
+    if split is None:
+        assert len(units(history, 2 if with_summary else 1)) < 2
+        return
+    folded, tail, pulled = split.folded(history), split.tail(history), split.pulled_back(history)
+    # A partition: every message after the head is folded, kept or pulled back, exactly once.
+    assert folded + tail + pulled == history[split.fold_start :]
+    assert folded, "a compaction always folds something"
+    assert all(m.meta.get("kind") != "summary" for m in folded + tail + pulled)
+    # The compression call's own payload is valid: the history prefix plus the instruction.
+    instruction = Message(role="user", content="compress", id="i")
+    assert_provider_valid(provider_messages([*history[: split.send_end], instruction]))
+    # The rebuilt history is valid, with or without the cheap tier.
+    new_tail, shrunk = shrink_tail(tail, chunk=1, stale_chars=stale_chars, fresh_results=fresh)
+    assert [m.id for m in new_tail] == [m.id for m in tail]
+    assert all(m.id in {t.id for t in tail} for m in shrunk)
+    assert_history_valid(rebuild(history[0], summary(), new_tail, pulled))
+
+
+def test_trailing_user_request_is_pulled_back() -> None:
+    history = build_history(
+        [("user", 10), ("tools", 2, 800), ("assistant", 50), ("user", 20)], False
+    )
+    split = choose_split(history, count, tail_messages=12, tail_tokens=100)
+    assert split is not None
+    assert [m.role for m in split.pulled_back(history)] == ["user"]
+    assert history[split.send_end - 1].role == "assistant"
+
+
+def test_tail_never_starts_with_a_tool_result() -> None:
+    history = build_history([("user", 10), ("tools", 3, 100), ("tools", 3, 100)], False)
+    for budget in range(10, 400, 10):
+        split = choose_split(history, count, tail_messages=100, tail_tokens=budget)
+        assert split is not None
+        tail = split.tail(history)
+        assert not tail or tail[0].role != "tool"
+
+
+def test_stale_big_outputs_become_stubs_and_repeats_keep_the_newest() -> None:
+    history = build_history([("tools", 1, 5000), ("tools", 1, 5000), ("tools", 1, 10)], False)
+    tail = history[1:]
+    new_tail, shrunk = shrink_tail(tail, chunk=7, stale_chars=1000, fresh_results=1)
+    results = [m for m in new_tail if m.role == "tool"]
+    # All three call read_file on f0.py: the older two are superseded by the newest.
+    assert "superseded" in results[0].content and "superseded" in results[1].content
+    assert results[2].content == "r" * 10
+    assert "chunk 7" in results[0].content and results[0].id in results[0].content
+    assert [m.content for m in shrunk] == ["r" * 5000, "r" * 5000]
