@@ -9,6 +9,7 @@ from pathlib import Path
 USAGE_EXAMPLES = """\
 examples:
   pleat                                   start the terminal UI
+  pleat --yes                             the terminal UI, approving every call without asking
   pleat -p "explain src/main.py"          one request, headless, answer on stdout
   pleat -p "fix the failing test" --yes   headless, allowing writes, edits and commands
   pleat --model openai/qwen --api-base http://localhost:8000/v1 -p "hi"
@@ -37,12 +38,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--cwd", type=Path, help="workspace directory (default: the current one)")
     parser.add_argument(
-        "-y", "--yes", action="store_true", help="headless: approve every write, edit and command"
+        "-y",
+        "--yes",
+        action="store_true",
+        help="approve every write, edit and command without asking (headless and in the TUI)",
     )
     parser.add_argument(
         "--max-tool-iterations", type=int, help="model calls allowed in one request"
     )
+    parser.add_argument(
+        "--context-window",
+        type=int,
+        metavar="N",
+        help="the model's window in tokens, for models litellm does not know",
+    )
+    parser.add_argument(
+        "--compaction",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a compaction setting, e.g. threshold=0.7 (repeatable; see README)",
+    )
     return parser
+
+
+def compaction_flags(args: argparse.Namespace) -> dict[str, str] | None:
+    """--context-window and --compaction KEY=VALUE as a [compaction] table (strings are
+    converted and checked by the config loader like environment values)."""
+    table: dict[str, str] = {}
+    for item in args.compaction:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--compaction expects KEY=VALUE, got {item!r}")
+        table[key.strip()] = value.strip()
+    if args.context_window is not None:
+        table["context_window"] = str(args.context_window)
+    return table or None
 
 
 def fail(message: str, code: int = 1) -> int:
@@ -62,15 +93,23 @@ def main(argv: list[str] | None = None) -> int:
                 "api_base": args.api_base,
                 "api_key": args.api_key,
                 "max_tool_iterations": args.max_tool_iterations,
+                "compaction": compaction_flags(args),
             }
         )
-    except ConfigError as error:
+    except (ConfigError, ValueError) as error:
         return fail(str(error), 2)
     workspace = (args.cwd or Path.cwd()).expanduser().resolve()
     if not workspace.is_dir():
         return fail(f"workspace {workspace} is not a directory", 2)
     if args.prompt is None:
-        return fail("the terminal UI is not built yet; use -p PROMPT for a headless request", 2)
+        # The entry point is the one place that starts the UI. Loaded at run time, by name:
+        # --help and -p never pay for Textual, and the core's import contract (no agent module
+        # imports tui) keeps holding for everything the core itself imports. Without a model
+        # the UI still opens and explains how to configure one.
+        import importlib
+
+        tui_app = importlib.import_module("tui.app")
+        return tui_app.run(config, workspace, approve_everything=args.yes)
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
     if not prompt.strip():
         return fail("the prompt is empty", 2)

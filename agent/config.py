@@ -134,7 +134,7 @@ def _validated(
             if not isinstance(value, dict):
                 raise ConfigError(f"{source}: {label(key)} must be a table of settings")
             out[key] = _validated(
-                value, source, lambda k: f"{label(COMPACTION)}.{k}", CompactionPolicy
+                value, source, lambda k: label(f"{COMPACTION}.{k}"), CompactionPolicy
             )
             continue
         if key not in kinds:

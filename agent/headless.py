@@ -9,7 +9,15 @@ from typing import TextIO
 
 from agent.assemble import build_agent
 from agent.config import Config, ConfigError
-from agent.events import ErrorEvent, Event, TextDelta, ToolCallFinished, ToolCallStarted
+from agent.events import (
+    CompactionDone,
+    CompactionFailed,
+    ErrorEvent,
+    Event,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from agent.llm import LLMError
 from agent.loop import Agent
 from agent.permissions import approve_all, refuse_headless
@@ -34,6 +42,40 @@ def render(event: Event, out: TextIO, err: TextIO) -> None:
     elif isinstance(event, ToolCallFinished) and event.is_error:
         line = " ".join(event.text.split())[:STDERR_PREVIEW_CHARS]
         err.write(f"  ✗ {line}\n")
+    elif isinstance(event, CompactionDone | CompactionFailed):
+        err.write(f"⟳ {describe_compaction(event)}\n")
+
+
+def kilo(tokens: int) -> str:
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+
+
+def describe_compaction(event: CompactionDone | CompactionFailed) -> str:
+    """One line for a fold: what went where, how much it freed, how much the cache served."""
+    if isinstance(event, CompactionFailed):
+        return event.message
+    where = f"chunk {event.chunk}" + (" (merged)" if event.merged else "")
+    line = (
+        f"folded {event.folded_messages} messages into {where} · {event.topics or 'no topics'} · "
+        f"{kilo(event.tokens_before)} -> {kilo(event.tokens_after)} tokens"
+    )
+    if event.prompt_tokens:
+        line += f" · compression call {event.cached_tokens / event.prompt_tokens:.0%} from cache"
+    if event.method != "insert":
+        line += f" · summarized by {event.method}"
+    if event.suspended:
+        line += " · it freed too little: automatic compaction paused until the context grows"
+    return line
+
+
+async def run_compact(agent: Agent, focus: str | None, out: TextIO) -> int:
+    """`pleat -p "/compact [focus]"`: fold now and say what happened."""
+    last: Event | None = None
+    async for event in agent.compact(focus=focus):
+        last = event
+    assert isinstance(last, CompactionDone | CompactionFailed)
+    out.write(describe_compaction(last) + "\n")
+    return EXIT_OK if isinstance(last, CompactionDone) else EXIT_FAILED
 
 
 async def run_turn(agent: Agent, prompt: str, out: TextIO, err: TextIO) -> int:
@@ -64,7 +106,10 @@ def run_headless(config: Config, workspace: Path, prompt: str, *, approve_everyt
     except (ConfigError, LLMError) as error:
         print(f"pleat: error: {error}", file=sys.stderr)
         return EXIT_CONFIG
+    command, _, focus = prompt.strip().partition(" ")
     try:
+        if command == "/compact":
+            return asyncio.run(run_compact(agent, focus.strip() or None, sys.stdout))
         return asyncio.run(run_turn(agent, prompt, sys.stdout, sys.stderr))
     except KeyboardInterrupt:
         print("\npleat: interrupted", file=sys.stderr)

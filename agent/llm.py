@@ -237,6 +237,39 @@ class _ToolCallAssembler:
         return tuple(out)
 
 
+# Providers that cache only up to explicit breakpoints (Anthropic's cache_control, also when
+# reached through Bedrock or Vertex); OpenAI-style providers cache prefixes by themselves.
+HOSTS_OF_CLAUDE = ("bedrock/", "vertex_ai/")
+# Breakpoints placed: the system prompt and the last two messages. Anthropic allows four and
+# looks back up to 20 blocks from each for an earlier cached prefix, so the next request (and
+# the compression call, which only appends the instruction) finds this one's prefix.
+TRAILING_BREAKPOINTS = 2
+
+
+def needs_cache_breakpoints(model: str) -> bool:
+    return model.startswith("anthropic/") or (
+        model.startswith(HOSTS_OF_CLAUDE) and "claude" in model
+    )
+
+
+def with_cache_breakpoints(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A copy of `messages` with cache_control on the system message and the last messages
+    that carry text (litellm passes these through to Anthropic's API)."""
+    marked = [dict(m) for m in messages]
+    targets = [0] if marked and marked[0]["role"] == "system" else []
+    trailing = [
+        i for i, m in enumerate(marked) if isinstance(m.get("content"), str) and m["content"]
+    ]
+    targets += [i for i in trailing[-TRAILING_BREAKPOINTS:] if i not in targets]
+    for index in targets:
+        text = marked[index]["content"]
+        if isinstance(text, str) and text:
+            marked[index]["content"] = [
+                {"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}
+            ]
+    return marked
+
+
 def _stream_was_cut(response: Any) -> bool:
     """True when the stream ended without the provider's finish reason (a dropped connection:
     the SSE client just stops, and litellm would report a normal "stop")."""
@@ -315,6 +348,8 @@ class LLM:
         litellm = _litellm()
         if self._model is None:
             self._model = resolve_model(self.settings)
+        if needs_cache_breakpoints(self._model):
+            messages = with_cache_breakpoints(messages)
         kwargs: dict[str, Any] = {
             "model": self._model,
             "messages": messages,

@@ -157,6 +157,10 @@ def test_unreachable_server(workspace: Path) -> None:
         ([], {"PLEAT_MAX_RETRIES": "many"}, "PLEAT_MAX_RETRIES"),
         ([], {"PLEAT_COLOUR": "blue"}, "PLEAT_COLOUR"),
         (["--api-base", "localhost:1"], {}, "api_base"),
+        (["--compaction", "threshold=2"], {}, "compaction.threshold"),
+        (["--compaction", "threshold"], {}, "KEY=VALUE"),
+        (["--context-window", "100"], {}, "context_window"),
+        ([], {"PLEAT_COMPACTION_TAIL": "3"}, "PLEAT_COMPACTION_TAIL"),
     ],
 )
 def test_bad_configuration_is_one_line(
@@ -173,3 +177,37 @@ def test_bad_config_file_is_one_line(workspace: Path, pleat_home: Path) -> None:
     done = pleat("-p", "hi", cwd=workspace, env={"PLEAT_HOME": str(pleat_home)})
     assert done.returncode == 2
     assert "'threshold'" in one_error_line(done)
+
+
+def test_headless_folds_under_a_small_window(server: ScriptedServer, workspace: Path) -> None:
+    """--context-window reaches the engine; each fold is one line on stderr."""
+    for i in range(12):
+        (workspace / f"f{i}.txt").write_text(f"file {i} " + "words to read " * 300)
+    reads = iter(range(12))
+
+    def model(body: dict) -> Text | ToolCalls:
+        if "[pleat: context compaction" in str(body["messages"][-1]["content"]):
+            return Text("<topics>files</topics><summary>read some files</summary>")
+        i = next(reads, None)
+        return (
+            Text("done reading") if i is None else ToolCalls([("read_file", {"path": f"f{i}.txt"})])
+        )
+
+    server.fallback = model
+    done = pleat(
+        "-p",
+        "read the twelve files",
+        "--model",
+        TEST_MODEL,
+        "--api-base",
+        server.base_url,
+        "--api-key",
+        TEST_API_KEY,
+        "--context-window",
+        "8000",
+        cwd=workspace,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done reading"
+    folds = [line for line in done.stderr.splitlines() if line.startswith("⟳ folded")]
+    assert folds and all("tokens" in line and "from cache" in line for line in folds)

@@ -3,16 +3,26 @@ history and any policy (hypothesis)."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from invariants import assert_history_valid, assert_provider_valid
 
 from agent.compaction.cheap_tier import shrink_tail
+from agent.compaction.engine import Compactor
+from agent.compaction.offline_model import OfflineSummarizer
+from agent.compaction.policy import CompactionPolicy
 from agent.compaction.rebuild import rebuild
 from agent.compaction.tail import choose_split
-from agent.messages import Message, ToolCall, provider_messages, units
+from agent.events import CompactionDone
+from agent.messages import Message, ToolCall, is_summary, provider_messages, units
+from agent.tokens import TokenLedger
+from sessions.archive import ChunkArchive
 
 
 def count(message: Message) -> int:
@@ -143,3 +153,79 @@ def test_stale_big_outputs_become_stubs_and_repeats_keep_the_newest() -> None:
     assert results[2].content == "r" * 10
     assert "chunk 7" in results[0].content and results[0].id in results[0].content
     assert [m.content for m in shrunk] == ["r" * 5000, "r" * 5000]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    first=st.lists(unit_kinds, min_size=2, max_size=25),
+    second=st.lists(unit_kinds, min_size=2, max_size=25),
+    tail_messages=st.integers(1, 12),
+    tail_tokens=st.integers(100, 3000),
+    stale_chars=st.integers(200, 3000),
+)
+def test_successive_folds_archive_every_message_exactly_once(
+    tmp_path_factory: pytest.TempPathFactory,
+    first: list[tuple],
+    second: list[tuple],
+    tail_messages: int,
+    tail_tokens: int,
+    stale_chars: int,
+) -> None:
+    """The engine itself (offline summarizer): fold, grow, fold again; every message that
+    left the live history is in the archive exactly once, and the history stays valid."""
+    directory = tmp_path_factory.mktemp("archive")
+    policy = CompactionPolicy(
+        context_window=16_000,
+        tail_messages=tail_messages,
+        tail_tokens=max(tail_tokens, 100),
+        stale_tool_output_chars=stale_chars,
+    )
+    ids = iter(range(10_000, 20_000))
+    compactor = Compactor(
+        policy,
+        OfflineSummarizer(16_000),
+        ChunkArchive(directory, "s"),
+        TokenLedger(),
+        new_id=lambda: f"x{next(ids)}",
+    )
+    history = build_history([("user", 5), *first], False)
+    gone: set[str] = set()
+    for extra in (None, second):
+        if extra is not None:
+            more = build_history([("user", 5), *extra], False)[1:]
+            for message in more:
+                message.id = f"y{next(ids)}"
+            history = [*history, *_renamed_calls(more)]
+        events = asyncio.run(_collect(compactor.compact(history, [], reason="manual")))
+        done = events[-1]
+        if not isinstance(done, CompactionDone):
+            continue
+        live = {m.id for m in done.history}
+        gone |= {m.id for m in history if m.id not in live and not is_summary(m)}
+        history = list(done.history)
+        assert_history_valid(history)
+    archive = ChunkArchive(directory, "s")
+    stored = [m.id for c in archive.chunks() for part in archive.read_parts(c.number) for m in part]
+    assert len(stored) == len(set(stored))
+    assert gone <= set(stored)
+
+
+def _renamed_calls(messages: list[Message]) -> list[Message]:
+    """Give a second batch's tool calls ids of their own (ids are unique per session)."""
+    renames: dict[str, str] = {}
+    out = []
+    for message in messages:
+        if message.tool_calls:
+            calls = []
+            for call in message.tool_calls:
+                renames[call.id] = f"{call.id}_b{message.id}"
+                calls.append(ToolCall(renames[call.id], call.name, call.arguments))
+            message = dataclasses.replace(message, tool_calls=tuple(calls))
+        elif message.role == "tool":
+            message = dataclasses.replace(message, tool_call_id=renames[message.tool_call_id or ""])
+        out.append(message)
+    return out
+
+
+async def _collect(stream: Any) -> list[Any]:
+    return [event async for event in stream]

@@ -93,3 +93,35 @@ def test_api_key_is_never_in_repr() -> None:
     config = load_config({"api_key": "sk-secret-123", "model": "m"}, environ={})
     assert "sk-secret-123" not in repr(config)
     assert "sk-secret-123" not in repr(config.model_settings())
+
+
+def test_compaction_table_from_file_env_and_flags(pleat_home: Path) -> None:
+    write_config(pleat_home, "[compaction]\nthreshold = 0.7\ntail_messages = 6\n")
+    env = {"PLEAT_COMPACTION_TAIL_MESSAGES": "8", "PLEAT_COMPACTION_MIN_GAIN": "0.2"}
+    config = load_config({"compaction": {"context_window": "16000"}}, environ=env)
+    policy = config.compaction
+    assert (policy.threshold, policy.tail_messages, policy.min_gain) == (0.7, 8, 0.2)
+    assert policy.context_window == 16_000
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("[compaction]\nthreshhold = 0.7\n", "compaction.threshhold"),
+        ("[compaction]\nthreshold = 1.5\n", "compaction.threshold"),
+        ('[compaction]\ntail_messages = "six"\n', "compaction.tail_messages"),
+        ("[compaction]\nsummary_min_tokens = 900\nsummary_max_tokens = 8\n", "summary_max"),
+        ("compaction = 3\n", "compaction"),
+    ],
+)
+def test_bad_compaction_settings_are_named(pleat_home: Path, text: str, needle: str) -> None:
+    write_config(pleat_home, text)
+    with pytest.raises(ConfigError) as info:
+        load_config({}, environ={})
+    assert needle in str(info.value)
+
+
+def test_unknown_compaction_variable_is_named() -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config({}, environ={"PLEAT_COMPACTION_TRESHOLD": "0.5"})
+    assert "PLEAT_COMPACTION_TRESHOLD" in str(info.value)

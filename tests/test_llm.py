@@ -210,3 +210,27 @@ def test_classify_keeps_provider_words_without_exception_names() -> None:
     settings = ModelSettings(model="m", api_base="http://h/v1")
     error = classify(RuntimeError("litellm.BadRequestError: Boom"), settings)
     assert error.kind == "transient"
+
+
+def test_anthropic_models_get_cache_breakpoints() -> None:
+    from agent.llm import needs_cache_breakpoints, with_cache_breakpoints
+
+    assert needs_cache_breakpoints("anthropic/claude-sonnet-4-5")
+    assert needs_cache_breakpoints("bedrock/anthropic.claude-3-5-sonnet")
+    assert not needs_cache_breakpoints("openai/gpt-4o")
+    messages = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "one"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function"}]},
+        {"role": "tool", "tool_call_id": "c", "content": "result"},
+        {"role": "user", "content": "compress now"},
+    ]
+    marked = with_cache_breakpoints(messages)
+    blocks = [i for i, m in enumerate(marked) if isinstance(m["content"], list)]
+    assert blocks == [0, 3, 4]
+    assert marked[4]["content"][0] == {
+        "type": "text",
+        "text": "compress now",
+        "cache_control": {"type": "ephemeral"},
+    }
+    assert messages[4]["content"] == "compress now"  # the caller's list is untouched

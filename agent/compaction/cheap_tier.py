@@ -33,6 +33,8 @@ def shrink_tail(
     shrunk: list[Message] = []
     for index, message in enumerate(tail):
         call = calls.get(message.tool_call_id or "") if message.role == "tool" else None
+        if "shrunk_to_chunk" in message.meta:
+            call = None  # already a stub; its original is archived in that chunk
         text = message.content or ""
         stub: str | None = None
         if call is not None and newest_by_call.get((call.name, call.arguments), index) != index:

@@ -11,7 +11,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from agent.compaction.cheap_tier import shrink_tail
 from agent.compaction.instruction import compression_instruction
@@ -22,8 +22,8 @@ from agent.compaction.rebuild import rebuild, summary_message
 from agent.compaction.redact import redact
 from agent.compaction.reply import CompressionReply, ReplyError, parse_reply
 from agent.compaction.tail import Split, choose_split
-from agent.events import CompactionDone, CompactionFailed, CompactionStarted, Event
-from agent.llm import LLM, LLMError, LLMReply
+from agent.events import CompactionDone, CompactionFailed, CompactionStarted, Event, Retrying
+from agent.llm import LLMError, LLMReply
 from agent.messages import Message, is_summary, provider_messages
 from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive, ChunkInfo
@@ -46,6 +46,16 @@ _STATED_WINDOW = (
     re.compile(r"\d+ tokens? > (\d+) maximum", re.IGNORECASE),
     re.compile(r"context (?:window|length|size) (?:is|of) (\d+)", re.IGNORECASE),
 )
+
+
+class SummaryModel(Protocol):
+    """What the engine needs of a model: agent.llm.LLM, or replay's offline summarizer."""
+
+    def context_window(self) -> int: ...
+
+    def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> AsyncIterator[str | Retrying | LLMReply]: ...
 
 
 class CompactionError(Exception):
@@ -79,7 +89,7 @@ class Compactor:
     def __init__(
         self,
         policy: CompactionPolicy,
-        llm: LLM,
+        llm: SummaryModel,
         archive: ChunkArchive,
         tokens: TokenLedger,
         *,
@@ -343,9 +353,11 @@ class Compactor:
         )
         topics = redact(reply.topics, self.secrets)
         tokens = sum(self.tokens.count(m) for m in folded)
+        # A stub from an earlier fold has its original archived already: not written twice.
+        fresh = [m for m in folded if "shrunk_to_chunk" not in m.meta]
         write = self.archive.merge_into_last if merged else self.archive.write_chunk
         # Durable on disk before the history changes (a worker thread: fsync blocks).
-        chunk = await asyncio.to_thread(write, folded, topics=topics, tokens=tokens, shrunk=shrunk)
+        chunk = await asyncio.to_thread(write, fresh, topics=topics, tokens=tokens, shrunk=shrunk)
         head = history[1] if len(history) > 1 and is_summary(history[1]) else None
         previous_ledger = Ledger.from_dict(head.meta["ledger"]) if head is not None else None
         summary = summary_message(
