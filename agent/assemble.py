@@ -1,40 +1,78 @@
-"""Builds a ready agent from settings: the model door, the tools, compaction, approvals."""
+"""Builds a ready agent from settings and a session: model door, tools, compaction, journal."""
 
 from __future__ import annotations
 
+import os
+import signal
+from collections.abc import Callable
 from pathlib import Path
 
 from agent.compaction.engine import Compactor
 from agent.config import Config
 from agent.llm import LLM
 from agent.loop import Agent
+from agent.messages import Message
 from agent.permissions import Approver
 from agent.prompt import system_prompt
 from agent.tokens import TokenLedger
-from sessions.archive import ChunkArchive
-from sessions.paths import new_session_id, private_dir, session_dir
+from sessions.store import Session, SessionError, latest_session
 from tools.registry import default_registry
 
 
+def crash_hook() -> Callable[[str], None] | None:
+    """PLEAT_CRASH_AT=<step> makes pleat SIGKILL itself when a compaction reaches that step
+    ("summarized", "archived", "swapped", "recorded"): how the crash-safety tests stop it at
+    exactly that point, in a real process."""
+    step = os.environ.get("PLEAT_CRASH_AT")
+    if not step:
+        return None
+
+    def kill_at(name: str) -> None:
+        if name == step:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return kill_at
+
+
+def open_session(
+    config: Config, workspace: Path, *, resume: str | None = None, continue_latest: bool = False
+) -> tuple[Session, list[Message] | None, list[str]]:
+    """A new session, or an existing one resumed (by id, or this workspace's latest).
+    Raises SessionError or SessionBusy with one clear line."""
+    if continue_latest and resume is None:
+        resume = latest_session(workspace)
+        if resume is None:
+            raise SessionError(f"no earlier session in {workspace} to continue")
+    if resume is not None:
+        return Session.resume(resume)
+    return Session.create(workspace, model=config.model or ""), None, []
+
+
 def build_agent(
-    config: Config, workspace: Path, approve: Approver, *, session_id: str | None = None
+    config: Config,
+    workspace: Path,
+    approve: Approver,
+    *,
+    session: Session,
+    history: list[Message] | None = None,
 ) -> Agent:
-    """One agent for one workspace; raises ConfigError when no model is configured."""
-    registry = default_registry(command_timeout=config.command_timeout)
+    """One agent for one workspace and session (the caller opens and closes the session);
+    raises ConfigError when no model is configured."""
     llm = LLM(config.model_settings())
-    session = session_id or new_session_id()
+    registry = default_registry(command_timeout=config.command_timeout, archive=session.archive)
     secrets = [config.api_key] if config.api_key else []
 
     def compactor(agent: Agent) -> Compactor:
-        directory = private_dir(session_dir(session)) / "chunks"
-        return Compactor(
+        engine = Compactor(
             config.compaction,
             llm,
-            ChunkArchive(directory, session),
+            session.archive,
             TokenLedger(registry.schemas()),
             new_id=agent.new_id,
             secrets=secrets,
         )
+        engine.step_hook = crash_hook()
+        return engine
 
     return Agent(
         llm,
@@ -43,5 +81,7 @@ def build_agent(
         approve,
         system_prompt(workspace, registry.names()),
         max_tool_iterations=config.max_tool_iterations,
+        recorder=session,
         compactor=compactor,
+        history=history,
     )

@@ -13,6 +13,8 @@ examples:
   pleat -p "explain src/main.py"          one request, headless, answer on stdout
   pleat -p "fix the failing test" --yes   headless, allowing writes, edits and commands
   pleat --model openai/qwen --api-base http://localhost:8000/v1 -p "hi"
+  pleat -p "what did we decide about the cache?" --continue
+  pleat sessions                          this workspace's sessions (--all for every one)
 
 configuration: defaults < $PLEAT_HOME/config.toml < PLEAT_* variables < flags
 """
@@ -37,6 +39,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--api-key", help="API key (default: the provider's usual variable, e.g. OPENAI_API_KEY)"
     )
     parser.add_argument("--cwd", type=Path, help="workspace directory (default: the current one)")
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_latest",
+        action="store_true",
+        help="resume this workspace's latest session",
+    )
+    parser.add_argument("--resume", metavar="ID", help="resume a session (ids: pleat sessions)")
     parser.add_argument(
         "-y",
         "--yes",
@@ -82,7 +92,23 @@ def fail(message: str, code: int = 1) -> int:
     return code
 
 
+def list_sessions_command(argv: list[str]) -> int:
+    """`pleat sessions [--all]`: this workspace's sessions (all with --all), newest first."""
+    parser = argparse.ArgumentParser(prog="pleat sessions", description="list saved sessions")
+    parser.add_argument("--all", action="store_true", help="sessions of every workspace")
+    parser.add_argument("--cwd", type=Path, help="workspace directory (default: the current one)")
+    args = parser.parse_args(argv)
+    from sessions.store import format_sessions, list_sessions
+
+    workspace = None if args.all else (args.cwd or Path.cwd()).expanduser().resolve()
+    print(format_sessions(list_sessions(workspace)))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["sessions"]:
+        return list_sessions_command(argv[1:])
     args = build_parser().parse_args(argv)
     from agent.config import ConfigError, load_config
 
@@ -115,7 +141,14 @@ def main(argv: list[str] | None = None) -> int:
         return fail("the prompt is empty", 2)
     from agent.headless import run_headless
 
-    return run_headless(config, workspace, prompt, approve_everything=args.yes)
+    return run_headless(
+        config,
+        workspace,
+        prompt,
+        approve_everything=args.yes,
+        resume=args.resume,
+        continue_latest=args.continue_latest,
+    )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ from tools.shell import MAX_TIMEOUT_SECONDS
 APP_NAME = "pleat"
 ENV_PREFIX = "PLEAT_"
 # Environment variables with the prefix that are not settings.
-ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME"})
+# PLEAT_CRASH_AT: the crash-safety tests' switch (agent.assemble.crash_hook).
+ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME", "PLEAT_CRASH_AT"})
 # The one table of settings: the compaction policy.
 COMPACTION = "compaction"
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from agent.assemble import build_agent
+from agent.assemble import build_agent, open_session
 from agent.config import Config, ConfigError
 from agent.events import (
     CompactionDone,
@@ -18,9 +18,10 @@ from agent.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from agent.llm import LLMError
 from agent.loop import Agent
 from agent.permissions import approve_all, refuse_headless
+from sessions.lock import SessionBusy
+from sessions.store import SessionError
 
 # Exit codes: 0 answered; 1 the request failed (provider, model); 2 bad configuration or input;
 # 130 interrupted (the shell's convention for Ctrl+C).
@@ -98,19 +99,34 @@ async def run_turn(agent: Agent, prompt: str, out: TextIO, err: TextIO) -> int:
     return EXIT_CONFIG if error.kind in CONFIG_KINDS else EXIT_FAILED
 
 
-def run_headless(config: Config, workspace: Path, prompt: str, *, approve_everything: bool) -> int:
+def run_headless(
+    config: Config,
+    workspace: Path,
+    prompt: str,
+    *,
+    approve_everything: bool,
+    resume: str | None = None,
+    continue_latest: bool = False,
+) -> int:
     try:
-        agent = build_agent(
-            config, workspace, approve_all if approve_everything else refuse_headless
+        config.model_settings()  # no model: say so before creating a session
+        session, history, notes = open_session(
+            config, workspace, resume=resume, continue_latest=continue_latest
         )
-    except (ConfigError, LLMError) as error:
+    except (ConfigError, SessionError, SessionBusy) as error:
         print(f"pleat: error: {error}", file=sys.stderr)
         return EXIT_CONFIG
+    for note in notes:
+        print(f"pleat: resumed with a repair: {note}", file=sys.stderr)
+    approve = approve_all if approve_everything else refuse_headless
     command, _, focus = prompt.strip().partition(" ")
     try:
+        agent = build_agent(config, workspace, approve, session=session, history=history)
         if command == "/compact":
             return asyncio.run(run_compact(agent, focus.strip() or None, sys.stdout))
         return asyncio.run(run_turn(agent, prompt, sys.stdout, sys.stderr))
     except KeyboardInterrupt:
         print("\npleat: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        session.close()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Protocol
 
 from agent import messages as msg
 from agent.compaction.engine import Compactor
@@ -17,6 +19,7 @@ from agent.events import (
     ToolCallFinished,
     ToolCallStarted,
     TurnDone,
+    Usage,
     UsageReported,
 )
 from agent.llm import LLM, LLMError, LLMReply
@@ -33,6 +36,18 @@ CANCELLED_TOOL_RESULT = "cancelled: the user interrupted the turn before this to
 INTERRUPTED_REPLY_NOTE = "[interrupted by the user]"
 
 
+class Recorder(Protocol):
+    """Where a session is journaled (sessions.store.Session); `sync` is a safe point."""
+
+    def message(self, message: Message) -> None: ...
+
+    def compaction(self, done: CompactionDone) -> None: ...
+
+    def usage(self, model: str, usage: Usage) -> None: ...
+
+    async def sync(self) -> None: ...
+
+
 class Agent:
     """Holds the live history and runs turns against a model and a tool registry."""
 
@@ -45,21 +60,25 @@ class Agent:
         system_prompt: str,
         *,
         max_tool_iterations: int,
-        on_message: Callable[[Message], None] | None = None,
-        on_compaction: Callable[[CompactionDone], None] | None = None,
+        recorder: Recorder | None = None,
         compactor: Callable[[Agent], Compactor] | None = None,
+        history: list[Message] | None = None,
     ) -> None:
         self.llm = llm
         self.registry = registry
         self.context = ToolContext(workspace=workspace)
         self.approve = approve
         self.max_tool_iterations = max_tool_iterations
-        self.on_message = on_message
-        self.on_compaction = on_compaction
+        self.recorder = recorder
         self.history: list[Message] = []
         self._next_id = 1
         self._partial: list[str] = []  # text of the reply being streamed, for interruptions
-        self.add(Message(role="system", content=system_prompt))
+        if history:
+            # A resumed session: exactly the history it had (same prefix, same cache).
+            self.history = list(history)
+            self._next_id = 1 + max((_id_number(m.id) for m in history), default=0)
+        else:
+            self.add(Message(role="system", content=system_prompt))
         self.compactor = compactor(self) if compactor is not None else None
 
     def new_id(self) -> str:
@@ -72,9 +91,14 @@ class Agent:
         if not message.id:
             message.id = self.new_id()
         self.history.append(message)
-        if self.on_message is not None:
-            self.on_message(message)
+        if self.recorder is not None:
+            self.recorder.message(message)
         return message
+
+    async def safe_point(self) -> None:
+        """Everything so far is on disk (a reply, a tool result, a compaction)."""
+        if self.recorder is not None:
+            await self.recorder.sync()
 
     def api_messages(self) -> list[dict]:
         return msg.provider_messages(self.history)
@@ -83,6 +107,7 @@ class Agent:
         """Run one user request to its end. Interrupting the consumer (task cancellation or
         closing the generator) leaves a valid history: every tool call gets a result."""
         self.add(msg.user(prompt))
+        await self.safe_point()
         try:
             async for event in self._turn():
                 yield event
@@ -102,13 +127,16 @@ class Agent:
         ):
             if isinstance(event, CompactionDone):
                 self.replace_history(event)
+                self.compactor.step("swapped")
+                await self.safe_point()
+                self.compactor.step("recorded")
             yield event
 
     def replace_history(self, done: CompactionDone) -> None:
         """Swap in a rebuilt history (after its chunk is on disk) and record it."""
         self.history = list(done.history)
-        if self.on_compaction is not None:
-            self.on_compaction(done)
+        if self.recorder is not None:
+            self.recorder.compaction(done)
 
     async def _turn(self) -> AsyncIterator[Event]:
         for iteration in range(1, self.max_tool_iterations + 1):
@@ -148,6 +176,8 @@ class Agent:
             self._partial = []
             if self.compactor is not None:
                 self.compactor.tokens.report(reply.usage.prompt_tokens, sent)
+            if self.recorder is not None:
+                self.recorder.usage(self.llm.model, reply.usage)
             yield UsageReported(reply.usage, self.llm.model)
             if not reply.text and not reply.tool_calls:
                 self._end_without_reply("[empty reply]")
@@ -155,6 +185,7 @@ class Agent:
                 yield TurnDone("error", iterations=iteration)
                 return
             self.add(msg.assistant(reply.text or None, reply.tool_calls))
+            await self.safe_point()
             if not reply.tool_calls:
                 if reply.finish_reason == "length":
                     yield ErrorEvent("truncated", "the reply was cut at the output token limit")
@@ -164,6 +195,7 @@ class Agent:
                 yield ToolCallStarted(call, self._describe(call))
                 output = await self._run_tool(call)
                 self.add(msg.tool_result(call, output.text, is_error=output.is_error))
+                await self.safe_point()
                 yield ToolCallFinished(call, output.text, output.is_error, output.meta)
         yield ErrorEvent(
             "iteration_cap",
@@ -205,3 +237,9 @@ class Agent:
             self.add(msg.tool_result(call, CANCELLED_TOOL_RESULT, is_error=True, cancelled=True))
         if self.history[-1].role == "user" or self._partial:
             self._end_without_reply(INTERRUPTED_REPLY_NOTE)
+
+
+def _id_number(message_id: str) -> int:
+    """The number in an id like m42 (0 for ids of another shape)."""
+    match = re.fullmatch(r"m(\d+)", message_id)
+    return int(match.group(1)) if match else 0

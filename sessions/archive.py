@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -81,6 +82,17 @@ class ChunkInfo:
     merged: tuple[str, ...]  # ISO times of each later fold merged into this chunk
     session: str
     shrunk_count: int = 0
+
+    def state(self) -> dict[str, Any]:
+        """What the journal records of the newest chunk after a compaction (see reconcile)."""
+        return {
+            "number": self.number,
+            "messages": self.message_count,
+            "shrunk": self.shrunk_count,
+            "tokens": self.tokens,
+            "topics": self.topics,
+            "merges": len(self.merged),
+        }
 
     @property
     def merges(self) -> int:
@@ -563,6 +575,44 @@ class ChunkArchive:
                 shrunk_count=len(new_shrunk),
             )
             return self._store(info, folded, new_shrunk)
+
+    def reconcile(self, recorded: dict[str, Any] | None) -> list[str]:
+        """Undo archive writes the journal never recorded (a crash between writing a chunk and
+        swapping in the rebuilt history): chunk files past the recorded one are set aside
+        (renamed with a leading dot, which chunks() ignores), and a recorded chunk that grew
+        by an unrecorded merge is cut back. Returns one note per repair."""
+        notes: list[str] = []
+        number = int(recorded["number"]) if recorded else 0
+        with self._lock:
+            for found, path in self._numbered_files():
+                if found > number:
+                    os.replace(path, path.with_name(f".unrecorded-{path.name}"))
+                    notes.append(f"chunk {found} was written but never recorded: set aside")
+            if not recorded:
+                return notes
+            path = self.path(number)
+            try:
+                fields, folded, shrunk = _parse_chunk(self._read_text(path))
+                old = _info_from_fields(fields, number, path)
+            except (OSError, ValueError):
+                return notes
+            keep, keep_shrunk = int(recorded["messages"]), int(recorded["shrunk"])
+            if len(folded) <= keep and len(shrunk) <= keep_shrunk:
+                return notes
+            folded, shrunk = folded[:keep], shrunk[:keep_shrunk]
+            info = dataclasses.replace(
+                old,
+                topics=str(recorded.get("topics", old.topics)),
+                first_id=folded[0].id if folded else "",
+                last_id=folded[-1].id if folded else "",
+                message_count=len(folded),
+                tokens=int(recorded.get("tokens", old.tokens)),
+                merged=old.merged[: int(recorded.get("merges", len(old.merged)))],
+                shrunk_count=len(shrunk),
+            )
+            self._store(info, folded, shrunk)
+            notes.append(f"chunk {number} held an unrecorded merge: cut back")
+        return notes
 
     # -- helpers ---------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from agent.loop import Agent
 from agent.messages import Message
 from agent.permissions import approve_all
 from sessions.archive import ChunkArchive
+from sessions.store import Session
 
 WINDOW = 16_000
 FILES = 40
@@ -54,7 +55,8 @@ def make_agent(server: ScriptedServer, workspace: Path, **policy: Any) -> Agent:
         max_retries=1,
         compaction=CompactionPolicy(**{"context_window": WINDOW, **policy}),
     )
-    agent = build_agent(config, workspace, approve_all)
+    session = Session.create(workspace, model=TEST_MODEL)
+    agent = build_agent(config, workspace, approve_all, session=session)
     agent.llm.settings = dataclasses.replace(agent.llm.settings, retry_base_delay=0.001)
     return agent
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from tools.archive_reader import ArchiveReaderTool
 from tools.arguments import validate_arguments
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.edit_file import EditFileTool
@@ -15,6 +16,9 @@ from tools.read_file import ReadFileTool
 from tools.search import GlobTool, GrepTool
 from tools.shell import DEFAULT_TIMEOUT_SECONDS, RunCommandTool
 from tools.write_file import WriteFileTool
+
+if TYPE_CHECKING:
+    from sessions.archive import ChunkArchive
 
 __all__ = ["ToolRegistry", "default_registry", "validate_arguments"]
 
@@ -78,16 +82,20 @@ class ToolRegistry:
         return output
 
 
-def default_registry(command_timeout: float = DEFAULT_TIMEOUT_SECONDS) -> ToolRegistry:
-    """A registry holding every workspace tool: reading and searching first, then changes."""
-    return ToolRegistry(
-        [
-            ReadFileTool(),
-            ListDirTool(),
-            GlobTool(),
-            GrepTool(),
-            EditFileTool(),
-            WriteFileTool(),
-            RunCommandTool(default_timeout=command_timeout),
-        ]
-    )
+def default_registry(
+    command_timeout: float = DEFAULT_TIMEOUT_SECONDS, archive: ChunkArchive | None = None
+) -> ToolRegistry:
+    """A registry holding every workspace tool: reading and searching first, then changes; and,
+    given the session's chunk archive, read_archive last."""
+    tools: list[Tool] = [
+        ReadFileTool(),
+        ListDirTool(),
+        GlobTool(),
+        GrepTool(),
+        EditFileTool(),
+        WriteFileTool(),
+        RunCommandTool(default_timeout=command_timeout),
+    ]
+    if archive is not None:
+        tools.append(ArchiveReaderTool(archive))
+    return ToolRegistry(tools)

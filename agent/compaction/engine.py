@@ -104,8 +104,15 @@ class Compactor:
         self.new_id = new_id
         self.secrets = tuple(secrets)
         self._window = window
+        # Called with the name of each step as it completes ("summarized", "archived");
+        # crash-safety tests stop the process there.
+        self.step_hook: Callable[[str], None] | None = None
         # Automatic compaction is paused until the context reaches this size (no fold-loops).
         self.suspended_below: int | None = None
+
+    def step(self, name: str) -> None:
+        if self.step_hook is not None:
+            self.step_hook(name)
 
     # -- steps 1 and 2: measure and trigger ------------------------------------------------
 
@@ -157,6 +164,7 @@ class Compactor:
         calls = _Calls()
         try:
             fold = await self._summarize(history, tools, reason=reason, focus=focus, calls=calls)
+            self.step("summarized")
             new_history, chunk, merged, folded = await self._archive_and_rebuild(history, fold)
         except (CompactionError, LLMError, ReplyError, OSError) as error:
             message = getattr(error, "message", None) or str(error)
@@ -342,9 +350,11 @@ class Compactor:
     ) -> tuple[list[Message], ChunkInfo, bool, int]:
         split, reply = fold.split, fold.reply
         chunks = self.archive.chunks()
-        merged = reply.continues_previous and bool(chunks)
-        number = chunks[-1].number if merged else (chunks[-1].number + 1 if chunks else 1)
         folded = split.folded(history)
+        # A stub from an earlier fold has its original archived already: not written twice.
+        fresh = [m for m in folded if "shrunk_to_chunk" not in m.meta]
+        merged = bool(chunks) and (reply.continues_previous or not fresh)
+        number = chunks[-1].number if merged else (chunks[-1].number + 1 if chunks else 1)
         tail, shrunk = shrink_tail(
             split.tail(history),
             chunk=number,
@@ -353,11 +363,10 @@ class Compactor:
         )
         topics = redact(reply.topics, self.secrets)
         tokens = sum(self.tokens.count(m) for m in folded)
-        # A stub from an earlier fold has its original archived already: not written twice.
-        fresh = [m for m in folded if "shrunk_to_chunk" not in m.meta]
         write = self.archive.merge_into_last if merged else self.archive.write_chunk
         # Durable on disk before the history changes (a worker thread: fsync blocks).
         chunk = await asyncio.to_thread(write, fresh, topics=topics, tokens=tokens, shrunk=shrunk)
+        self.step("archived")
         head = history[1] if len(history) > 1 and is_summary(history[1]) else None
         previous_ledger = Ledger.from_dict(head.meta["ledger"]) if head is not None else None
         summary = summary_message(

@@ -1,0 +1,678 @@
+"""The read_archive tool: list, search and read back the verbatim chunks folded out of context."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
+
+if TYPE_CHECKING:
+    from sessions.archive import ChunkArchive, ChunkInfo
+
+# The name the compaction summary tells the model to call (agent/compaction/rebuild.py cites it).
+READER_TOOL_NAME = "read_archive"
+# Characters of messages per read page (~10k tokens): a big read that still fits comfortably
+# in any window next to the live conversation. A header and a footer line come on top.
+PAGE_CHARS = 40_000
+# Characters of one part of a message too large for a page: a page minus room for the part's
+# header line and its "continues" note.
+PART_CHARS = PAGE_CHARS - 1_000
+# A part is cut after a newline when one falls in its last quarter, so lines stay whole.
+PART_NEWLINE_WINDOW = PART_CHARS // 4
+# Hits listed per search (~250 characters each, ~2k tokens in all): enough to choose what to
+# read; past that the query should be narrower, and the rest are only counted.
+MAX_HITS = 30
+# Characters shown on each side of a match in a hit's snippet (~200 characters per snippet).
+SNIPPET_CONTEXT = 100
+# Characters of one match shown inside »«; a longer match (e.g. from `.*`) is cut with "…".
+MAX_MATCH_SHOWN = 80
+# Matches counted per message: enough to say "many"; counting further would only cost time.
+MAX_COUNTED_MATCHES = 1_000
+# Characters of a chunk's topics shown by action=list: a line, not a paragraph.
+MAX_TOPIC_CHARS = 200
+# Chunks shown by action=list, newest kept: far beyond any real session's folds; it only
+# bounds the output should a session somehow fold thousands of times.
+MAX_LISTED_CHUNKS = 300
+# Shrunk-original ids named in an "unknown message id" error before the rest are counted.
+MAX_IDS_IN_ERROR = 10
+# Joins the message blocks of a read page.
+BLOCK_SEPARATOR = "\n\n"
+# Marks a match in a snippet; rare characters, so they stand out from code and logs.
+MARK_OPEN, MARK_CLOSE = "»", "«"
+# What the tool can do: the `action` argument's values.
+ACTIONS = ("list", "search", "read")
+# The answer (or error tail) while no compaction has written a chunk yet.
+EMPTY_ARCHIVE = "the archive is empty: nothing has been folded yet"
+# A run of whitespace, collapsed to one space in one-line snippets and topics.
+WHITESPACE = re.compile(r"\s+")
+# An id given as a bare number ("45"): message ids are "m" + a number, so it means "m45".
+BARE_NUMBER = re.compile(r"\d+\Z")
+
+
+class _Call(Protocol):
+    """What the reader uses of a tool call (agent.messages.ToolCall; tools never import agent)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def arguments(self) -> str: ...
+
+
+class _Message(Protocol):
+    """What the reader uses of an archived message (agent.messages.Message)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def content(self) -> str | None: ...
+    @property
+    def tool_calls(self) -> Sequence[_Call]: ...
+    @property
+    def tool_call_id(self) -> str | None: ...
+    @property
+    def name(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One archived message and where it sits."""
+
+    chunk: int
+    message: _Message
+    # The full original of a tool output the live conversation holds only as a stub.
+    original: bool
+
+
+# -- small helpers ----------------------------------------------------------------------------
+
+
+def _flat(text: str) -> str:
+    """Text on one line: every run of whitespace (newlines included) becomes one space."""
+    return WHITESPACE.sub(" ", text)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _ranges(numbers: Sequence[int]) -> str:
+    """Sorted numbers as ranges: [1, 2, 3, 5] -> "1-3, 5"."""
+    spans: list[list[int]] = []
+    for number in numbers:
+        if spans and number == spans[-1][1] + 1:
+            spans[-1][1] = number
+        else:
+            spans.append([number, number])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def _reason(exc: BaseException) -> str:
+    """One line on why a chunk could not be read, without the file's full path."""
+    if isinstance(exc, OSError):
+        return exc.strerror or type(exc).__name__
+    return _flat(str(exc)) or type(exc).__name__
+
+
+def _normalise_id(raw: str) -> str:
+    """A message id as written by the model: "m45", or a bare "45" meaning the same."""
+    text = raw.strip()
+    if not text:
+        raise ToolError("a message id cannot be empty; ids look like m45")
+    return f"m{text}" if BARE_NUMBER.match(text) else text
+
+
+def _chunk_numbers_line(infos: Sequence[ChunkInfo]) -> str:
+    if not infos:
+        return EMPTY_ARCHIVE
+    return f"the archive has chunks {_ranges([i.number for i in infos])}"
+
+
+def _info_for(archive: ChunkArchive, number: int) -> ChunkInfo:
+    """The chunk's index entry, or a clear error naming the chunks that exist."""
+    infos = archive.chunks()
+    for info in infos:
+        if info.number == number:
+            return info
+    if archive.path(number).exists():
+        raise ToolError(
+            f"chunk {number} is damaged and cannot be read; {_chunk_numbers_line(infos)}"
+        )
+    raise ToolError(f"chunk {number} does not exist; {_chunk_numbers_line(infos)}")
+
+
+def _entries(archive: ChunkArchive, number: int) -> list[_Entry]:
+    """Every message of a chunk in archive order: the folded ones, then the shrunk originals."""
+    try:
+        folded, shrunk = archive.read_parts(number)
+    except (OSError, ValueError) as exc:
+        raise ToolError(f"chunk {number} cannot be read: {_reason(exc)}") from exc
+    return [
+        *(_Entry(number, message, False) for message in folded),
+        *(_Entry(number, message, True) for message in shrunk),
+    ]
+
+
+# -- list ---------------------------------------------------------------------------------------
+
+
+def _list(archive: ChunkArchive) -> tuple[str, dict[str, Any]]:
+    infos = archive.chunks()
+    if not infos:
+        return EMPTY_ARCHIVE, {"chunks": 0}
+    shown = infos[-MAX_LISTED_CHUNKS:]
+    lines = [f"{_plural(len(infos), 'chunk')} in the archive, oldest first:"]
+    if len(shown) < len(infos):
+        lines.append(f"[{len(infos) - len(shown)} older chunks not shown; use action=search]")
+    for info in shown:
+        if info.message_count > 1:
+            span = f"messages {info.first_id}-{info.last_id}"
+        else:
+            span = f"message {info.first_id}" if info.message_count else "no folded messages"
+        counts = _plural(info.message_count, "message")
+        if info.shrunk_count:
+            counts += f" + {_plural(info.shrunk_count, 'shrunk original')}"
+        created = f"created {info.created}"
+        if info.merged:
+            created += f", last merged {info.merged[-1]}"
+        topics = _clip(_flat(info.topics).strip(), MAX_TOPIC_CHARS) or "no topics"
+        lines.append(
+            f"chunk {info.number} · {span} ({counts}) · ~{info.tokens} tokens · {created} · "
+            f"{topics}"
+        )
+    lines.append(
+        f"Read one with {READER_TOOL_NAME} action=read chunk=N; find text in all of them "
+        "with action=search query=..."
+    )
+    return "\n".join(lines), {"chunks": len(infos)}
+
+
+# -- search -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Query:
+    """How a search query matches."""
+
+    # Finds the spans to mark (and count) in a message's text.
+    pattern: re.Pattern[str]
+    # Words mode only: each must appear somewhere in the message.
+    required: tuple[re.Pattern[str], ...]
+    # How the query was understood, for the output's first line.
+    described: str
+
+
+def _compile_query(query: str, case_sensitive: bool) -> _Query:
+    """A regex when the query compiles as one; otherwise its words, all of which must appear."""
+    flags = 0 if case_sensitive else re.IGNORECASE
+    case = "case-sensitive" if case_sensitive else "ignoring case"
+    try:
+        return _Query(re.compile(query, flags), (), f"/{query}/ (regex, {case})")
+    except (re.error, OverflowError, RecursionError) as exc:
+        reason = _flat(str(exc))
+    words = list(dict.fromkeys(query.split()))
+    # Longest first, so a word that contains another is marked whole.
+    alternatives = sorted(words, key=len, reverse=True)
+    pattern = re.compile("|".join(re.escape(word) for word in alternatives), flags)
+    required = tuple(re.compile(re.escape(word), flags) for word in words)
+    shown = " ".join(words)
+    described = (
+        f"the words {shown} (all must appear, {case}; the query is not a valid regex: {reason})"
+    )
+    return _Query(pattern, required, described)
+
+
+def _call_text(call: _Call) -> str:
+    """A call's arguments as searched: JSON strings decoded (so quotes and newlines in a command
+    or a written file match as typed), one `key: value` per line; raw text if not an object."""
+    try:
+        parsed = json.loads(call.arguments or "{}")
+    except (json.JSONDecodeError, RecursionError):
+        return call.arguments
+    if not isinstance(parsed, dict):
+        return call.arguments
+    return "\n".join(
+        f"{key}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
+        for key, value in parsed.items()
+    )
+
+
+def _fields(message: _Message) -> list[tuple[str, str]]:
+    """(label, text) of everything searched in a message: its content, then each tool call."""
+    fields = [("", message.content)] if message.content else []
+    fields += [(f"call {call.name}", _call_text(call)) for call in message.tool_calls]
+    return fields
+
+
+def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    """Non-empty matches, up to the count cap (an empty match marks nothing)."""
+    spans: list[tuple[int, int]] = []
+    for match in pattern.finditer(text):
+        if match.end() > match.start():
+            spans.append(match.span())
+            if len(spans) >= MAX_COUNTED_MATCHES:
+                break
+    return spans
+
+
+def _snippet(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """One line around the first match, every whole match in view marked »like this«."""
+    first_start, first_end = spans[0]
+    begin = max(0, first_start - SNIPPET_CONTEXT)
+    end = min(len(text), first_end + SNIPPET_CONTEXT)
+    pieces = ["…"] if begin > 0 else []
+    pos = begin
+    for start, stop in spans:
+        if stop > end:
+            break
+        pieces.append(_flat(text[pos:start]))
+        shown = text[start:stop]
+        if len(shown) > MAX_MATCH_SHOWN:
+            shown = shown[:MAX_MATCH_SHOWN] + "…"
+        pieces.append(f"{MARK_OPEN}{_flat(shown)}{MARK_CLOSE}")
+        pos = stop
+    pieces.append(_flat(text[pos:end]))
+    if end < len(text):
+        pieces.append("…")
+    return "".join(pieces).strip()
+
+
+def _who(message: _Message) -> str:
+    """The role, with the tool's name on tool results: "assistant", "tool read_file"."""
+    return f"{message.role} {message.name}" if message.name else message.role
+
+
+def _hit_line(entry: _Entry, query: _Query) -> tuple[str, int] | None:
+    """The hit line for a message and its match count, or None when it does not match."""
+    fields = _fields(entry.message)
+    if query.required:
+        combined = "\n".join(text for _, text in fields)
+        if not all(word.search(combined) for word in query.required):
+            return None
+    shown: tuple[str, str, list[tuple[int, int]]] | None = None
+    count = 0
+    for label, text in fields:
+        spans = _spans(query.pattern, text)
+        if spans and shown is None:
+            shown = (label, text, spans)
+        count += len(spans)
+    if shown is None:
+        return None
+    label, text, spans = shown
+    parts = [f"chunk {entry.chunk}", entry.message.id, _who(entry.message)]
+    if entry.original:
+        parts.append("shrunk original")
+    if label:
+        parts.append(label)
+    line = " · ".join(parts) + ": " + _snippet(text, spans)
+    if count > 1:
+        many = f"{count}+" if count >= MAX_COUNTED_MATCHES else str(count)
+        line += f" ({many} matches in this message)"
+    return line, count
+
+
+def _search(
+    archive: ChunkArchive,
+    query_text: str,
+    case_sensitive: bool,
+    chunk: int | None,
+    stop: threading.Event,
+) -> tuple[str, dict[str, Any]]:
+    """Hits in chronological order (oldest chunk first, archive order within a chunk), the same
+    order as action=list and the conversation itself; hits past the cap are counted by chunk."""
+    if not query_text.strip():
+        raise ToolError("action=search needs a non-empty `query` (a regex or words)")
+    query = _compile_query(query_text, case_sensitive)
+    if chunk is not None:
+        numbers = [_info_for(archive, chunk).number]
+    else:
+        numbers = [info.number for info in archive.chunks()]
+        if not numbers:
+            return EMPTY_ARCHIVE, {"hits": 0}
+    where = f"chunk {numbers[0]}" if chunk is not None else f"chunks {_ranges(numbers)}"
+    hits: list[tuple[int, str]] = []
+    notes: list[str] = []
+    for number in numbers:
+        try:
+            entries = _entries(archive, number)
+        except ToolError as exc:
+            if chunk is not None:
+                raise
+            notes.append(f"[{exc}; skipped]")
+            continue
+        for entry in entries:
+            if stop.is_set():
+                raise ToolError("search cancelled")
+            found = _hit_line(entry, query)
+            if found is not None:
+                hits.append((number, found[0]))
+    meta = {"hits": len(hits)}
+    if not hits:
+        return "\n".join([f"no hits for {query.described} in {where}", *notes]), meta
+    lines = [f"{_plural(len(hits), 'hit')} for {query.described} in {where}, oldest first:"]
+    lines += [line for _, line in hits[:MAX_HITS]]
+    rest = hits[MAX_HITS:]
+    if rest:
+        rest_chunks = _ranges(sorted({number for number, _ in rest}))
+        lines.append(
+            f"[{len(rest)} more hits not shown (in chunks {rest_chunks}); narrow the query or "
+            "search one chunk with chunk=N]"
+        )
+    lines += notes
+    lines.append(
+        f"Read a message in full with {READER_TOOL_NAME} action=read id=<message id>, or its "
+        "neighbours with action=read chunk=N from_id=... to_id=..."
+    )
+    return "\n".join(lines), meta
+
+
+# -- read ---------------------------------------------------------------------------------------
+
+
+def _header(entry: _Entry, part: str = "") -> str:
+    """`[m12 · assistant]`, `[m13 · tool read_file · call_abc]`, plus any notes."""
+    message = entry.message
+    fields = [message.id or "(no id)", _who(message)]
+    if message.tool_call_id:
+        fields.append(message.tool_call_id)
+    if entry.original:
+        fields.append("shrunk original, full text")
+    if part:
+        fields.append(part)
+    return "[" + " · ".join(fields) + "]"
+
+
+def _body(message: _Message) -> str:
+    """The content verbatim, then each tool call with its raw arguments, one per line."""
+    lines: list[str] = []
+    if message.content:
+        lines.append(message.content)
+    elif not message.tool_calls:
+        lines.append("(empty content)" if message.content == "" else "(no content)")
+    lines += [f"tool call {c.id}: {c.name} {c.arguments}" for c in message.tool_calls]
+    return "\n".join(lines)
+
+
+def _split(text: str) -> list[str]:
+    """Pieces of at most PART_CHARS characters, each cut after a newline when one is near."""
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > PART_CHARS:
+        end = start + PART_CHARS
+        newline = text.rfind("\n", end - PART_NEWLINE_WINDOW, end)
+        if newline > start:
+            end = newline + 1
+        pieces.append(text[start:end])
+        start = end
+    pieces.append(text[start:])
+    return pieces
+
+
+def _paginate(entries: Sequence[_Entry]) -> list[list[str]]:
+    """Message blocks packed into pages of at most PAGE_CHARS characters. A message is split
+    into parts (each ending its page) only when it alone exceeds a page."""
+    items: list[tuple[str, bool]] = []  # (block, whether a new page must follow it)
+    for entry in entries:
+        body = _body(entry.message)
+        block = _header(entry) + "\n" + body
+        if len(block) <= PAGE_CHARS:
+            items.append((block, False))
+            continue
+        pieces = _split(body)
+        for number, piece in enumerate(pieces, 1):
+            text = _header(entry, f"part {number} of {len(pieces)}") + "\n" + piece
+            last = number == len(pieces)
+            if not last:
+                text += f"\n[{entry.message.id} continues in part {number + 1} on the next page]"
+            items.append((text, not last))
+    pages: list[list[str]] = [[]]
+    used = 0
+    force_break = False
+    for text, break_after in items:
+        cost = len(text) + (len(BLOCK_SEPARATOR) if pages[-1] else 0)
+        if pages[-1] and (force_break or used + cost > PAGE_CHARS):
+            pages.append([])
+            used, cost = 0, len(text)
+        pages[-1].append(text)
+        used += cost
+        force_break = break_after
+    return pages
+
+
+def _render_page(
+    entries: Sequence[_Entry], title: str, page: int, again: str
+) -> tuple[str, dict[str, Any]]:
+    """One page of a read: a title line, the blocks, and a footer saying how to go on."""
+    pages = _paginate(entries)
+    if page > len(pages):
+        raise ToolError(f"page {page} does not exist: this read has {_plural(len(pages), 'page')}")
+    parts = [f"[{title} · page {page} of {len(pages)}]", *pages[page - 1]]
+    if page < len(pages):
+        parts.append(
+            f"[page {page} of {len(pages)}; call {READER_TOOL_NAME} action=read {again} "
+            f"page={page + 1} for more]"
+        )
+    elif len(pages) > 1:
+        parts.append(f"[page {page} of {len(pages)}: the end]")
+    return BLOCK_SEPARATOR.join(parts), {"page": page, "pages": len(pages)}
+
+
+def _position(entries: Sequence[_Entry], message_id: str, number: int, after: int = 0) -> int:
+    """Index of the first entry with the id at or after `after`, or an error naming the range."""
+    for index in range(after, len(entries)):
+        if entries[index].message.id == message_id:
+            return index
+    if any(entry.message.id == message_id for entry in entries):
+        raise ToolError(f"to_id {message_id} comes before from_id in chunk {number}")
+    folded = [e.message.id for e in entries if not e.original]
+    originals = [e.message.id for e in entries if e.original]
+    held = f"{folded[0]}-{folded[-1]} ({_plural(len(folded), 'message')})" if folded else "none"
+    extra = ""
+    if originals:
+        named = ", ".join(originals[:MAX_IDS_IN_ERROR])
+        more = len(originals) - MAX_IDS_IN_ERROR
+        extra = f" and the shrunk originals {named}" + (f" and {more} more" if more > 0 else "")
+    raise ToolError(f"message {message_id} is not in chunk {number}, which holds {held}{extra}")
+
+
+def _read_chunk(
+    archive: ChunkArchive, number: int, from_id: str | None, to_id: str | None, page: int
+) -> tuple[str, dict[str, Any]]:
+    _info_for(archive, number)
+    entries = _entries(archive, number)
+    if not entries:
+        raise ToolError(f"chunk {number} holds no messages")
+    first = _position(entries, from_id, number) if from_id else 0
+    last = _position(entries, to_id, number, first) if to_id else len(entries) - 1
+    chosen = entries[first : last + 1]
+    if len(chosen) == len(entries):
+        folded = [entry.message.id for entry in entries if not entry.original]
+        originals = len(entries) - len(folded)
+        title = f"chunk {number}: " + (
+            f"{_plural(len(folded), 'message')}, {folded[0]} to {folded[-1]}" if folded else ""
+        )
+        if originals:
+            title += (", then " if folded else "") + _plural(originals, "shrunk original")
+    else:
+        title = (
+            f"chunk {number}: messages {chosen[0].message.id} to {chosen[-1].message.id} "
+            f"({len(chosen)} of {len(entries)})"
+        )
+    again = f"chunk={number}"
+    again += f" from_id={from_id}" if from_id else ""
+    again += f" to_id={to_id}" if to_id else ""
+    text, meta = _render_page(chosen, title, page, again)
+    return text, {**meta, "chunk": number, "messages": len(chosen)}
+
+
+def _read_message(
+    archive: ChunkArchive, message_id: str, chunk: int | None, page: int
+) -> tuple[str, dict[str, Any]]:
+    """One message by id: the shrunk original when there is one (what stubs cite)."""
+    if chunk is not None:
+        _info_for(archive, chunk)
+        entries = _entries(archive, chunk)
+        matches = [e for e in entries if e.message.id == message_id]
+        if not matches:
+            _position(entries, message_id, chunk)  # raises, naming the chunk's range
+        entry = max(matches, key=lambda e: e.original)  # the original before a stub
+    else:
+        try:
+            found = archive.find(message_id)
+        except (OSError, ValueError) as exc:
+            raise ToolError(f"the archive cannot be searched: {_reason(exc)}") from exc
+        if found is None:
+            infos = archive.chunks()
+            if not infos:
+                raise ToolError(f"no message {message_id}: {EMPTY_ARCHIVE}")
+            numbers = _ranges([info.number for info in infos])
+            raise ToolError(
+                f"no message {message_id} in the archive (chunks {numbers} hold "
+                f"{infos[0].first_id} to {infos[-1].last_id}); messages still in the "
+                "conversation are not archived"
+            )
+        number, message = found
+        # find() prefers a shrunk original; ask the chunk again to know which one it gave.
+        original = any(e.original and e.message.id == message_id for e in _entries(archive, number))
+        entry = _Entry(number, message, original)
+    title = f"message {message_id} from chunk {entry.chunk}"
+    if entry.original:
+        title += ", the full original of an output shrunk in the live conversation"
+    again = f"id={message_id}" + (f" chunk={chunk}" if chunk is not None else "")
+    text, meta = _render_page([entry], title, page, again)
+    return text, {**meta, "chunk": entry.chunk, "messages": 1}
+
+
+def _read(archive: ChunkArchive, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    page = int(args.get("page", 1))
+    if page < 1:
+        raise ToolError("page must be at least 1")
+    chunk: int | None = args.get("chunk")
+    from_id = _normalise_id(args["from_id"]) if "from_id" in args else None
+    to_id = _normalise_id(args["to_id"]) if "to_id" in args else None
+    if "id" in args:
+        if from_id or to_id:
+            raise ToolError("give either `id` (one message) or `from_id`/`to_id` (a range)")
+        return _read_message(archive, _normalise_id(args["id"]), chunk, page)
+    if chunk is None:
+        raise ToolError(
+            "action=read needs `chunk` (a number from action=list) or `id` (a message id, e.g. m45)"
+        )
+    return _read_chunk(archive, chunk, from_id, to_id, page)
+
+
+# -- the tool -----------------------------------------------------------------------------------
+
+
+def _action(args: dict[str, Any]) -> str:
+    """The action asked for; when omitted, read if a chunk or id is given, search if a query is,
+    else list."""
+    if "action" in args:
+        return str(args["action"])
+    if "id" in args or "chunk" in args:
+        return "read"
+    if "query" in args:
+        return "search"
+    return "list"
+
+
+# The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
+_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "action": {
+            "type": "string",
+            "enum": list(ACTIONS),
+            "description": (
+                "list the chunks, search them, or read messages (default: read when `chunk` "
+                "or `id` is given, search when `query` is, else list)."
+            ),
+        },
+        "query": {
+            "type": "string",
+            "description": "search: a Python regex, or plain words (all must appear).",
+        },
+        "case_sensitive": {
+            "type": "boolean",
+            "description": "search: match case exactly (default false).",
+        },
+        "chunk": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Chunk number. read: the chunk to read; search: search only it.",
+        },
+        "id": {
+            "type": "string",
+            "description": 'read: one message by id, e.g. "m45" (no chunk needed).',
+        },
+        "from_id": {
+            "type": "string",
+            "description": "read: first message id of a range in the chunk (inclusive).",
+        },
+        "to_id": {
+            "type": "string",
+            "description": "read: last message id of a range in the chunk (inclusive).",
+        },
+        "page": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "read: page of a long result (1-based; the footer names the next).",
+        },
+    },
+    "additionalProperties": False,
+}
+
+
+class ArchiveReaderTool(Tool):
+    """Read back this session's archive of folded messages, word for word."""
+
+    name = READER_TOOL_NAME
+    description = (
+        "Read the archive of messages folded out of this conversation, word for word. Use it "
+        "when you need exact text from before a fold: file contents, error output, what the "
+        "user said. action=list: the chunk index. action=search with `query` (regex or words): "
+        "hits with chunk, message id and snippet, searching message text and tool-call "
+        "arguments. action=read with `chunk` (optionally `from_id`/`to_id`), or with `id` "
+        "alone for one message (the id a shrunk-output stub cites). Long reads come in pages."
+    )
+    parameters = _PARAMETERS
+    read_only = True
+
+    def __init__(self, archive: ChunkArchive) -> None:
+        self.archive = archive
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        action = _action(args)
+        if action not in ACTIONS:
+            raise ToolError(f"unknown action {action!r}; use list, search or read")
+        if action == "search" and "query" not in args:
+            raise ToolError("action=search needs `query` (a regex or words)")
+        stop = threading.Event()
+
+        def work() -> tuple[str, dict[str, Any]]:
+            if action == "list":
+                return _list(self.archive)
+            if action == "search":
+                case_sensitive = bool(args.get("case_sensitive", False))
+                return _search(self.archive, args["query"], case_sensitive, args.get("chunk"), stop)
+            return _read(self.archive, args)
+
+        try:
+            text, meta = await asyncio.to_thread(work)
+        except asyncio.CancelledError:
+            stop.set()  # the search checks this between messages and gives up
+            raise
+        return ToolOutput(text, meta={"action": action, **meta})
