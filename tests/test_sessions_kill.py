@@ -1,0 +1,230 @@
+"""Real processes: pleat killed with SIGKILL at random moments of a long run, again and again,
+and at a named compaction step; every time the session resumes with nothing completed lost.
+Also: two processes on one session, and the reader tool answering from folded messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from conftest import TEST_API_KEY, TEST_MODEL
+from invariants import assert_history_valid
+from scripted_server import ScriptedServer, Text, ToolCalls
+
+from sessions.journal import JOURNAL_NAME
+from sessions.paths import session_dir
+from sessions.store import Session, list_sessions
+
+FILES = 40
+INSTRUCTION_MARK = "[pleat: context compaction"
+SUMMARY = (
+    "<topics>files</topics><continues_previous>true</continues_previous><summary>reading</summary>"
+)
+# Seconds after start at which a run is killed: pleat needs ~3 s to import litellm here, so
+# the kills land while it streams, runs tools and compacts.
+KILL_AFTER = (3.5, 6.0)
+ROUNDS = 3
+
+
+def pleat_args(server: ScriptedServer, workspace: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable, "-m", "agent.cli",
+        "--model", TEST_MODEL, "--api-base", server.base_url, "--api-key", TEST_API_KEY,
+        "--cwd", str(workspace), "--yes", "--context-window", "6000", *extra,
+    ]  # fmt: skip
+
+
+def reader_model() -> Any:
+    """Reads f00..f39 one call at a time (a counter shared by every run), then answers."""
+    reads = iter(range(FILES))
+
+    def model(body: dict[str, Any]) -> Text | ToolCalls:
+        if INSTRUCTION_MARK in str(body["messages"][-1]["content"]):
+            return Text(SUMMARY)
+        time.sleep(0.05)  # a little latency, so kills land in every phase
+        i = next(reads, None)
+        if i is None:
+            return Text("all files read")
+        return ToolCalls([("read_file", {"path": f"f{i:02d}.txt"})])
+
+    return model
+
+
+def journaled_ids(directory: Path) -> set[str]:
+    """Ids of every conversation message the journal holds in a complete line (summaries are
+    pleat's own and are replaced by the next fold's)."""
+    ids: set[str] = set()
+    for line in (directory / JOURNAL_NAME).read_text(errors="replace").split("\n"):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if record.get("type") == "message":
+            messages = [record["message"]]
+        elif record.get("type") == "compaction":
+            messages = record["history"]
+        else:
+            continue
+        ids.update(m["id"] for m in messages if (m.get("meta") or {}).get("kind") != "summary")
+    return ids
+
+
+def check_resumes(session_id: str, completed: set[str]) -> list[str]:
+    """Resume (in this process), check the invariants, return the repair notes."""
+    session, history, notes = Session.resume(session_id)
+    try:
+        assert_history_valid(history)
+        archive = session.archive
+        stored = [
+            m.id for c in archive.chunks() for part in archive.read_parts(c.number) for m in part
+        ]
+        assert len(stored) == len(set(stored)), "a message archived twice"
+        live = {m.id for m in history}
+        lost = completed - live - set(stored)
+        assert not lost, f"completed messages lost: {sorted(lost)[:5]}"
+    finally:
+        session.close()
+    return notes
+
+
+def test_sigkill_at_random_moments_never_breaks_a_session(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    for i in range(FILES):
+        (workspace / f"f{i:02d}.txt").write_text(f"file {i}\n" + f"line of file {i}\n" * 120)
+    server.fallback = reader_model()
+    rng = random.Random(20261121)
+    session_id: str | None = None
+    for round_ in range(ROUNDS):
+        extra = ["--continue"] if session_id else []
+        process = subprocess.Popen(
+            pleat_args(server, workspace, "-p", "read every file, one at a time", *extra),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        time.sleep(rng.uniform(*KILL_AFTER))
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+        found = list_sessions(workspace)
+        assert found, process.stderr.read() if process.stderr else ""
+        session_id = found[0].id
+        completed = journaled_ids(session_dir(session_id))
+        check_resumes(session_id, completed)
+        assert len(list_sessions(workspace)) == 1, f"round {round_} started a new session"
+    # And the session, resumed once more, finishes the job.
+    done = subprocess.run(
+        pleat_args(server, workspace, "-p", "go on", "--continue"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "all files read" in done.stdout
+
+
+def test_sigkill_between_chunk_write_and_history_swap(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    for i in range(FILES):
+        (workspace / f"f{i:02d}.txt").write_text(f"file {i}\n" + f"line of file {i}\n" * 120)
+    server.fallback = reader_model()
+    killed = subprocess.run(
+        pleat_args(server, workspace, "-p", "read every file"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PLEAT_CRASH_AT": "archived"},
+    )
+    assert killed.returncode == -signal.SIGKILL
+    session_id = list_sessions(workspace)[0].id
+    chunk_files = list((session_dir(session_id) / "chunks").glob("chunk-*.md"))
+    assert chunk_files, "the crash should have come after a chunk was written"
+    completed = journaled_ids(session_dir(session_id))
+    notes = check_resumes(session_id, completed)
+    # The unrecorded chunk was set aside, not adopted twice.
+    assert any("never recorded: set aside" in note for note in notes), notes
+    assert list((session_dir(session_id) / "chunks").glob(".unrecorded-chunk-*.md"))
+    done = subprocess.run(
+        pleat_args(server, workspace, "-p", "go on", "--continue"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "all files read" in done.stdout
+
+
+def test_two_processes_on_one_session(server: ScriptedServer, workspace: Path) -> None:
+    server.push(Text("first"))
+    first = subprocess.run(
+        pleat_args(server, workspace, "-p", "hello"), capture_output=True, text=True, timeout=120
+    )
+    assert first.returncode == 0, first.stderr
+    session_id = list_sessions(workspace)[0].id
+    holder, _, _ = Session.resume(session_id)  # another pleat has it open
+    try:
+        second = subprocess.run(
+            pleat_args(server, workspace, "-p", "hello again", "--resume", session_id),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        holder.close()
+    assert second.returncode == 2
+    lines = second.stderr.strip().splitlines()
+    assert len(lines) == 1 and "is open in another pleat" in lines[0]
+
+
+def test_the_reader_tool_recalls_folded_text(server: ScriptedServer, workspace: Path) -> None:
+    """Done-when of the sessions issue: after a long compacted session, a question whose
+    answer is only in folded messages makes the model call read_archive, which returns the
+    exact archived text."""
+    for i in range(FILES):
+        (workspace / f"f{i:02d}.txt").write_text(f"file {i}\n" + f"line of file {i}\n" * 120)
+    (workspace / "f03.txt").write_text("the launch code is 7-ALPHA-7731\n" + "padding\n" * 300)
+    server.fallback = reader_model()
+    first = subprocess.run(
+        pleat_args(server, workspace, "-p", "read every file"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert first.returncode == 0, first.stderr
+    assert "folded" in first.stderr
+    session_id = list_sessions(workspace)[0].id
+    holder, history, _ = Session.resume(session_id)
+    holder.close()
+    assert "7-ALPHA-7731" not in json.dumps([m.to_record() for m in history]), "should be folded"
+
+    def recall(body: dict[str, Any]) -> Text | ToolCalls:
+        """Search the archive, read the message the hit names, answer from its exact text."""
+        last = body["messages"][-1]
+        if last["role"] == "user":
+            return ToolCalls([("read_archive", {"action": "search", "query": "launch code"})])
+        if "hit for" in last["content"]:
+            message_id = re.search(r"chunk \d+ · (m\d+)", last["content"]).group(1)
+            return ToolCalls([("read_archive", {"action": "read", "id": message_id})])
+        code = re.search(r"launch code is (\S+)", last["content"]).group(1)
+        return Text(f"The launch code was {code}.")
+
+    server.fallback = recall
+    done = subprocess.run(
+        pleat_args(server, workspace, "-p", "what was the launch code in f03.txt?", "--continue"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "The launch code was 7-ALPHA-7731."
+    read = server.requests[-1].messages[-1]
+    assert read["role"] == "tool"
+    assert "     1\tthe launch code is 7-ALPHA-7731\n" in read["content"]  # verbatim, as read
