@@ -128,13 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     if not workspace.is_dir():
         return fail(f"workspace {workspace} is not a directory", 2)
     if args.prompt is None:
-        # The entry point is the one place that starts the UI. Loaded at run time, by name:
-        # --help and -p never pay for Textual, and the core's import contract (no agent module
-        # imports tui) keeps holding for everything the core itself imports. Without a model
-        # the UI still opens and explains how to configure one.
-        import importlib
+        # The entry point is the composition root, the one place in agent/ that starts the UI
+        # (pyproject's import contract lists this edge); imported here, so --help and -p never
+        # pay for Textual. Without a model the UI still opens and explains how to set one.
+        from tui import app as tui_app
 
-        tui_app = importlib.import_module("tui.app")
         return tui_app.run(config, workspace, approve_everything=args.yes)
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
     if not prompt.strip():

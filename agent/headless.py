@@ -18,10 +18,11 @@ from agent.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from agent.fork import ForkRefused, fork_session
 from agent.loop import Agent
 from agent.permissions import approve_all, refuse_headless
 from sessions.lock import SessionBusy
-from sessions.store import SessionError
+from sessions.store import Session, SessionError
 
 # Exit codes: 0 answered; 1 the request failed (provider, model); 2 bad configuration or input;
 # 130 interrupted (the shell's convention for Ctrl+C).
@@ -79,6 +80,18 @@ async def run_compact(agent: Agent, focus: str | None, out: TextIO) -> int:
     return EXIT_OK if isinstance(last, CompactionDone) else EXIT_FAILED
 
 
+async def run_fork(agent: Agent, session: Session, out: TextIO) -> int:
+    """`pleat -p /fork --continue`: fork the session; print the new session's id."""
+    try:
+        child, _, note = await fork_session(agent, session)
+    except ForkRefused as error:
+        print(f"pleat: error: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    child.close()
+    out.write(f"{note}\n{child.id}\n")
+    return EXIT_OK
+
+
 async def run_turn(agent: Agent, prompt: str, out: TextIO, err: TextIO) -> int:
     error: ErrorEvent | None = None
     wrote_text = False
@@ -124,6 +137,8 @@ def run_headless(
         agent = build_agent(config, workspace, approve, session=session, history=history)
         if command == "/compact":
             return asyncio.run(run_compact(agent, focus.strip() or None, sys.stdout))
+        if command == "/fork":
+            return asyncio.run(run_fork(agent, session, sys.stdout))
         return asyncio.run(run_turn(agent, prompt, sys.stdout, sys.stderr))
     except KeyboardInterrupt:
         print("\npleat: interrupted", file=sys.stderr)

@@ -576,6 +576,18 @@ class ChunkArchive:
             )
             return self._store(info, folded, new_shrunk)
 
+    def copy_from(self, other: ChunkArchive) -> ChunkInfo | None:
+        """Copy every chunk of another session's archive here (a fork's inheritance); returns
+        the newest copied chunk. Copies are written like chunks: atomic, private."""
+        with self._lock:
+            self._ensure_directory()
+            newest = None
+            for info in other.chunks():
+                data = info.path.read_bytes()
+                _atomic_write(self.path(info.number), data)
+                newest = info
+            return next((c for c in self.chunks() if newest and c.number == newest.number), None)
+
     def reconcile(self, recorded: dict[str, Any] | None) -> list[str]:
         """Undo archive writes the journal never recorded (a crash between writing a chunk and
         swapping in the rebuilt history): chunk files past the recorded one are set aside

@@ -265,3 +265,39 @@ def test_journal_lines_are_json(workspace: Path) -> None:
     session.close()
     lines = (session.directory / JOURNAL_NAME).read_text().rstrip("\n").split("\n")
     assert [json.loads(line)["type"] for line in lines] == ["session", "message"]
+
+
+async def test_fork_carries_summary_and_chunks_and_stops_at_depth_three(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    from agent.fork import ForkRefused, fork_session
+
+    session, agent = await long_session(server, workspace, turns=4)
+    parent_chunks = [c.number for c in session.archive.chunks()]
+    lineage = [session.id]
+    current, current_agent = session, agent
+    for depth in (1, 2, 3):
+        server.fallback = lambda body: summary_reply()
+        child, history, note = await fork_session(current_agent, current)
+        assert child.header["parent"] == lineage[-1] and child.header["fork_depth"] == depth
+        assert "new session" in note
+        assert [c.number for c in child.archive.chunks()][: len(parent_chunks)] == parent_chunks
+        current.close()
+        child.close()
+        # The child resumes as recorded: its history, its copied chunks kept.
+        current, resumed_history, notes = Session.resume(child.id)
+        assert notes == [] and records(resumed_history) == records(history)
+        assert current.archive.chunks()
+        current_agent = agent_for(server, current, workspace, resumed_history)
+        lineage.append(child.id)
+    with pytest.raises(ForkRefused) as info:
+        await fork_session(current_agent, current)
+    assert "fork of a fork of a fork" in str(info.value)
+    # The reader tool of the last fork reads the chunks it inherited.
+    reader = current_agent.registry.get("read_archive")
+    assert reader is not None
+    output = await reader.run(
+        {"action": "search", "query": "secret number 1000"}, current_agent.context
+    )
+    assert "secret number 1000" in output.text.replace("»", "").replace("«", "")
+    current.close()

@@ -28,9 +28,9 @@ INSTRUCTION_MARK = "[pleat: context compaction"
 SUMMARY = (
     "<topics>files</topics><continues_previous>true</continues_previous><summary>reading</summary>"
 )
-# Seconds after start at which a run is killed: pleat needs ~3 s to import litellm here, so
-# the kills land while it streams, runs tools and compacts.
-KILL_AFTER = (3.5, 6.0)
+# Seconds after a run's first model request at which it is killed: within them it streams,
+# runs tools, writes the journal and compacts several times.
+KILL_AFTER = (0.0, 2.5)
 ROUNDS = 3
 
 
@@ -110,6 +110,10 @@ def test_sigkill_at_random_moments_never_breaks_a_session(
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
+        started = len(server.requests)
+        deadline = time.monotonic() + 60
+        while len(server.requests) == started and time.monotonic() < deadline:
+            time.sleep(0.01)  # pleat is up (litellm imported, session open) once it asks
         time.sleep(rng.uniform(*KILL_AFTER))
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)

@@ -1,0 +1,64 @@
+"""The approval modal: what a tool is about to do, and y (yes) / n (no) / a (always, this tool)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+from agent.permissions import ApprovalRequest
+from tui.approvals import Answer
+from tui.widgets.diff_view import DiffView
+
+# Tools whose preview is a unified diff (the others show their preview as plain text).
+DIFF_TOOLS = frozenset({"edit_file", "write_file"})
+# The answer each button gives (the buttons' ids).
+BUTTON_ANSWERS: dict[str, Answer] = {"yes": "yes", "no": "no", "always": "always"}
+
+
+class ApprovalScreen(ModalScreen[Answer]):
+    """Asks whether one tool call may run; dismisses with the answer."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer('yes')", "Yes"),
+        Binding("n", "answer('no')", "No"),
+        Binding("a", "answer('always')", "Always for this tool"),
+        Binding("escape", "answer('no')", "No", show=False),
+    ]
+    # Enter on the focused button must never approve by accident: start on "No".
+    AUTO_FOCUS = "#no"
+
+    def __init__(self, request: ApprovalRequest) -> None:
+        super().__init__()
+        self.request = request
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="approval"):
+            yield Label(f"Allow {self.request.tool}?", id="approval-title", markup=False)
+            with VerticalScroll(id="approval-preview"):
+                yield self._preview()
+            with Horizontal(id="approval-buttons"):
+                yield Button("Yes (y)", id="yes", variant="success")
+                yield Button("No (n)", id="no", variant="error")
+                yield Button("Always for this session (a)", id="always")
+
+    def _preview(self) -> Static:
+        preview = self.request.preview
+        if self.request.tool in DIFF_TOOLS and preview.startswith("---"):
+            return DiffView(preview, classes="preview")
+        if self.request.tool == "run_command":
+            return Static(f"$ {preview}", markup=False, classes="preview command")
+        return Static(preview, markup=False, classes="preview")
+
+    def action_answer(self, answer: Answer) -> None:
+        self.dismiss(answer)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        answer = BUTTON_ANSWERS.get(event.button.id or "")
+        if answer is not None:
+            self.dismiss(answer)
