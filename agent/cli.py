@@ -15,6 +15,7 @@ examples:
   pleat --model openai/qwen --api-base http://localhost:8000/v1 -p "hi"
   pleat -p "what did we decide about the cache?" --continue
   pleat sessions                          this workspace's sessions (--all for every one)
+  pleat replay sessions.jsonl             recorded sessions through each compaction strategy
 
 configuration: defaults < $PLEAT_HOME/config.toml < PLEAT_* variables < flags
 """
@@ -109,6 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["sessions"]:
         return list_sessions_command(argv[1:])
+    if argv[:1] == ["replay"]:
+        from agent.replay.command import main as replay
+
+        return replay(argv[1:])
     args = build_parser().parse_args(argv)
     from agent.config import ConfigError, load_config
 

@@ -12,7 +12,7 @@ from invariants import assert_history_valid
 from agent.compaction.policy import Budget, CompactionPolicy
 from agent.events import CompactionDone
 from agent.messages import Message, is_summary
-from agent.replay import read_sessions, replay_session
+from agent.replay.driver import read_sessions, replay_session
 from sessions.archive import ChunkArchive
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trajectories-dev60.jsonl.gz"

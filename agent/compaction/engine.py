@@ -21,17 +21,17 @@ from agent.compaction.policy import Budget, CompactionPolicy
 from agent.compaction.rebuild import rebuild, summary_message
 from agent.compaction.redact import redact
 from agent.compaction.reply import CompressionReply, ReplyError, parse_reply
-from agent.compaction.tail import Split, choose_split
+from agent.compaction.tail import Split, choose_split, fold_start
 from agent.events import CompactionDone, CompactionFailed, CompactionStarted, Event, Retrying
 from agent.llm import LLMError, LLMReply
-from agent.messages import Message, is_summary, provider_messages
+from agent.messages import Message, is_summary, provider_messages, units
 from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive, ChunkInfo
 
-# Pull-back rounds when the compression call would not fit or the provider says it overflows:
-# 1 unit first (keeps most of the cached prefix), then 2, then 4; past that the head itself is
-# too big and is summarized in pieces.
-PULL_BACK_ROUNDS = (1, 2, 4)
+# Pull-back rounds when the compression call would not fit or the provider says it overflows
+# (after the first round's single unit, see Compactor._pull_back_rounds): each round doubles;
+# past the last, the head itself is too big and is summarized in pieces.
+PULL_BACK_ROUNDS = (1, 2, 4, 8)
 # A compression reply that calls a tool or lacks a summary gets one more try.
 REPLY_TRIES = 2
 # Tokens of slack when checking that a request fits: the local count is an estimate of the
@@ -45,6 +45,13 @@ _STATED_WINDOW = (
     re.compile(r"maximum context length is (\d+)", re.IGNORECASE),
     re.compile(r"\d+ tokens? > (\d+) maximum", re.IGNORECASE),
     re.compile(r"context (?:window|length|size) (?:is|of) (\d+)", re.IGNORECASE),
+)
+
+
+# The system prompt of the "separate" style's own summarization requests.
+SEPARATE_SYSTEM_PROMPT = (
+    "You summarize a coding agent's conversation so the agent can continue the work from "
+    "your summary alone. Follow the instructions in the user message exactly."
 )
 
 
@@ -96,8 +103,12 @@ class Compactor:
         new_id: Callable[[], str],
         secrets: Sequence[str] = (),
         window: int | None = None,
+        style: str = "insert",
     ) -> None:
         self.policy = policy
+        # "insert": the instruction goes into the live conversation (cache reuse); "separate":
+        # a summarization request of its own, the design pleat is measured against.
+        self.style = style
         self.llm = llm
         self.archive = archive
         self.tokens = tokens
@@ -240,10 +251,15 @@ class Compactor:
         calls: _Calls,
     ) -> _Fold:
         """Insert-then-compress, pulling back tail units until the call fits; an oversized
-        head is summarized in pieces; in an overflow, the ledger alone is the last resort."""
-        rounds = (0, *PULL_BACK_ROUNDS)
+        head is summarized in pieces; in an overflow, the ledger alone is the last resort.
+        The "separate" style (a baseline for replay) always sends a transcript instead."""
         split = self._split(history, 0)
-        for pull_back in rounds:
+        if self.style == "separate":
+            system = Message(role="system", content=SEPARATE_SYSTEM_PROMPT)
+            return await self._summarize_in_pieces(
+                history, [], split, focus, calls, reason, system=system, method="separate"
+            )
+        for pull_back in self._pull_back_rounds(history):
             split = self._split(history, pull_back)
             target = self._target(history, split)
             instruction = self._instruction(history, target, focus)
@@ -267,6 +283,16 @@ class Compactor:
                 raise CompactionError(f"the model's summary was unusable: {error}") from None
             return _Fold(split, reply, "insert")
         return await self._summarize_in_pieces(history, tools, split, focus, calls, reason)
+
+    def _pull_back_rounds(self, history: list[Message]) -> tuple[int, ...]:
+        """Units to pull back, round by round. The newest unit (the reply and tool results
+        that arrived since the last request) is pulled back from the start: the compression
+        call is then exactly the last request plus the instruction, a full cache hit, and the
+        unit is reattached verbatim. Unless it is too big to keep: then it is folded."""
+        spans = units(history, fold_start(history))
+        newest = sum(self.tokens.count(m) for m in history[spans[-1][0] :]) if spans else 0
+        first = 1 if newest <= self.budget.tail_tokens else 0
+        return (first, *(n for n in PULL_BACK_ROUNDS if n > first))
 
     def _target(self, history: list[Message], split: Split) -> int:
         folded_tokens = sum(self.tokens.count(m) for m in split.folded(history))
@@ -301,11 +327,14 @@ class Compactor:
         focus: str | None,
         calls: _Calls,
         reason: str,
+        *,
+        system: Message | None = None,
+        method: str = "pieces",
     ) -> _Fold:
         """The head is larger than a window: summarize it piece by piece, each piece a
         transcript in one request, carrying the running summary forward."""
         target = self._target(history, split)
-        system = history[0]
+        system = system or history[0]
         room = self.budget.usable - target - self.tokens.count(system)
         room -= int(self.budget.window * FIT_MARGIN_SHARE) + 1_000  # the instruction's own size
         pieces = split_into_pieces(split.folded(history), self.tokens.count, max(room, 500))
@@ -333,7 +362,7 @@ class Compactor:
                 return self._ledger_fold(split, f"the model could not summarize: {why}")
             raise CompactionError(f"summarizing in pieces failed: {error}") from None
         assert running is not None
-        return _Fold(split, CompressionReply(topics, continues, running), "pieces")
+        return _Fold(split, CompressionReply(topics, continues, running), method)
 
     def _ledger_fold(self, split: Split, why: str) -> _Fold:
         """Last resort: no model summary; the rebuilt message carries pleat's ledger."""

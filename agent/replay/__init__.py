@@ -1,0 +1,1 @@
+"""`pleat replay`: recorded sessions through the compaction engine, strategies side by side."""

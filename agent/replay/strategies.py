@@ -1,0 +1,151 @@
+"""The four designs replayed side by side: insert (pleat), separate, mask, none."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.compaction.engine import Compactor, SummaryModel
+from agent.compaction.offline_model import OfflineSummarizer
+from agent.compaction.policy import Budget, CompactionPolicy
+from agent.events import CompactionDone, CompactionFailed, Retrying
+from agent.llm import LLMReply
+from agent.messages import Message, provider_messages
+from agent.replay.cache_model import CacheModel
+from agent.replay.driver import BASH_TOOL, RecordedSession
+from agent.tokens import TokenLedger
+from sessions.archive import ChunkArchive
+
+STRATEGIES = ("insert", "separate", "mask", "none")
+# Observation masking keeps the newest this many tool outputs verbatim: the window the
+# JetBrains "Complexity Trap" study found best for SWE-agent-style sessions (M = 10).
+MASK_KEEP_NEWEST = 10
+MASK_PLACEHOLDER = "[old tool output omitted]"
+
+
+@dataclass
+class StrategyResult:
+    """One session under one strategy."""
+
+    strategy: str
+    session: str
+    requests: int = 0
+    compactions: int = 0
+    failures: int = 0
+    peak_context: int = 0
+    overflow_at: int | None = None  # index of the first message whose request overflowed
+    billed: float = 0.0  # cost units (cache model prices)
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    compression_prompt_tokens: int = 0
+    compression_cached_tokens: int = 0
+    engine_seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def finished(self) -> bool:
+        return self.overflow_at is None
+
+
+class _BilledModel:
+    """Wraps the summarizer so every compression request is priced by the cache model."""
+
+    def __init__(
+        self, inner: SummaryModel, cache: CacheModel, result: StrategyResult, cacheable: bool
+    ) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.result = result
+        self.cacheable = cacheable
+
+    def context_window(self) -> int:
+        return self.inner.context_window()
+
+    async def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> AsyncIterator[str | Retrying | LLMReply]:
+        charge = self.cache.request(messages, tools, cacheable=self.cacheable)
+        self.result.billed += charge.cost
+        self.result.compression_prompt_tokens += charge.prompt_tokens
+        self.result.compression_cached_tokens += charge.cached_tokens
+        async for item in self.inner.stream(messages, tools):
+            yield item
+
+
+def _mask(history: list[Message]) -> list[Message]:
+    """Tool outputs older than the newest MASK_KEEP_NEWEST replaced by a placeholder."""
+    results = [i for i, m in enumerate(history) if m.role == "tool"]
+    old = set(results[:-MASK_KEEP_NEWEST]) if MASK_KEEP_NEWEST else set(results)
+    return [
+        dataclasses.replace(m, content=MASK_PLACEHOLDER)
+        if i in old and m.content != MASK_PLACEHOLDER
+        else m
+        for i, m in enumerate(history)
+    ]
+
+
+async def run_strategy(
+    strategy: str,
+    session: RecordedSession,
+    *,
+    policy: CompactionPolicy,
+    window: int,
+    archive_dir: Path,
+    cache: CacheModel | None = None,
+    summarizer: SummaryModel | None = None,
+) -> StrategyResult:
+    """Replay one recorded session under one strategy; the recorded assistant messages stand
+    in for the model's replies, and each one is a request priced by the cache model."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
+    cache = cache or CacheModel()
+    result = StrategyResult(strategy, session.name)
+    tokens = TokenLedger([BASH_TOOL])
+    budget = Budget.of(policy, window)
+    compactor: Compactor | None = None
+    if strategy in ("insert", "separate"):
+        counter = iter(range(1_000_000, 10_000_000))
+        model = _BilledModel(
+            summarizer or OfflineSummarizer(window), cache, result, cacheable=strategy == "insert"
+        )
+        compactor = Compactor(
+            policy,
+            model,
+            ChunkArchive(archive_dir, session.name),
+            tokens,
+            new_id=lambda: f"m{next(counter)}",
+            window=window,
+            style=strategy,
+        )
+    history: list[Message] = [session.messages[0]]
+    for index, message in enumerate(session.messages[1:], 1):
+        if message.role == "assistant":
+            started = time.perf_counter()
+            if compactor is not None and (reason := compactor.due(history)) is not None:
+                async for event in compactor.compact(history, [BASH_TOOL], reason=reason):
+                    if isinstance(event, CompactionDone):
+                        history = list(event.history)
+                        result.compactions += 1
+                    elif isinstance(event, CompactionFailed):
+                        result.failures += 1
+            if strategy == "mask" and tokens.size(history) >= budget.trigger_tokens:
+                history = _mask(history)
+                tokens.reset_report()
+            size = tokens.size(history)
+            result.engine_seconds += time.perf_counter() - started
+            charge = cache.request(provider_messages(history), [BASH_TOOL])
+            result.requests += 1
+            result.billed += charge.cost
+            result.prompt_tokens += charge.prompt_tokens
+            result.cached_tokens += charge.cached_tokens
+            result.peak_context = max(result.peak_context, size)
+            if size > budget.window:
+                result.overflow_at = index  # a provider refuses it: the session ends here
+                break
+            tokens.report(size, len(history))
+        history.append(message)
+    return result
