@@ -33,12 +33,27 @@ def totals(results: Sequence[StrategyResult]) -> dict[str, Any]:
     }
 
 
+def common_sessions(by_strategy: dict[str, list[StrategyResult]]) -> set[str]:
+    """Sessions every strategy finished: where billed input compares like with like."""
+    finished = [{r.session for r in results if r.finished} for results in by_strategy.values()]
+    return set.intersection(*finished) if finished else set()
+
+
+def billed_on(results: Sequence[StrategyResult], sessions: set[str]) -> float:
+    return sum(r.billed for r in results if r.session in sessions)
+
+
 def as_json(by_strategy: dict[str, list[StrategyResult]], meta: dict[str, Any]) -> dict[str, Any]:
+    common = common_sessions(by_strategy)
     return {
         **meta,
+        "common_sessions": len(common),
         "strategies": {
             name: {
-                "totals": totals(results),
+                "totals": {
+                    **totals(results),
+                    "billed_on_common": round(billed_on(results, common), 1),
+                },
                 "sessions": [dataclasses.asdict(r) for r in results],
             }
             for name, results in by_strategy.items()
@@ -57,13 +72,17 @@ def as_table(by_strategy: dict[str, list[StrategyResult]], meta: dict[str, Any])
             "peak ctx",
             "billed input",
             "vs insert",
+            "vs insert (common)",
             "compression cache",
             "engine s",
         )
     ]
     base = totals(by_strategy["insert"])["billed_input"] if "insert" in by_strategy else None
+    common = common_sessions(by_strategy)
+    common_base = billed_on(by_strategy["insert"], common) if "insert" in by_strategy else 0
     for name, results in by_strategy.items():
         t = totals(results)
+        on_common = billed_on(results, common)
         share = t["compression_cache_share"]
         rows.append(
             (
@@ -74,6 +93,7 @@ def as_table(by_strategy: dict[str, list[StrategyResult]], meta: dict[str, Any])
                 str(t["peak_context"]),
                 f"{t['billed_input']:.0f}",
                 f"{t['billed_input'] / base:.2f}x" if base else "-",
+                f"{on_common / common_base:.2f}x" if common_base else "-",
                 f"{share:.0%}" if share is not None else "-",
                 f"{t['engine_seconds']:.2f}",
             )
@@ -83,7 +103,8 @@ def as_table(by_strategy: dict[str, list[StrategyResult]], meta: dict[str, Any])
         f"{meta['summarizer']} · window {meta['window']} tokens · {meta['sessions']} sessions "
         f"from {meta['file']}",
         "billed input in cost units: uncached 1.0, cache read 0.1, cache write 1.25 per token; "
-        "a session that overflows the window stops there (not finished)",
+        "a session that overflows the window stops there (not finished); "
+        f"'common' = the {len(common)} sessions every strategy finished",
     ]
     lines += [
         "  ".join(
