@@ -19,6 +19,10 @@ prepare_offline_env()
 # The key the scripted server accepts; tests scan written files to prove it never lands on disk.
 TEST_API_KEY = "sk-test-0123456789abcdef"
 TEST_MODEL = "scripted-model"
+# The 60 recorded sessions; CI clones the repository with shared/ beside it.
+RECORDED_SESSIONS = (
+    Path(__file__).resolve().parents[2] / "shared" / "data" / "trajectories-dev60.jsonl.gz"
+)
 
 
 @pytest.fixture

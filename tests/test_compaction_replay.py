@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import RECORDED_SESSIONS
 from invariants import assert_history_valid
 
 from agent.compaction.policy import Budget, CompactionPolicy
@@ -15,7 +16,7 @@ from agent.messages import Message, is_summary
 from agent.replay.driver import read_sessions, replay_session
 from sessions.archive import ChunkArchive
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trajectories-dev60.jsonl.gz"
+DATA = RECORDED_SESSIONS
 # Small enough that most of the 60 sessions fold, several of them many times.
 WINDOW = 16_000
 

@@ -9,13 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import RECORDED_SESSIONS
 
 from agent.compaction.policy import CompactionPolicy
 from agent.replay.cache_model import CacheModel, Prices
 from agent.replay.driver import read_sessions
 from agent.replay.strategies import STRATEGIES, run_strategy
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trajectories-dev60.jsonl.gz"
+DATA = RECORDED_SESSIONS
 SYSTEM = {"role": "system", "content": "You are a careful assistant. " * 20}
 TOOLS = [{"type": "function", "function": {"name": "bash", "parameters": {}}}]
 
