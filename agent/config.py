@@ -45,6 +45,11 @@ class Config:
     command_timeout: float = 120.0
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
+    # Seconds without a keypress after a turn before the TUI folds a large context in the
+    # background (0 = never). 180 s is well inside the provider's prompt-cache lifetime
+    # (Anthropic keeps a cache entry 5 minutes, OpenAI 5-10), so the fold's call is still a cache
+    # hit, and long enough that someone reading the answer is not interrupted by it.
+    idle_compaction_seconds: float = 180.0
     # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
     compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
 
@@ -73,6 +78,7 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     ),
     "request_timeout": (lambda v: v > 0, "seconds > 0"),
     "max_retries": (lambda v: 0 <= v <= 10, "an integer from 0 to 10"),
+    "idle_compaction_seconds": (lambda v: v >= 0, "seconds >= 0 (0 disables idle compaction)"),
     "api_base": (lambda v: v.startswith(("http://", "https://")), "an http(s) URL"),
 }
 
@@ -156,8 +162,14 @@ def _from_file(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:  # unreadable (permissions), or replaced by a directory meanwhile
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     return _validated(data, str(path))
 
@@ -165,14 +177,19 @@ def _from_file(path: Path) -> dict[str, Any]:
 def _from_env(environ: typing.Mapping[str, str]) -> dict[str, Any]:
     """PLEAT_<KEY> for settings, PLEAT_COMPACTION_<KEY> for the [compaction] table."""
     values: dict[str, Any] = {}
+    table: dict[str, str] = {}
     table_prefix = f"{ENV_PREFIX}{COMPACTION.upper()}_"
     for name, value in environ.items():
         if name in ENV_NOT_SETTINGS or not name.startswith(ENV_PREFIX):
             continue
         if name.startswith(table_prefix):
-            values.setdefault(COMPACTION, {})[name[len(table_prefix) :].lower()] = value
+            table[name[len(table_prefix) :].lower()] = value
         else:
             values[name[len(ENV_PREFIX) :].lower()] = value
+    # A bare PLEAT_COMPACTION next to PLEAT_COMPACTION_<KEY> used to crash (str item
+    # assignment); it is now refused below as "must be a table", whatever the order.
+    if table and COMPACTION not in values:
+        values[COMPACTION] = table
     label = lambda key: ENV_PREFIX + key.upper().replace(".", "_")  # noqa: E731
     return _validated(values, "environment", label)
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from agent.assemble import build_agent, open_session
 from agent.config import Config, ConfigError
@@ -25,8 +27,8 @@ from sessions.lock import SessionBusy
 from sessions.store import Session, SessionError
 
 # Exit codes: 0 answered; 1 the request failed (provider, model); 2 bad configuration or input;
-# 130 interrupted (the shell's convention for Ctrl+C).
-EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
+# 130 interrupted and 143 terminated (the shell's 128 + signal number for SIGINT and SIGTERM).
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 # Error kinds that are the user's configuration to fix rather than a failed request.
 CONFIG_KINDS = frozenset({"auth", "config"})
 # A tool result shown on stderr is cut to this many characters (the model gets all of it).
@@ -95,21 +97,54 @@ async def run_fork(agent: Agent, session: Session, out: TextIO) -> int:
 async def run_turn(agent: Agent, prompt: str, out: TextIO, err: TextIO) -> int:
     error: ErrorEvent | None = None
     wrote_text = False
-    async for event in agent.run_turn(prompt):
-        render(event, out, err)
-        wrote_text = wrote_text or isinstance(event, TextDelta)
-        if isinstance(event, ToolCallStarted) and wrote_text:
-            out.write("\n")  # the text before a tool call is a thought; keep the answer apart
-            wrote_text = False
-        if isinstance(event, ErrorEvent):
-            error = event
-    if wrote_text:
-        out.write("\n")
-        out.flush()
-    if error is None or error.kind == "truncated":
+    try:
+        async for event in agent.run_turn(prompt):
+            render(event, out, err)
+            wrote_text = wrote_text or isinstance(event, TextDelta)
+            if isinstance(event, ToolCallStarted) and wrote_text:
+                out.write("\n")  # the text before a tool call is a thought; keep the answer apart
+                wrote_text = False
+            if isinstance(event, ErrorEvent) and event.kind == "truncated":
+                err.write(f"pleat: note: {event.message}\n")  # a notice; the answer stands
+            elif isinstance(event, ErrorEvent):
+                error = event
+    finally:  # also when interrupted: the next line on the terminal starts clean
+        if wrote_text:
+            out.write("\n")
+            out.flush()
+    if error is None:
         return EXIT_OK
     print(f"pleat: error: {error.message}", file=err)
     return EXIT_CONFIG if error.kind in CONFIG_KINDS else EXIT_FAILED
+
+
+async def until_terminated(work: Coroutine[Any, Any, int]) -> int:
+    """Run `work`; SIGTERM cancels it like Ctrl+C does (the agent answers open tool calls with
+    'cancelled' and notes the cut reply), and the run returns EXIT_TERMINATED, so the caller
+    closes the session: journal fsynced, lock released."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    terminated = False
+
+    def on_sigterm() -> None:
+        nonlocal terminated
+        if not terminated:  # a second SIGTERM must not interrupt the cleanup of the first
+            terminated = True
+            task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+    except (NotImplementedError, RuntimeError):  # Windows, or not the main thread
+        return await work
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if not terminated:
+            raise
+        return EXIT_TERMINATED
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def run_headless(
@@ -136,12 +171,20 @@ def run_headless(
     try:
         agent = build_agent(config, workspace, approve, session=session, history=history)
         if command == "/compact":
-            return asyncio.run(run_compact(agent, focus.strip() or None, sys.stdout))
-        if command == "/fork":
-            return asyncio.run(run_fork(agent, session, sys.stdout))
-        return asyncio.run(run_turn(agent, prompt, sys.stdout, sys.stderr))
+            work = run_compact(agent, focus.strip() or None, sys.stdout)
+        elif command == "/fork":
+            work = run_fork(agent, session, sys.stdout)
+        else:
+            work = run_turn(agent, prompt, sys.stdout, sys.stderr)
+        code = asyncio.run(until_terminated(work))
     except KeyboardInterrupt:
         print("\npleat: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
         session.close()
+    if code == EXIT_TERMINATED:  # said once the journal is fsynced and the lock released
+        print(
+            f"pleat: terminated (SIGTERM); session saved: pleat --resume {session.id}",
+            file=sys.stderr,
+        )
+    return code

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 from collections.abc import AsyncIterator
@@ -109,6 +110,23 @@ def _first_line(text: str, limit: int = 300) -> str:
 
 
 _EXCEPTION_PREFIX = re.compile(r"^((litellm\.)?[A-Za-z]+(Error|Exception)( -|:) ?)+")
+# Links followed down an exception's chain (litellm wraps the real cause two or three deep).
+MAX_CAUSE_DEPTH = 8
+
+
+def _root_json_error(exc: BaseException) -> json.JSONDecodeError | None:
+    """The JSON decoding error behind a litellm exception (a stream whose data lines are not
+    JSON: a broken proxy), if that is what it is."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(seen) < MAX_CAUSE_DEPTH:
+        if isinstance(current, json.JSONDecodeError):
+            return current
+        seen.add(id(current))
+        original = getattr(current, "original_exception", None)
+        nxt = original if isinstance(original, BaseException) else None
+        current = nxt or current.__cause__ or current.__context__
+    return None
 
 
 def classify(exc: BaseException, settings: ModelSettings) -> LLMError:
@@ -118,6 +136,12 @@ def classify(exc: BaseException, settings: ModelSettings) -> LLMError:
     litellm = _litellm()
     text = _first_line(str(exc))
     where = settings.api_base or "the provider"
+    if (bad_json := _root_json_error(exc)) is not None:
+        # Retried like a server error: a garbled stream is usually a proxy's passing fault.
+        return LLMError(
+            "transient",
+            f"malformed reply from {where}: the stream held invalid JSON ({bad_json.msg})",
+        )
     if isinstance(exc, litellm.ContextWindowExceededError) or is_context_overflow(str(exc)):
         return LLMError("context_overflow", f"context window exceeded: {text}")
     if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
@@ -272,10 +296,15 @@ def with_cache_breakpoints(messages: list[dict[str, Any]]) -> list[dict[str, Any
 
 def _stream_was_cut(response: Any) -> bool:
     """True when the stream ended without the provider's finish reason (a dropped connection:
-    the SSE client just stops, and litellm would report a normal "stop")."""
+    the SSE client just stops, and litellm would report a normal "stop"). A stream that got as
+    far as the provider's usage chunk (sent last, after the finish) was not cut: it was a
+    complete reply with no choices in it, which the caller reports as an empty reply."""
     if not hasattr(response, "received_finish_reason"):
         return False
-    return response.received_finish_reason is None and response.intermittent_finish_reason is None
+    if response.received_finish_reason or response.intermittent_finish_reason:
+        return False
+    # litellm keeps the provider's chunks; only a chunk the provider sent carries usage there.
+    return not any(getattr(chunk, "usage", None) for chunk in getattr(response, "chunks", ()))
 
 
 class LLM:
@@ -332,7 +361,13 @@ class LLM:
                     raise LLMError(
                         error.kind, f"reply cut off mid-stream: {error.message}"
                     ) from exc
-                if not error.retryable or attempt >= self.settings.max_retries:
+                if not error.retryable:
+                    raise error from exc
+                if attempt >= self.settings.max_retries:
+                    if attempt:  # say the failure outlasted the retries, not just one try
+                        error = LLMError(
+                            error.kind, f"{error.message} (gave up after {attempt + 1} tries)"
+                        )
                     raise error from exc
                 attempt += 1
                 delay = error.retry_after

@@ -34,6 +34,14 @@ MAX_OVERFLOW_RECOVERIES = 2
 # What the model reads for work the user interrupted; it must know the step did not happen.
 CANCELLED_TOOL_RESULT = "cancelled: the user interrupted the turn before this tool call finished"
 INTERRUPTED_REPLY_NOTE = "[interrupted by the user]"
+# Told to the user when the provider stopped a reply at its output token limit (finish reason
+# "length"), and added to a failed tool call of such a reply so the model knows why its
+# arguments broke off and sends less at once instead of repeating the same cut call.
+TRUNCATED_MESSAGE = "the reply was cut at the output token limit"
+CUT_ARGUMENTS_NOTE = (
+    "[the reply carrying this call was cut at the output token limit, so its arguments may be "
+    "incomplete: send smaller pieces, e.g. write a large file in several steps]"
+)
 
 
 class Recorder(Protocol):
@@ -186,14 +194,17 @@ class Agent:
                 return
             self.add(msg.assistant(reply.text or None, reply.tool_calls))
             await self.safe_point()
+            cut = reply.finish_reason == "length"
+            if cut:
+                yield ErrorEvent("truncated", TRUNCATED_MESSAGE)
             if not reply.tool_calls:
-                if reply.finish_reason == "length":
-                    yield ErrorEvent("truncated", "the reply was cut at the output token limit")
                 yield TurnDone("answer", text=reply.text, iterations=iteration)
                 return
             for call in reply.tool_calls:
                 yield ToolCallStarted(call, self._describe(call))
                 output = await self._run_tool(call)
+                if cut and output.is_error:
+                    output = ToolOutput(f"{output.text}\n{CUT_ARGUMENTS_NOTE}", True, output.meta)
                 self.add(msg.tool_result(call, output.text, is_error=output.is_error))
                 await self.safe_point()
                 yield ToolCallFinished(call, output.text, output.is_error, output.meta)

@@ -13,7 +13,7 @@ from conftest import RECORDED_SESSIONS
 
 from agent.compaction.policy import CompactionPolicy
 from agent.replay.cache_model import CacheModel, Prices
-from agent.replay.driver import read_sessions
+from agent.replay.recorded import read_sessions
 from agent.replay.strategies import STRATEGIES, run_strategy
 
 DATA = RECORDED_SESSIONS

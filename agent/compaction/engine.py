@@ -7,10 +7,12 @@ rebuild -> record (the caller journals the CompactionDone event) -> check the ga
 from __future__ import annotations
 
 import asyncio
+import errno
 import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from agent.compaction.cheap_tier import shrink_tail
@@ -37,6 +39,25 @@ REPLY_TRIES = 2
 # Tokens of slack when checking that a request fits: the local count is an estimate of the
 # provider's tokenizer, and 5% of a 16k window is roughly the error seen between them.
 FIT_MARGIN_SHARE = 0.05
+
+
+# The disk failures a chunk write meets, in the words the user reads (other errors give the
+# system's own description).
+_DISK_PROBLEMS = {
+    errno.ENOSPC: "disk full",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EEXIST: "a file is in the way of the directory",
+    errno.ENOTDIR: "a file is in the way of the directory",
+}
+
+
+def archive_failure(directory: Path, error: OSError) -> str:
+    """One line for a chunk that could not be written: where, and what went wrong."""
+    why = _DISK_PROBLEMS.get(error.errno or 0) or error.strerror or str(error)
+    return f"cannot write the archive in {directory}: {why}"
 
 
 # Provider wordings that state the real window in an overflow error (OpenAI, vLLM: "maximum
@@ -178,7 +199,10 @@ class Compactor:
             self.step("summarized")
             new_history, chunk, merged, folded = await self._archive_and_rebuild(history, fold)
         except (CompactionError, LLMError, ReplyError, OSError) as error:
-            message = getattr(error, "message", None) or str(error)
+            if isinstance(error, OSError):  # the chunk write: nothing of it is left visible
+                message = archive_failure(self.archive.directory, error)
+            else:
+                message = getattr(error, "message", None) or str(error)
             if reason != "manual":
                 self.suspended_below = before + int(self.policy.min_gain * self.budget.usable)
             yield CompactionFailed(reason, f"compaction failed, history unchanged: {message}")

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from agent.compaction.offline_model import LABEL
 from agent.compaction.policy import CompactionPolicy, PolicyError
 from agent.replay.cache_model import DEFAULT_LIFETIME_SECONDS, CacheModel, Prices
-from agent.replay.driver import read_sessions
+from agent.replay.recorded import read_sessions
 from agent.replay.report import as_json, as_table
 from agent.replay.strategies import STRATEGIES, StrategyResult, run_strategy
 

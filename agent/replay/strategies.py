@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from agent.events import CompactionDone, CompactionFailed, Retrying
 from agent.llm import LLMReply
 from agent.messages import Message, provider_messages
 from agent.replay.cache_model import CacheModel
-from agent.replay.driver import BASH_TOOL, RecordedSession
+from agent.replay.recorded import BASH_TOOL, RecordedSession
 from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive
 
@@ -97,6 +97,7 @@ async def run_strategy(
     archive_dir: Path,
     cache: CacheModel | None = None,
     summarizer: SummaryModel | None = None,
+    on_compaction: Callable[[list[Message], CompactionDone], None] | None = None,
 ) -> StrategyResult:
     """Replay one recorded session under one strategy; the recorded assistant messages stand
     in for the model's replies, and each one is a request priced by the cache model."""
@@ -128,6 +129,8 @@ async def run_strategy(
             if compactor is not None and (reason := compactor.due(history)) is not None:
                 async for event in compactor.compact(history, [BASH_TOOL], reason=reason):
                     if isinstance(event, CompactionDone):
+                        if on_compaction is not None:
+                            on_compaction(history, event)
                         history = list(event.history)
                         result.compactions += 1
                     elif isinstance(event, CompactionFailed):
