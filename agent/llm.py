@@ -136,12 +136,6 @@ def classify(exc: BaseException, settings: ModelSettings) -> LLMError:
     litellm = _litellm()
     text = _first_line(str(exc))
     where = settings.api_base or "the provider"
-    if (bad_json := _root_json_error(exc)) is not None:
-        # Retried like a server error: a garbled stream is usually a proxy's passing fault.
-        return LLMError(
-            "transient",
-            f"malformed reply from {where}: the stream held invalid JSON ({bad_json.msg})",
-        )
     if isinstance(exc, litellm.ContextWindowExceededError) or is_context_overflow(str(exc)):
         return LLMError("context_overflow", f"context window exceeded: {text}")
     if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
@@ -156,6 +150,12 @@ def classify(exc: BaseException, settings: ModelSettings) -> LLMError:
         return LLMError("rate_limit", f"rate limited by {where}: {text}", _retry_after(exc))
     if isinstance(exc, litellm.Timeout | asyncio.TimeoutError):
         return LLMError("transient", f"no answer from {where} within {settings.timeout:g} s")
+    if (bad_json := _root_json_error(exc)) is not None:
+        # Retried like a server error: a garbled stream is usually a proxy's passing fault.
+        return LLMError(
+            "transient",
+            f"malformed reply from {where}: the stream held invalid JSON ({bad_json.msg})",
+        )
     if isinstance(exc, litellm.APIConnectionError) or text.lower().startswith("connection error"):
         if "provider not provided" in text.lower() or "llm provider" in text.lower():
             return LLMError("config", _unknown_model_message(settings.model))

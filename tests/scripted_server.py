@@ -1,7 +1,8 @@
 """A scripted OpenAI-compatible chat server on a real socket, for end-to-end tests and benchmarks.
 
-Tests push the replies the "model" gives (text, tool calls, HTTP errors, dropped connections) or
-a function that computes a reply from the request. The server streams them as SSE exactly like
+Tests push the replies the "model" gives (text, tool calls, HTTP errors, dropped connections,
+stalls, garbled or choiceless streams, replies cut at max tokens) or a function that computes a
+reply from the request. The server streams them as SSE exactly like
 the OpenAI API (tool-call arguments split across deltas, a final usage chunk), records every
 request it received, and models a provider's prefix prompt cache so usage reports cached tokens.
 """
@@ -33,9 +34,11 @@ def estimate_tokens(obj: Any) -> int:
 
 @dataclass
 class Text:
-    """A final assistant answer."""
+    """A final assistant answer; `finish` overrides the finish reason ("length": cut at the
+    output token limit)."""
 
     text: str
+    finish: str | None = None
 
 
 @dataclass
@@ -44,6 +47,7 @@ class ToolCalls:
 
     calls: list[tuple[str, dict[str, Any] | str]]
     text: str = ""
+    finish: str | None = None
 
 
 @dataclass
@@ -72,7 +76,24 @@ class Stall:
     seconds: float
 
 
-Reply = Text | ToolCalls | Error | Drop | Stall
+@dataclass
+class Garbage:
+    """A 200 event stream whose data lines are not JSON (`data: {not json`), after `text`
+    streamed normally: a broken proxy or a provider bug."""
+
+    text: str = ""
+    lines: int = 3  # more than one: a client that skips a bad line must meet the next
+
+
+@dataclass
+class EmptyChoices:
+    """A well-formed stream of `chunks` chunks whose `choices` are all empty (no content, no
+    finish reason), then the usage chunk and [DONE]."""
+
+    chunks: int = 3  # any number: none of them carries anything
+
+
+Reply = Text | ToolCalls | Error | Drop | Stall | Garbage | EmptyChoices
 Responder = Callable[[dict[str, Any]], Reply]
 
 
@@ -224,6 +245,8 @@ class ScriptedServer:
                 elif isinstance(reply, Stall):
                     time.sleep(reply.seconds)
                     self.close_connection = True
+                elif isinstance(reply, Garbage | EmptyChoices):
+                    self._stream_broken(body, reply, prompt_tokens, cached)
                 elif body.get("stream"):
                     self._stream(body, reply, prompt_tokens, cached)
                 else:
@@ -261,12 +284,46 @@ class ScriptedServer:
                 }
                 return b"data: " + json.dumps(obj).encode() + b"\n\n"
 
-            def _stream(self, body: dict[str, Any], reply: Reply, prompt: int, cached: int) -> None:
+            def _start_stream(self) -> None:
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
                 self.send_header("cache-control", "no-cache")
                 self.send_header("connection", "close")
                 self.end_headers()
+
+            def _choiceless_chunk(self, body: dict[str, Any], **extra: Any) -> bytes:
+                """A chunk with `choices: []` (how OpenAI sends the final usage)."""
+                obj = {
+                    "id": "chatcmpl-scripted",
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": body.get("model", "scripted"),
+                    "choices": [],
+                    **extra,
+                }
+                return b"data: " + json.dumps(obj).encode() + b"\n\n"
+
+            def _stream_broken(
+                self, body: dict[str, Any], reply: Garbage | EmptyChoices, prompt: int, cached: int
+            ) -> None:
+                self._start_stream()
+                w = self.wfile
+                if isinstance(reply, Garbage):
+                    w.write(self._chunk(body, {"role": "assistant", "content": ""}, None))
+                    for i in range(0, len(reply.text), DELTA_CHARS):
+                        w.write(
+                            self._chunk(body, {"content": reply.text[i : i + DELTA_CHARS]}, None)
+                        )
+                    w.write(b"data: {not json\n\n" * reply.lines)
+                else:
+                    for _ in range(reply.chunks):
+                        w.write(self._choiceless_chunk(body))
+                    w.write(self._choiceless_chunk(body, usage=self._usage(prompt, cached, 0)))
+                w.write(b"data: [DONE]\n\n")
+                w.flush()
+
+            def _stream(self, body: dict[str, Any], reply: Reply, prompt: int, cached: int) -> None:
+                self._start_stream()
                 w = self.wfile
                 w.write(self._chunk(body, {"role": "assistant", "content": ""}, None))
                 text = reply.text if isinstance(reply, Text | ToolCalls | Drop) else ""
@@ -296,17 +353,12 @@ class ScriptedServer:
                                 "function": {"arguments": raw[i : i + DELTA_CHARS]},
                             }
                             w.write(self._chunk(body, {"tool_calls": [part]}, None))
+                if isinstance(reply, Text | ToolCalls) and reply.finish:
+                    finish = reply.finish
                 w.write(self._chunk(body, {}, finish))
                 if (body.get("stream_options") or {}).get("include_usage"):
-                    usage = {
-                        "id": "chatcmpl-scripted",
-                        "object": "chat.completion.chunk",
-                        "created": int(time.time()),
-                        "model": body.get("model", "scripted"),
-                        "choices": [],
-                        "usage": self._usage(prompt, cached, estimate_tokens(text or "x")),
-                    }
-                    w.write(b"data: " + json.dumps(usage).encode() + b"\n\n")
+                    usage = self._usage(prompt, cached, estimate_tokens(text or "x"))
+                    w.write(self._choiceless_chunk(body, usage=usage))
                 w.write(b"data: [DONE]\n\n")
                 w.flush()
 

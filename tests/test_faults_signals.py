@@ -1,0 +1,124 @@
+"""Fault matrix, SIGTERM row: `pleat -p` terminated mid-run exits cleanly; its session resumes."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TEST_API_KEY, TEST_MODEL
+from faults_harness import RECOVERED, turn
+from invariants import assert_history_valid
+from scripted_server import ScriptedServer, Text, ToolCalls
+
+from agent.assemble import build_agent
+from agent.config import Config
+from agent.events import TurnDone
+from agent.headless import EXIT_TERMINATED
+from agent.loop import CANCELLED_TOOL_RESULT
+from agent.permissions import approve_all
+from sessions.store import Session, list_sessions
+
+# Seconds allowed for things that take well under one (pleat starting up takes a few, litellm's
+# import): a bound that keeps a broken build from hanging the suite, never a speed assertion.
+GENEROUS_SECONDS = 60.0
+# Interval of the bounded polls below.
+POLL_SECONDS = 0.02
+
+
+def pleat_args(server: ScriptedServer, workspace: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable, "-m", "agent.cli",
+        "--model", TEST_MODEL, "--api-base", server.base_url, "--api-key", TEST_API_KEY,
+        "--cwd", str(workspace), "--yes", *extra,
+    ]  # fmt: skip
+
+
+def is_gone(pid: int) -> bool:
+    """True when the process has exited (a zombie waiting for its parent counts as exited)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X")
+
+
+def wait_until(condition: Any, what: str) -> None:
+    deadline = time.monotonic() + GENEROUS_SECONDS
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(POLL_SECONDS)
+
+
+@pytest.mark.parametrize("moment", ["during-a-tool", "during-a-model-call"])
+def test_sigterm_exits_gracefully_and_the_session_resumes(
+    server: ScriptedServer, workspace: Path, moment: str
+) -> None:
+    (workspace / "a.txt").write_text("alpha\n")
+    pid_file = workspace / "shell.pid"
+    release = threading.Event()
+
+    def hang(body: dict[str, Any]) -> Text:
+        release.wait(GENEROUS_SECONDS)  # a provider that takes its time
+        return Text("too late")
+
+    second = (
+        ToolCalls([("run_command", {"command": f"echo $$ > {pid_file.name}; sleep 60"})])
+        if moment == "during-a-tool"
+        else hang
+    )
+    server.push(ToolCalls([("read_file", {"path": "a.txt"})]), second)
+    process = subprocess.Popen(
+        pleat_args(server, workspace, "-p", "read a.txt, then the next step"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        if moment == "during-a-tool":
+            wait_until(lambda: pid_file.exists() and pid_file.read_text().strip(), "the command")
+        else:
+            wait_until(lambda: len(server.requests) == 2, "the second model call")
+        assert process.poll() is None
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=GENEROUS_SECONDS)
+    finally:
+        release.set()
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == EXIT_TERMINATED, err
+    session_id = list_sessions(workspace)[0].id
+    lines = err.strip().splitlines()
+    assert [line for line in lines if line.startswith("pleat:")] == [lines[-1]], err
+    assert lines[-1] == f"pleat: terminated (SIGTERM); session saved: pleat --resume {session_id}"
+    if moment == "during-a-tool":
+        shell = int(pid_file.read_text())
+        wait_until(lambda: is_gone(shell), "the command's end")  # killed, not orphaned
+    # The lock is free, the journal holds every message: the session opens without repairs.
+    session, history, notes = Session.resume(session_id)
+    assert notes == []
+    assert_history_valid(history)
+    roles = [m.role for m in history]
+    assert roles[:4] == ["system", "user", "assistant", "tool"]
+    assert "alpha" in (history[3].content or "")  # the completed step is all there
+    if moment == "during-a-tool":  # the open call got its answer
+        assert roles[4:] == ["assistant", "tool"] and history[5].content == CANCELLED_TOOL_RESULT
+    else:  # nothing of the unanswered model call was shown, so nothing of it is kept
+        assert roles[4:] == []
+    # And the resumed session carries on.
+    config = Config(model=TEST_MODEL, api_base=server.base_url, api_key=TEST_API_KEY)
+    agent = build_agent(config, workspace, approve_all, session=session, history=history)
+    server.push(Text(RECOVERED))
+    try:
+        events = asyncio.run(turn(agent, "go on"))
+    finally:
+        session.close()
+    assert isinstance(events[-1], TurnDone) and events[-1].text == RECOVERED
+    assert_history_valid(agent.history)
+    assert out == ""  # the model had said nothing yet
