@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.compaction.engine import Compactor
+from agent.compaction.redact import KnownSecrets
 from agent.config import Config
 from agent.llm import LLM
 from agent.loop import Agent
@@ -61,6 +62,8 @@ def build_agent(
     llm = LLM(config.model_settings())
     registry = default_registry(command_timeout=config.command_timeout, archive=session.archive)
     secrets = [config.api_key] if config.api_key else []
+    # The key never reaches disk, even when a prompt or a file read holds it.
+    session.journal.secrets = session.archive.secrets = KnownSecrets(secrets)
 
     def compactor(agent: Agent) -> Compactor:
         engine = Compactor(

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agent.compaction.redact import KnownSecrets
 from agent.messages import Message, ToolCall
 
 # Chunk files are `chunk-0001.md`, ...: four digits keep a directory listing in order for any
@@ -446,6 +447,8 @@ class ChunkArchive:
         self._cache: dict[tuple[Path, int, int], ChunkInfo] = {}
         # Reentrant: merge_into_last falls back to write_chunk while holding it.
         self._lock = threading.RLock()
+        # Values never written (the configured API key; agent.assemble sets them).
+        self.secrets = KnownSecrets()
 
     def path(self, number: int) -> Path:
         return self.directory / CHUNK_NAME_FORMAT.format(number)
@@ -645,6 +648,8 @@ class ChunkArchive:
     def _store(
         self, info: ChunkInfo, folded: Sequence[Message], shrunk: Sequence[Message]
     ) -> ChunkInfo:
+        folded = [self.secrets.message(m) for m in folded]
+        shrunk = [self.secrets.message(m) for m in shrunk]
         data = _render_chunk(info, folded, shrunk).encode(ENCODING, ENCODING_ERRORS)
         _atomic_write(info.path, data)
         stat = info.path.stat()

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.messages import Message
+from agent.compaction.redact import KnownSecrets
+from agent.messages import Message, ToolCall
 
 JOURNAL_NAME = "journal.jsonl"
 # Transcripts hold code, command output and what the user typed: readable by the user only.
@@ -39,9 +40,13 @@ class Journal:
         self._file = os.fdopen(fd, "a", encoding="utf-8")
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pleat-journal")
         self._last: Future[None] | None = None
+        # Values never written (the configured API key; agent.assemble sets them): a user may
+        # paste the key into a prompt, or a tool may read a file holding it.
+        self.secrets = KnownSecrets()
 
     def append(self, record: dict[str, Any]) -> None:
         """Queue one record (written and flushed to the OS in order, off the event loop)."""
+        record = self.secrets.value(record)
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
         self._last = self._writer.submit(self._write, line)
 
@@ -104,11 +109,125 @@ class Replayed:
     problems: list[str] = field(default_factory=list)
 
 
+# What the model reads for a tool call whose result sat on a damaged journal line (a call left
+# open at the very end is answered by Session.resume instead, and that answer is journaled).
+LOST_TOOL_RESULT = "lost: the journal line holding this tool call's result was damaged"
+# Stands in for the first request when its line was damaged: providers want a user message
+# right after the system prompt.
+LOST_REQUEST = "[pleat: the first request of this session was lost: its journal line was damaged]"
+# The roles a message record may have (agent.messages.Role).
+ROLES = frozenset({"system", "user", "assistant", "tool"})
+# Chunk-state fields Session.resume's archive reconciliation reads as integers.
+CHUNK_STATE_INTEGERS = ("number", "messages", "shrunk")
+
+
+class _Damaged(ValueError):
+    """A line that parses as JSON but is not a record this version wrote (corruption)."""
+
+
+def _require(ok: bool, what: str) -> None:
+    if not ok:
+        raise _Damaged(what)
+
+
+def _optional_str(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _message(record: Any) -> Message:
+    """A message record checked field by field (a damaged one raises _Damaged)."""
+    _require(isinstance(record, dict), "a message that is not an object")
+    role, content = record.get("role"), record.get("content")
+    _require(role in ROLES, f"unknown role {role!r}")
+    _require(isinstance(content, str) or (content is None and role == "assistant"), "content")
+    _require(isinstance(record.get("id", ""), str), "id")
+    _require(_optional_str(record.get("tool_call_id")) and _optional_str(record.get("name")), "ids")
+    _require(isinstance(record.get("meta") or {}, dict), "meta")
+    calls = record.get("tool_calls") or []
+    _require(isinstance(calls, list) and (not calls or role == "assistant"), "tool calls")
+    for call in calls:
+        _require(isinstance(call, dict) and isinstance(call.get("id"), str), "tool call id")
+        function = call.get("function")
+        _require(isinstance(function, dict) and isinstance(function.get("name"), str), "call")
+        _require(_optional_str(function.get("arguments")), "tool call arguments")
+    return Message.from_record(record)
+
+
+def _chunk_state(value: Any) -> dict[str, Any] | None:
+    """The recorded chunk state, checked: {} (a fork of an archive-less session) or numbers."""
+    if value is None or value == {}:
+        return value
+    _require(isinstance(value, dict), "chunk state")
+    for key in CHUNK_STATE_INTEGERS:
+        number = value.get(key)
+        _require(type(number) is int and number >= 0, f"chunk state {key}")
+    for key in ("tokens", "merges"):
+        _require(key not in value or type(value[key]) is int, f"chunk state {key}")
+    _require(isinstance(value.get("topics", ""), str), "chunk state topics")
+    return value
+
+
+def _mend(history: list[Message]) -> tuple[list[Message], list[str]]:
+    """Make a history a provider accepts after damaged lines were skipped: a tool result whose
+    call is gone is dropped; a call whose result is gone gets a "lost" result (except at the
+    very end, where Session.resume answers it); a lost first request gets a placeholder."""
+    mended: list[Message] = []
+    notes: list[str] = []
+    open_calls: dict[str, ToolCall] = {}
+    owner = ""
+
+    def close_open_calls() -> None:
+        for number, call in enumerate(open_calls.values(), 1):
+            lost = Message(
+                role="tool",
+                content=LOST_TOOL_RESULT,
+                tool_call_id=call.id,
+                name=call.name,
+                id=f"{owner}-lost-{number}",
+                meta={"is_error": True, "lost": True},
+            )
+            mended.append(lost)
+            notes.append(f"the result of tool call {call.name} ({call.id}) was lost")
+        open_calls.clear()
+
+    for message in history:
+        if message.role == "tool":
+            if message.tool_call_id in open_calls:
+                del open_calls[message.tool_call_id]
+                mended.append(message)
+            else:
+                notes.append(f"tool result {message.id} lost its call: dropped")
+            continue
+        close_open_calls()
+        if len(mended) == 1 and mended[0].role == "system" and message.role != "user":
+            mended.append(Message(role="user", content=LOST_REQUEST, id=f"{mended[0].id}-lost"))
+            notes.append("the first request was lost: a placeholder stands in for it")
+        mended.append(message)
+        if message.role == "assistant":
+            open_calls = {call.id: call for call in message.tool_calls}
+            owner = message.id
+    return mended, notes
+
+
+def _compaction_history(records: Any) -> list[Message]:
+    """A compaction's recorded history, checked: it must be one this version could write."""
+    _require(isinstance(records, list) and bool(records), "compaction history")
+    history = [_message(record) for record in records]
+    _require(history[0].role == "system", "compaction history without its system prompt")
+    ids = [m.id for m in history]
+    _require(len(set(ids)) == len(ids), "compaction history with repeated ids")
+    mended, _ = _mend(history)
+    _require(len(mended) == len(history), "compaction history with unpaired tool calls")
+    return history
+
+
 def replay_journal(path: Path) -> Replayed:
     """Rebuild the live history: messages appended in order, each compaction replacing the
-    history with the one it recorded. A torn or corrupt line is skipped and reported."""
+    history with the one it recorded. A torn, corrupt or inconsistent line is skipped and
+    reported, and the history is mended around what it held (see _mend). Raises only OSError."""
     header: dict[str, Any] = {}
     history: list[Message] = []
+    live_ids: set[str] = set()
     chunk_state: dict[str, int] | None = None
     total = torn = 0
     problems: list[str] = []
@@ -116,16 +235,25 @@ def replay_journal(path: Path) -> Replayed:
         for number, line in enumerate(lines, 1):
             try:
                 record = json.loads(line)
-                kind = record["type"]
+                _require(isinstance(record, dict), "a record that is not an object")
+                kind = record.get("type")
                 if kind == "session" and not header:
                     header = record
                 elif kind == "message":
-                    history.append(Message.from_record(record["message"]))
+                    message = _message(record.get("message"))
+                    _require(message.id not in live_ids, f"message id {message.id} repeated")
+                    history.append(message)
+                    live_ids.add(message.id)
                     total += 1
                 elif kind == "compaction":
-                    history = [Message.from_record(m) for m in record["history"]]
-                    chunk_state = record.get("chunk_state")
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+                    recorded = _compaction_history(record.get("history"))
+                    chunk_state = _chunk_state(record.get("chunk_state"))
+                    history, live_ids = recorded, {m.id for m in recorded}
+            except (ValueError, KeyError, TypeError, RecursionError):
+                # ValueError covers JSONDecodeError and _Damaged; RecursionError: absurd nesting.
                 torn += 1
                 problems.append(f"line {number} of {path.name} is damaged and was skipped")
+    if torn:
+        history, notes = _mend(history)
+        problems += notes
     return Replayed(header, history, chunk_state, total, torn, problems)

@@ -93,7 +93,7 @@ def _plan(ctx: ToolContext, args: dict[str, Any]) -> _Plan:
     """Load the file, apply the edit in memory and diff the result."""
     path = resolve_in_workspace(ctx.workspace, args["path"])
     rel = display_path(ctx.workspace, path)
-    data = load_existing(path, rel)
+    data = load_existing(ctx.workspace, path, rel)
     if data is None:
         raise ToolError(f"file not found: {rel} (use write_file to create a new file)")
     if looks_binary(data[:BINARY_SNIFF_BYTES]):
@@ -131,7 +131,7 @@ class EditFileTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         def work() -> _Plan:
             plan = _plan(ctx, args)
-            atomic_write(plan.path, plan.rel, plan.data)
+            atomic_write(ctx.workspace, plan.path, plan.rel, plan.data)
             return plan
 
         plan = await asyncio.to_thread(work)

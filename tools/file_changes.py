@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import secrets
@@ -9,6 +10,7 @@ import stat
 from pathlib import Path
 
 from tools.base import ToolError
+from tools.paths import NOFOLLOW, open_directory_in_workspace, open_in_workspace
 
 # Largest file write_file or edit_file will load: both hold the whole text (twice, for the
 # diff) in memory; 10 MiB is far beyond any hand-edited source file.
@@ -20,14 +22,35 @@ MAX_DIFF_CHARS = 100_000
 DIFF_CONTEXT_LINES = 3
 
 
-def load_existing(path: Path, rel: str) -> bytes | None:
-    """The current bytes of the file at `path`, or None when it does not exist yet."""
+def load_existing(workspace: Path, path: Path, rel: str) -> bytes | None:
+    """The current bytes of the file at `path`, or None when it does not exist yet. Opened
+    without following a symlink swapped in since the path was checked (tools/paths.py)."""
     try:
-        info = path.stat()
+        info = path.stat()  # refuse devices and pipes before opening them at all
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise ToolError(f"cannot read {rel}: {exc.strerror or exc}") from exc
+    _check_kind(info, rel)
+    try:
+        fd = open_in_workspace(workspace, path, os.O_RDONLY | os.O_NONBLOCK, rel)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ToolError(f"cannot read {rel}: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "rb") as stream:
+            _check_kind(os.fstat(stream.fileno()), rel)  # what was opened, not what was checked
+            data = stream.read(MAX_EDIT_BYTES + 1)  # the file may have grown since
+    except OSError as exc:
+        raise ToolError(f"cannot read {rel}: {exc.strerror or exc}") from exc
+    if len(data) > MAX_EDIT_BYTES:
+        raise ToolError(f"{rel} is over the {MAX_EDIT_BYTES}-byte limit for edits")
+    return data
+
+
+def _check_kind(info: os.stat_result, rel: str) -> None:
+    """A regular file small enough to edit, or a ToolError saying what it is instead."""
     if stat.S_ISDIR(info.st_mode):
         raise ToolError(f"{rel} is a directory, not a file")
     if not stat.S_ISREG(info.st_mode):
@@ -37,10 +60,6 @@ def load_existing(path: Path, rel: str) -> bytes | None:
             f"{rel} is {info.st_size} bytes, over the {MAX_EDIT_BYTES}-byte limit for edits; "
             "use run_command for files this large"
         )
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise ToolError(f"cannot read {rel}: {exc.strerror or exc}") from exc
 
 
 def decode_lossless(data: bytes) -> str:
@@ -83,30 +102,44 @@ def unified_diff(rel: str, old: str | None, new: str) -> str:
     return diff
 
 
-def atomic_write(path: Path, rel: str, data: bytes) -> None:
+def atomic_write(workspace: Path, path: Path, rel: str, data: bytes) -> None:
     """Write through a temporary file in the same directory and rename it over the target.
 
     Readers never see a half-written file, and a crash leaves the old content intact. An
-    existing file keeps its permission bits; a new one gets the usual umask-based mode.
+    existing file keeps its permission bits; a new one gets the usual umask-based mode. The
+    directory is reached from the workspace root without following symlinks, and the temp file
+    is created and renamed relative to it, so a parent swapped for a symlink leading out
+    cannot redirect the write, and a symlink swapped in as the target is replaced, not followed.
     """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        parent = open_directory_in_workspace(workspace, path.parent, rel, create=True)
         try:
-            mode: int | None = stat.S_IMODE(path.stat().st_mode)
-        except FileNotFoundError:
-            mode = None
-        temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        try:
-            with os.fdopen(fd, "wb") as stream:
-                stream.write(data)
-                stream.flush()
-                os.fsync(stream.fileno())
-            if mode is not None:
-                os.chmod(temp, mode)
-            os.replace(temp, path)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
+            _replace_in(parent, path.name, data)
+        finally:
+            os.close(parent)
     except OSError as exc:
         raise ToolError(f"cannot write {rel}: {exc.strerror or exc}") from exc
+
+
+def _replace_in(parent: int, name: str, data: bytes) -> None:
+    """Atomically give the entry `name` of the directory `parent` the content `data`."""
+    try:
+        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        mode = stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else None
+    except FileNotFoundError:
+        mode = None
+    temp = f".{name}.{secrets.token_hex(4)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW
+    fd = os.open(temp, flags, 0o666, dir_fd=parent)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            if mode is not None:
+                os.fchmod(stream.fileno(), mode)
+            os.fsync(stream.fileno())
+        os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=parent)
+        raise

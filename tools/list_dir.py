@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.paths import display_path, resolve_in_workspace
+from tools.paths import display_path, open_in_workspace, resolve_in_workspace
 
 # Entries shown per call: enough for any hand-made directory; generated ones (caches,
 # datasets) would flood the context, so the model is told to narrow down instead.
@@ -28,11 +28,17 @@ _PARAMETERS: dict[str, Any] = {
 }
 
 
-def _entries(path: Path, rel: str) -> list[str]:
-    """Every entry name, sorted, with "/" after directories (symlinks to directories too)."""
+def _entries(workspace: Path, path: Path, rel: str) -> list[str]:
+    """Every entry name, sorted, with "/" after directories (symlinks to directories too).
+    The directory is opened without following a symlink swapped in since the check."""
     names: list[str] = []
     try:
-        with os.scandir(path) as scan:
+        fd = open_in_workspace(workspace, path, os.O_RDONLY | os.O_DIRECTORY, rel)
+        try:
+            scan = os.scandir(fd)
+        finally:
+            os.close(fd)  # scandir works on its own duplicate of the descriptor
+        with scan:
             for entry in scan:
                 try:
                     is_dir = entry.is_dir()
@@ -64,7 +70,7 @@ class ListDirTool(Tool):
         def work() -> tuple[list[str], str]:
             path = resolve_in_workspace(ctx.workspace, args.get("path", "."))
             rel = display_path(ctx.workspace, path)
-            return _entries(path, rel), rel
+            return _entries(ctx.workspace, path, rel), rel
 
         names, rel = await asyncio.to_thread(work)
         if not names:

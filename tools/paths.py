@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
+import sys
 from pathlib import Path
 
 from tools.base import ToolError
+
+# Added to every confined open: never follow a symlink in the last component (one swapped in
+# after the check), and never leak the descriptor into a command started meanwhile.
+NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+# How a directory is opened while walking down from the workspace root.
+DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW
 
 
 def workspace_root(workspace: Path) -> Path:
@@ -46,3 +56,99 @@ def display_path(workspace: Path, path: Path) -> str:
         except (ValueError, OSError, RuntimeError):
             return str(path)
     return relative.as_posix() or "."
+
+
+def descriptor_path(fd: int) -> Path | None:
+    """Where an open descriptor really is (Linux: /proc/self/fd; macOS: F_GETPATH); None when
+    the platform cannot say (the O_NOFOLLOW opens and directory walks still hold)."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        pass
+    if sys.platform == "darwin":  # pragma: no cover - exercised on macOS only
+        import fcntl
+
+        try:
+            raw = fcntl.fcntl(fd, fcntl.F_GETPATH, bytes(1024))
+        except OSError:
+            return None
+        return Path(os.fsdecode(raw.split(b"\0", 1)[0]))
+    return None
+
+
+def check_descriptor(workspace: Path, fd: int, raw: str) -> None:
+    """Refuse a descriptor that does not live inside the workspace: a path component was
+    swapped for a symlink leading out between the check and the open."""
+    root = workspace_root(workspace)
+    real = descriptor_path(fd)
+    # A file deleted since it was opened shows as "<path> (deleted)": still inside.
+    if real is not None and real != root and not real.is_relative_to(root):
+        raise ToolError(
+            f"path {raw!r} led outside the workspace when it was opened (a symlink was swapped "
+            "in after the check); access refused"
+        )
+
+
+def _swapped(raw: str) -> ToolError:
+    return ToolError(
+        f"path {raw!r} changed into a symbolic link after it was checked; access refused"
+    )
+
+
+def open_in_workspace(
+    workspace: Path, path: Path, flags: int, raw: str, *, follow_symlinks: bool = False
+) -> int:
+    """Open `path` (as resolve_in_workspace returned it) without following a symlink in its
+    last component, and make sure the descriptor is inside the workspace. Raises ToolError
+    for a swap, OSError for the rest (not found, permission ...), for the caller to word.
+    With `follow_symlinks` (grep reading a listed link that pointed inside), a link is
+    followed and only the descriptor check guards where it led."""
+    try:
+        fd = os.open(path, flags | (os.O_CLOEXEC if follow_symlinks else NOFOLLOW))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and path.is_symlink()):
+            raise _swapped(raw) from exc
+        raise
+    try:
+        check_descriptor(workspace, fd, raw)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _child_directory(parent: int, name: str, raw: str, create: bool) -> int:
+    """Open the directory `name` inside the directory `parent` (never through a symlink),
+    creating it first when asked and missing."""
+    try:
+        return os.open(name, DIRECTORY_FLAGS, dir_fd=parent)
+    except FileNotFoundError:
+        if not create:
+            raise
+    except NotADirectoryError:
+        if stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode):
+            raise _swapped(raw) from None
+        raise
+    try:
+        os.mkdir(name, 0o777, dir_fd=parent)
+    except FileExistsError:
+        pass  # made meanwhile: opened (and checked) below like any other
+    return _child_directory(parent, name, raw, create=False)
+
+
+def open_directory_in_workspace(workspace: Path, directory: Path, raw: str, *, create: bool) -> int:
+    """A descriptor of `directory` (resolved, inside the workspace), reached from the root one
+    component at a time with O_NOFOLLOW, so no symlink swapped in anywhere below the root can
+    redirect it; missing directories are created when `create`. Raises ToolError or OSError."""
+    root = workspace_root(workspace)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in directory.relative_to(root).parts:
+            child = _child_directory(fd, part, raw, create)
+            os.close(fd)
+            fd = child
+        check_descriptor(workspace, fd, raw)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

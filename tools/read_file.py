@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.paths import display_path, resolve_in_workspace
+from tools.paths import display_path, open_in_workspace, resolve_in_workspace
 from tools.text_io import BINARY_SNIFF_BYTES, decode_line, iter_lines, looks_binary
 
 # Lines per call by default: a few screens of code, enough for most files in one read.
@@ -56,15 +57,21 @@ def _count_rest(stream: BinaryIO) -> tuple[int, bool]:
     return count, True
 
 
-def _read_window(path: Path, rel: str, offset: int, limit: int) -> _Window:
-    """Stream the file once: skip to `offset`, keep up to `limit` lines, count the rest."""
+def _check_kind(info: os.stat_result, rel: str) -> None:
+    if stat.S_ISDIR(info.st_mode):
+        raise ToolError(f"{rel} is a directory, not a file; use list_dir to see its entries")
+    if not stat.S_ISREG(info.st_mode):
+        raise ToolError(f"{rel} is not a regular file (device, pipe or socket); refused")
+
+
+def _read_window(workspace: Path, path: Path, rel: str, offset: int, limit: int) -> _Window:
+    """Stream the file once: skip to `offset`, keep up to `limit` lines, count the rest.
+    Opened without following a symlink swapped in since the check (tools/paths.py)."""
     try:
-        info = path.stat()
-        if stat.S_ISDIR(info.st_mode):
-            raise ToolError(f"{rel} is a directory, not a file; use list_dir to see its entries")
-        if not stat.S_ISREG(info.st_mode):
-            raise ToolError(f"{rel} is not a regular file (device, pipe or socket); refused")
-        with path.open("rb") as stream:
+        _check_kind(path.stat(), rel)  # devices and pipes are refused before being opened
+        fd = open_in_workspace(workspace, path, os.O_RDONLY | os.O_NONBLOCK, rel)
+        with os.fdopen(fd, "rb") as stream:
+            _check_kind(os.fstat(stream.fileno()), rel)  # what was opened, not what was checked
             if looks_binary(stream.read(BINARY_SNIFF_BYTES)):
                 raise ToolError(f"{rel} looks like a binary file (it has NUL bytes); not shown")
             stream.seek(0)
@@ -165,7 +172,7 @@ class ReadFileTool(Tool):
         def work() -> tuple[_Window, str]:
             path = resolve_in_workspace(ctx.workspace, args["path"])
             rel = display_path(ctx.workspace, path)
-            return _read_window(path, rel, offset, limit), rel
+            return _read_window(ctx.workspace, path, rel, offset, limit), rel
 
         window, rel = await asyncio.to_thread(work)
         return ToolOutput(

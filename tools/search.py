@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,7 +14,7 @@ from typing import Any, TypeVar
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.globbing import compile_glob
-from tools.paths import display_path, resolve_in_workspace, workspace_root
+from tools.paths import display_path, open_in_workspace, resolve_in_workspace, workspace_root
 from tools.text_io import BINARY_SNIFF_BYTES, decode_line, iter_lines, looks_binary
 from tools.visible_files import visible_files
 
@@ -139,9 +141,16 @@ def _shown_line(text: str, match: re.Match[str]) -> str:
     return ("…" if begin else "") + text[begin:end] + ("…" if end < len(text) else "")
 
 
-def _grep_file(path: Path, rel: str, regex: re.Pattern[str], report: _GrepReport) -> bool:
-    """Append the matches of one file; False when it was skipped as binary."""
-    with path.open("rb") as stream:
+def _grep_file(
+    workspace: Path, path: Path, rel: str, regex: re.Pattern[str], report: _GrepReport
+) -> bool:
+    """Append the matches of one file; False when it was skipped (binary, or no longer a
+    regular file). The descriptor must be inside the workspace: a file or directory swapped
+    for a symlink leading out after the listing raises ToolError instead of being read."""
+    fd = open_in_workspace(workspace, path, os.O_RDONLY | os.O_NONBLOCK, rel, follow_symlinks=True)
+    with os.fdopen(fd, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+            return False
         if looks_binary(stream.read(BINARY_SNIFF_BYTES)):
             return False
         stream.seek(0)
@@ -220,8 +229,8 @@ class GrepTool(Tool):
                     if path.stat().st_size > MAX_GREP_FILE_BYTES:
                         report.skipped_large += 1
                         continue
-                    searched_any |= _grep_file(path, name, regex, report)
-                except OSError:
+                    searched_any |= _grep_file(ctx.workspace, path, name, regex, report)
+                except (OSError, ToolError):
                     continue
             if start.is_file() and not searched_any and not report.skipped_large:
                 raise ToolError(f"{start_rel} looks like a binary file (NUL bytes); not searched")

@@ -7,13 +7,19 @@ import subprocess
 import threading
 from pathlib import Path
 
+from tools.base import ToolError
 from tools.gitignore import IgnoreRule, is_ignored, parse_gitignore
+from tools.paths import open_in_workspace
 
 # Seconds allowed for one git call: listing even a huge repository takes well under a second;
 # past this, git is hung (a lock, a network filesystem) and the plain walk is used instead.
 GIT_TIMEOUT_SECONDS = 30.0
 # Never walk into these directories: git's own data is no workspace content.
 ALWAYS_SKIPPED_DIRS = frozenset({".git"})
+# Settings forced on every git call. `core.fsmonitor` names a command git runs while listing
+# files: a .git/config written by the model (or shipped in a downloaded directory) would
+# otherwise run anything through glob and grep, which need no approval.
+GIT_SAFETY_CONFIG = ("-c", "core.fsmonitor=false")
 
 
 def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes] | None:
@@ -21,7 +27,7 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes] | Non
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
     try:
         return subprocess.run(
-            ["git", *args],
+            ["git", *GIT_SAFETY_CONFIG, *args],
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -61,6 +67,28 @@ def _load_rules(directory: Path, rel: str) -> list[IgnoreRule]:
     return parse_gitignore(text, rel)
 
 
+def _list_directory(root: Path, directory: Path) -> list[tuple[str, bool]]:
+    """(name, is a directory) for the entries of a directory the walk reached, leaving out
+    anything but directories, files and symlinks. The directory is opened without following a
+    symlink swapped in since it was listed, and only if it still lies inside the workspace."""
+    fd = open_in_workspace(root, directory, os.O_RDONLY | os.O_DIRECTORY, str(directory))
+    try:
+        scan = os.scandir(fd)  # on its own duplicate of the descriptor
+    finally:
+        os.close(fd)
+    entries: list[tuple[str, bool]] = []
+    with scan:
+        for entry in scan:  # classified now: DirEntry stats lazily, through the open scan
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    entries.append((entry.name, True))
+                elif entry.is_file() or entry.is_symlink():
+                    entries.append((entry.name, False))
+            except OSError:
+                continue
+    return entries
+
+
 def _walk(root: Path, start: Path, stop: threading.Event | None) -> list[str]:
     """Walk `start` applying every .gitignore from the root down; symlinked dirs not followed."""
     start_rel = start.relative_to(root).as_posix()
@@ -78,20 +106,16 @@ def _walk(root: Path, start: Path, stop: threading.Event | None) -> list[str]:
         directory, rel, inherited = pending.pop()
         here = inherited + _load_rules(directory, rel)
         try:
-            with os.scandir(directory) as scan:
-                entries = list(scan)
-        except OSError:
+            entries = _list_directory(root, directory)
+        except (OSError, ToolError):
             continue
-        for entry in entries:
-            child = f"{rel}/{entry.name}" if rel else entry.name
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in ALWAYS_SKIPPED_DIRS and not is_ignored(here, child, True):
-                        pending.append((Path(entry.path), child, here))
-                elif (entry.is_file() or entry.is_symlink()) and not is_ignored(here, child, False):
-                    found.append(child)
-            except OSError:
-                continue
+        for name, is_dir in entries:
+            child = f"{rel}/{name}" if rel else name
+            if is_dir:
+                if name not in ALWAYS_SKIPPED_DIRS and not is_ignored(here, child, True):
+                    pending.append((directory / name, child, here))
+            elif not is_ignored(here, child, False):
+                found.append(child)
     return found
 
 

@@ -44,7 +44,7 @@ def _plan(ctx: ToolContext, args: dict[str, Any]) -> _Plan:
     """Resolve the path, load what is there now and diff it against the new content."""
     path = resolve_in_workspace(ctx.workspace, args["path"])
     rel = display_path(ctx.workspace, path)
-    old = load_existing(path, rel)
+    old = load_existing(ctx.workspace, path, rel)
     content: str = args["content"]
     try:
         data = content.encode("utf-8")
@@ -75,7 +75,7 @@ class WriteFileTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         def work() -> _Plan:
             plan = _plan(ctx, args)
-            atomic_write(plan.path, plan.rel, plan.data)
+            atomic_write(ctx.workspace, plan.path, plan.rel, plan.data)
             return plan
 
         plan = await asyncio.to_thread(work)

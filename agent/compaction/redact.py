@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
+from typing import Any
+
+from agent.messages import Message
 
 REDACTED = "[REDACTED]"
 # Known secrets shorter than this are not replaced: a short string (a 4-digit PIN, "test")
@@ -144,3 +148,53 @@ def redact(text: str, known_secrets: Iterable[str] = ()) -> str:
             break
         text = redacted
     return text
+
+
+class KnownSecrets:
+    """Exact values to keep off disk (the configured API key): replaced by [REDACTED] in what
+    the journal and the archive write, while every other character stays verbatim."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._pattern = _known_pattern(secrets)
+
+    def __bool__(self) -> bool:
+        return self._pattern is not None
+
+    def text(self, text: str) -> str:
+        """The text with every known secret replaced (repeated: a replacement can make a new
+        occurrence out of the marker and its neighbours, for a secret built that way)."""
+        if self._pattern is None:
+            return text
+        for _ in range(MAX_PASSES):
+            redacted = self._pattern.sub(REDACTED, text)
+            if redacted == text:
+                break
+            text = redacted
+        return text
+
+    def value(self, value: Any) -> Any:
+        """A JSON-like value (a journal record) with every string in it redacted."""
+        if self._pattern is None:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list | tuple):
+            return [self.value(v) for v in value]
+        if isinstance(value, dict):
+            return {self.value(k): self.value(v) for k, v in value.items()}
+        return value
+
+    def message(self, message: Message) -> Message:
+        """A message with its text, tool-call arguments and metadata redacted."""
+        if self._pattern is None:
+            return message
+        calls = tuple(
+            dataclasses.replace(call, arguments=self.text(call.arguments))
+            for call in message.tool_calls
+        )
+        return dataclasses.replace(
+            message,
+            content=None if message.content is None else self.text(message.content),
+            tool_calls=calls,
+            meta=self.value(message.meta),
+        )
