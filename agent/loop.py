@@ -53,7 +53,9 @@ class Recorder(Protocol):
 
     def usage(self, model: str, usage: Usage) -> None: ...
 
-    async def sync(self) -> None: ...
+    async def sync(self) -> str | None:
+        """Flush and fsync; returns a write failure (once) instead of raising it."""
+        ...
 
 
 class Agent:
@@ -103,10 +105,13 @@ class Agent:
             self.recorder.message(message)
         return message
 
-    async def safe_point(self) -> None:
-        """Everything so far is on disk (a reply, a tool result, a compaction)."""
-        if self.recorder is not None:
-            await self.recorder.sync()
+    async def safe_point(self) -> ErrorEvent | None:
+        """Everything so far is on disk (a reply, a tool result, a compaction); if the journal
+        cannot be written, the event that says so (once: the session goes on in memory)."""
+        if self.recorder is None:
+            return None
+        problem = await self.recorder.sync()
+        return ErrorEvent("journal", problem) if problem else None
 
     def api_messages(self) -> list[dict]:
         return msg.provider_messages(self.history)
@@ -115,7 +120,8 @@ class Agent:
         """Run one user request to its end. Interrupting the consumer (task cancellation or
         closing the generator) leaves a valid history: every tool call gets a result."""
         self.add(msg.user(prompt))
-        await self.safe_point()
+        if (problem := await self.safe_point()) is not None:
+            yield problem
         try:
             async for event in self._turn():
                 yield event
@@ -136,7 +142,8 @@ class Agent:
             if isinstance(event, CompactionDone):
                 self.replace_history(event)
                 self.compactor.step("swapped")
-                await self.safe_point()
+                if (problem := await self.safe_point()) is not None:
+                    yield problem
                 self.compactor.step("recorded")
             yield event
 
@@ -193,7 +200,8 @@ class Agent:
                 yield TurnDone("error", iterations=iteration)
                 return
             self.add(msg.assistant(reply.text or None, reply.tool_calls))
-            await self.safe_point()
+            if (problem := await self.safe_point()) is not None:
+                yield problem
             cut = reply.finish_reason == "length"
             if cut:
                 yield ErrorEvent("truncated", TRUNCATED_MESSAGE)
@@ -206,7 +214,8 @@ class Agent:
                 if cut and output.is_error:
                     output = ToolOutput(f"{output.text}\n{CUT_ARGUMENTS_NOTE}", True, output.meta)
                 self.add(msg.tool_result(call, output.text, is_error=output.is_error))
-                await self.safe_point()
+                if (problem := await self.safe_point()) is not None:
+                    yield problem
                 yield ToolCallFinished(call, output.text, output.is_error, output.meta)
         yield ErrorEvent(
             "iteration_cap",

@@ -40,6 +40,11 @@ class Journal:
         self._file = os.fdopen(fd, "a", encoding="utf-8")
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pleat-journal")
         self._last: Future[None] | None = None
+        # A failed write (disk full, I/O error): the first one is reported once by sync(); a
+        # line it cut short is ended before the next one, so only that record is lost.
+        self._failure: str | None = None
+        self._reported = False
+        self._torn = False
         # Values never written (the configured API key; agent.assemble sets them): a user may
         # paste the key into a prompt, or a tool may read a file holding it.
         self.secrets = KnownSecrets()
@@ -51,15 +56,38 @@ class Journal:
         self._last = self._writer.submit(self._write, line)
 
     def _write(self, line: str) -> None:
-        self._file.write(line)
-        self._file.flush()
+        try:
+            if self._torn:
+                self._file.write("\n")
+                self._torn = False
+            self._file.write(line)
+            self._file.flush()
+        except OSError as error:
+            self._torn = True
+            self._fail(error)
 
     def _fsync(self) -> None:
-        os.fsync(self._file.fileno())
+        try:
+            os.fsync(self._file.fileno())
+        except OSError as error:
+            self._fail(error)
 
-    async def sync(self) -> None:
-        """A safe point: wait until every queued record is on disk (flushed and fsynced)."""
+    def _fail(self, error: OSError) -> None:
+        if self._failure is None:
+            why = os.strerror(error.errno) if error.errno else str(error)
+            self._failure = (
+                f"cannot write the session journal {self.path}: {why}; this session will not "
+                "resume past this point until the problem is fixed"
+            )
+
+    async def sync(self) -> str | None:
+        """A safe point: wait until every queued record is on disk (flushed and fsynced).
+        Returns, once, the first write failure since the journal opened."""
         await asyncio.wrap_future(self._writer.submit(self._fsync))
+        if self._failure is not None and not self._reported:
+            self._reported = True
+            return self._failure
+        return None
 
     def sync_now(self) -> None:
         """The same, blocking: for shutdown paths outside the event loop."""

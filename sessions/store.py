@@ -97,8 +97,8 @@ class Session:
     def usage(self, model: str, usage: Usage) -> None:
         self.journal.usage(model, **{k: v for k, v in usage.__dict__.items() if v})
 
-    async def sync(self) -> None:
-        await self.journal.sync()
+    async def sync(self) -> str | None:
+        return await self.journal.sync()
 
     def close(self) -> None:
         self.journal.close()

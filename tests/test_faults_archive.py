@@ -13,9 +13,10 @@ from invariants import assert_history_valid
 from scripted_server import ScriptedServer, Text
 
 import sessions.archive
-from agent.events import CompactionDone, CompactionFailed, CompactionStarted, TurnDone
+from agent.events import CompactionDone, CompactionFailed, CompactionStarted, ErrorEvent, TurnDone
 from agent.loop import Agent
 from agent.messages import Message, ToolCall
+from sessions.store import Session
 
 INSTRUCTION_MARK = "[pleat: context compaction"
 # Earlier exchanges put in the history before the faulty fold: with the words below, about
@@ -144,3 +145,50 @@ async def test_disk_full_during_the_chunk_write(
     events = [e async for e in agent.compact()]
     assert isinstance(events[-1], CompactionDone) and events[-1].merged == merge
     await assert_survives(server, session, agent)
+
+
+class _FullDisk:
+    """Stands for the journal's file on a full disk: every write fails with ENOSPC after the
+    first `room` bytes (a partial line is written, as a real short write would)."""
+
+    def __init__(self, real: Any, room: int) -> None:
+        self.real = real
+        self.room = room
+
+    def write(self, text: str) -> int:
+        if len(text) > self.room:
+            self.real.write(text[: self.room])
+            self.room = 0
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.room -= len(text)
+        return self.real.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+async def test_journal_on_a_full_disk_is_reported_once_and_recovers(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """A journal write that fails (disk full) is said once, the turn goes on, and once space
+    is back the journal continues with a clean line: the session still resumes."""
+    session, agent = open_agent(server, workspace)
+    server.push(Text("first answer"))
+    await turn(agent, "first question")
+    journal = session.journal
+    real = journal._file
+    journal._file = _FullDisk(real, room=10)
+    server.push(Text("second answer"), Text("third answer"))
+    events = await turn(agent, "second question")
+    problems = [e for e in events if isinstance(e, ErrorEvent) and e.kind == "journal"]
+    assert len(problems) == 1 and "No space left on device" in problems[0].message
+    assert events[-1].text == "second answer"
+    journal._file = real  # space is back
+    events = await turn(agent, "third question")
+    assert not [e for e in events if isinstance(e, ErrorEvent)]
+    session.close()
+    resumed, history, notes = Session.resume(session.id)
+    assert notes  # the damaged line is reported, not silently dropped
+    assert_history_valid(history)
+    assert history[-1].content == "third answer"
+    resumed.close()
