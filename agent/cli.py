@@ -138,7 +138,13 @@ def main(argv: list[str] | None = None) -> int:
         # pay for Textual. Without a model the UI still opens and explains how to set one.
         from tui import app as tui_app
 
-        return tui_app.run(config, workspace, approve_everything=args.yes)
+        return tui_app.run(
+            config,
+            workspace,
+            approve_everything=args.yes,
+            resume=args.resume,
+            continue_latest=args.continue_latest,
+        )
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
     if not prompt.strip():
         return fail("the prompt is empty", 2)

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable
 from pathlib import Path
 
-from conftest import TEST_API_KEY, TEST_MODEL
+from conftest import TEST_MODEL
 from scripted_server import ScriptedServer, Stall, Text, ToolCalls
-from textual.pilot import Pilot
+from textual.widgets import Label
+from textual.widgets.markdown import MarkdownFence
+from tui_support import assert_valid_history, make_app, send, started, wait_for
+from tui_support import work_finished as turn_finished
 
 from agent.config import Config
-from agent.messages import Message, unanswered_calls
 from tui.app import PleatApp
 from tui.screens.approval import ApprovalScreen
 from tui.widgets.assistant_message import AssistantMessage
@@ -21,43 +21,6 @@ from tui.widgets.prompt_input import PromptInput
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.tool_call import ToolCallBlock
 from tui.widgets.user_message import UserMessage
-
-# Pilot pauses of this many seconds between checks of a condition ...
-POLL_SECONDS = 0.05
-# ... and at most this many: 30 s, room for litellm's first import (about 4 s) on a slow machine.
-MAX_POLLS = 600
-
-
-def make_app(server: ScriptedServer, workspace: Path, **kwargs: bool) -> PleatApp:
-    config = Config(model=TEST_MODEL, api_base=server.base_url, api_key=TEST_API_KEY, max_retries=0)
-    return PleatApp(config, workspace, **kwargs)
-
-
-async def wait_for(pilot: Pilot, condition: Callable[[], object], what: str) -> None:
-    for _ in range(MAX_POLLS):
-        if condition():
-            return
-        await pilot.pause(POLL_SECONDS)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def turn_finished(app: PleatApp) -> bool:
-    return app.turn is not None and app.turn.is_finished
-
-
-async def send(pilot: Pilot, app: PleatApp, text: str) -> None:
-    """Type a prompt into the input and press Enter; wait until the turn has started."""
-    app.query_one(PromptInput).value = text
-    await pilot.press("enter")
-    await wait_for(pilot, lambda: app.turn is not None, "the turn to start")
-
-
-def assert_valid_history(history: list[Message]) -> None:
-    """System first, every tool call answered, no two user messages in a row."""
-    assert history[0].role == "system"
-    for before, message in itertools.pairwise(history):
-        assert not (before.role == "user" and message.role == "user")
-    assert not unanswered_calls(history)
 
 
 async def test_chat_streams_the_reply(server: ScriptedServer, workspace: Path) -> None:
@@ -202,6 +165,7 @@ async def test_provider_error_is_one_red_line(workspace: Path) -> None:
 async def test_without_a_model_the_app_explains_configuration(workspace: Path) -> None:
     app = PleatApp(Config(), workspace)
     async with app.run_test() as pilot:
+        await started(pilot, app)
         assert app.agent is None
         help_text = app.query_one(".help").source
         for hint in ("--model", "PLEAT_MODEL", "config.toml", "ollama/llama3", "OPENAI_API_KEY"):
@@ -215,7 +179,8 @@ async def test_without_a_model_the_app_explains_configuration(workspace: Path) -
 
 async def test_config_error_text_is_shown(workspace: Path) -> None:
     app = PleatApp(None, workspace, "no model configured: pass --model")
-    async with app.run_test():
+    async with app.run_test() as pilot:
+        await started(pilot, app)
         assert "no model configured: pass --model" in app.query_one(".help").source
 
 
@@ -244,3 +209,44 @@ async def test_quit_with_the_approval_open(server: ScriptedServer, workspace: Pa
     assert app.agent.history[-1].role == "tool" and app.agent.history[-1].content.startswith(
         "cancelled"
     )
+
+
+async def test_a_streamed_code_fence_survives_a_recompose(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """The reply is not parsed again when the stream ends (tui.widgets.assistant_message):
+    safe because Textual keeps a streamed fence's code (textual#6518); this pins that."""
+    code = "def greet(name):\n    return f'hello {name}'\n\nprint(greet('you'))"
+    server.push(Text(f"Here:\n\n```python\n{code}\n```\n\nDone."))
+    app = make_app(server, workspace)
+    async with app.run_test() as pilot:
+        await send(pilot, app, "show code")
+        await wait_for(pilot, lambda: turn_finished(app), "the reply")
+        fence = app.query_one(MarkdownFence)
+        assert fence.code == code
+        await fence.recompose()
+        await pilot.pause()
+        assert "print(greet('you'))" in str(fence.query_one(Label).render())
+
+
+async def test_status_sums_the_cost_when_litellm_knows_the_prices(workspace: Path) -> None:
+    """A model litellm has prices for (served by the scripted server): the status shows the
+    summed cost of the calls; the scripted model has none, so it shows no cost."""
+    from conftest import TEST_API_KEY
+
+    with ScriptedServer(api_key=TEST_API_KEY) as server:
+        server.push(Text("one"), Text("two"))
+        config = Config(
+            model="gpt-4o-mini", api_base=server.base_url, api_key=TEST_API_KEY, max_retries=0
+        )
+        app = PleatApp(config, workspace)
+        async with app.run_test() as pilot:
+            status = app.query_one(StatusBar)
+            await send(pilot, app, "first")
+            await wait_for(pilot, lambda: turn_finished(app), "the first reply")
+            first = status.cost
+            assert first is not None and first > 0
+            await send(pilot, app, "second")
+            await wait_for(pilot, lambda: turn_finished(app), "the second reply")
+            assert status.cost is not None and status.cost > first
+            assert f"${status.cost:.4f}" in status.line

@@ -1,39 +1,51 @@
-"""The Textual app: layout, keys, and one worker per turn mapping agent events to widgets."""
+"""The Textual app: layout, keys, and one worker at a time for the agent's work."""
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import time
-from contextlib import aclosing
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Header, Input
+from textual.command import Provider
+from textual.widgets import Footer, Header
 from textual.worker import Worker
 
-from agent.assemble import build_agent, open_session
-from agent.config import Config, ConfigError
-from agent.loop import Agent
-from agent.offline import prepare_offline_env
-from agent.permissions import ApprovalRequest
-from sessions.lock import SessionBusy
-from sessions.store import Session, SessionError
-from tui.approvals import Answer, SessionApprovals
-from tui.help import configuration_help
-from tui.screens.approval import ApprovalScreen
-from tui.turn_view import THINKING, TurnView
+from agent.config import Config
+from tui import lifecycle, slash_commands
+from tui.approvals import SessionApprovals
+from tui.completion import WorkspaceFiles
+from tui.fold_guard import FoldGuard
+from tui.idle import IdleWatch
+from tui.widgets.completion_list import CompletionList
 from tui.widgets.conversation import Conversation
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.status_bar import StatusBar
 
+if TYPE_CHECKING:
+    from agent.loop import Agent
+    from agent.messages import Message
+    from agent.permissions import ApprovalRequest
+    from sessions.store import Session
+    from tui.approvals import Answer
+    from tui.session_host import SessionHost
+    from tui.widgets.compaction_marker import CompactionMarker
+
+# The first frame needs only the widgets above. The session, the agent and its machinery
+# (tui.session_host, tui.tasks, the screens) are imported where they are used, after it: that
+# is most of pleat's own start-up time, and the user can already read and type meanwhile.
+
 # Seconds within which a second Ctrl+C quits: long enough to press it deliberately, short
 # enough that an old stray press does not turn a later one into a quit.
 QUIT_WINDOW_SECONDS = 2.0
-# The empty input's hint: the three keys a new user needs.
-PLACEHOLDER = "Ask pleat…  (Enter sends, ↑/↓ earlier prompts, Esc interrupts)"
+# The empty prompt's hint: the keys a new user needs.
+PLACEHOLDER = "Ask pleat…  (Enter sends, Shift+Enter or Ctrl+J new line, / commands, @ files)"
+
+WorkKind = Literal["turn", "compact", "idle", "fork"]
 
 
 def display_path(path: Path) -> str:
@@ -45,17 +57,26 @@ def display_path(path: Path) -> str:
     return "~" if relative == Path() else f"~/{relative}"
 
 
+def slash_command_provider() -> type[Provider]:
+    """The palette's pleat commands, imported when the palette first opens."""
+    from tui.command_provider import SlashCommandProvider
+
+    return SlashCommandProvider
+
+
 class PleatApp(App[None]):
     """A chat with the agent about one workspace."""
 
     CSS_PATH = "pleat.tcss"
     TITLE = "pleat"
+    COMMANDS = App.COMMANDS | {slash_command_provider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Interrupt"),
         Binding("ctrl+c", "ctrl_c", "Quit (twice)", priority=True, show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
-        Binding("pageup", "page(-1)", "Scroll up", show=False),
-        Binding("pagedown", "page(1)", "Scroll down", show=False),
+        # Priority: the prompt (a TextArea) would take them for its own cursor otherwise.
+        Binding("pageup", "page(-1)", "Scroll up", show=False, priority=True),
+        Binding("pagedown", "page(1)", "Scroll down", show=False, priority=True),
     ]
 
     def __init__(
@@ -65,24 +86,36 @@ class PleatApp(App[None]):
         config_error: str | None = None,
         *,
         approve_everything: bool = False,
+        resume: str | None = None,
+        continue_latest: bool = False,
     ) -> None:
         super().__init__()
         self.config = config
         self.workspace = workspace
         self.config_error = config_error
+        self.resume_id, self.continue_latest = resume, continue_latest
         self.approvals = SessionApprovals(self.ask_approval, approve_everything=approve_everything)
-        self.agent: Agent | None = None
-        self.session: Session | None = None
+        self.guard = FoldGuard()
+        self.host: SessionHost | None = None  # made after the first frame
+        self.opened = asyncio.Event()  # set once the session is open (or cannot be)
+        self.files = WorkspaceFiles(workspace)
+        idle_seconds = config.idle_compaction_seconds if config is not None else 0.0
+        self.idle = IdleWatch(self, idle_seconds, self.start_idle_fold)
         # Why there is no agent, as Markdown shown again on every prompt (None: there is one).
         self.unavailable: str | None = None
         self.model_name = config.model if config is not None and config.model else ""
-        self.turn: Worker[None] | None = None
+        self.turn: Worker[None] | None = None  # the running work: a turn, a fold or a fork
+        self.work_kind: WorkKind | None = None
+        self.warm = False  # litellm imported and the context counted: the meter can show
         self._last_ctrl_c = -QUIT_WINDOW_SECONDS  # monotonic time of the last Ctrl+C
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Conversation(id="conversation")
-        yield PromptInput(PLACEHOLDER)
+        completions = CompletionList()
+        yield completions
+        commands = [(c.name, f"{c.usage:<18} {c.help}") for c in slash_commands.COMMANDS]
+        yield PromptInput(PLACEHOLDER, completions, commands, self.files)
         yield StatusBar(self.model_name, display_path(self.workspace))
         yield Footer()
 
@@ -95,86 +128,116 @@ class PleatApp(App[None]):
         return self.query_one(StatusBar)
 
     @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @property
+    def agent(self) -> Agent | None:
+        return self.host.agent if self.host is not None else None
+
+    @property
+    def session(self) -> Session | None:
+        return self.host.session if self.host is not None else None
+
+    @property
+    def sessions(self) -> SessionHost:
+        """The session host; slash commands that need it run only once there is an agent."""
+        assert self.host is not None
+        return self.host
+
+    @property
     def busy(self) -> bool:
-        """A turn is pending or running."""
+        """A turn, a fold or a fork is pending or running."""
         return self.turn is not None and not self.turn.is_finished
 
-    async def on_mount(self) -> None:
-        self.query_one(PromptInput).focus()
-        self.unavailable = self._open_agent()
-        if self.unavailable is not None:
-            await self.conversation.add_markdown(self.unavailable, "help")
-        else:
-            self.run_worker(self._warm_up(), group="warm-up", exit_on_error=False)
+    # -- opening and switching sessions -----------------------------------------------------
 
-    def _open_agent(self) -> str | None:
-        """Open a new session and build its agent; None, or why that was not possible."""
-        config = self.config
-        if config is None or not config.model or self.config_error is not None:
-            return configuration_help(self.config_error)
-        try:
-            config.model_settings()  # no usable model: say so before creating a session
-            self.session, history, _notes = open_session(config, self.workspace)
-            self.agent = build_agent(
-                config, self.workspace, self.approvals, session=self.session, history=history
-            )
-        except ConfigError as error:
-            return configuration_help(str(error))
-        except (SessionError, SessionBusy) as error:
-            return f"**pleat cannot open a session:** {error}"
-        return None
+    def on_mount(self) -> None:
+        self.prompt.focus()
+        self.call_after_refresh(lifecycle.start, self)
 
     def on_unmount(self) -> None:
-        if self.session is not None:
-            self.session.close()
-            self.session = None
+        if self.host is not None:
+            self.host.close()
 
-    async def _warm_up(self) -> None:
-        """Import litellm (about 4 s) in a thread while the user types the first prompt."""
-        prepare_offline_env()
-        await asyncio.to_thread(importlib.import_module, "litellm")
+    async def session_switched(
+        self, history: list[Message] | None = None, notes: list[str] | None = None
+    ) -> None:
+        """Show the session now open (after /new, /resume, /fork)."""
+        await lifecycle.show_session(self, history, notes)
 
-    async def on_input_submitted(self, event: Input.Submitted) -> None:
+    def refresh_context(self) -> None:
+        """The context meter, now (cheap once warm: counts are cached per message)."""
+        lifecycle.refresh_meter(self)
+
+    async def refresh_context_soon(self) -> None:
+        """The context meter, counted in a thread (after a switch: every message)."""
+        await lifecycle.refresh_meter_soon(self)
+
+    # -- prompts, commands, work ------------------------------------------------------------
+
+    async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         text = event.value.strip()
         if not text:
             return
-        if self.busy:
-            self.notify("A request is running: wait for it, or press Esc to interrupt it.")
+        await self.opened.wait()  # typed within the first instants: the session is opening
+        command = slash_commands.parse(text)
+        if command is not None:
+            self.prompt.remember(text)
+            found, arg = command
+            if found is None:
+                await self.conversation.add_notice(f"unknown command /{arg} (see /help)", "error")
+            else:
+                self.run_slash(found, arg)
             return
-        prompt = self.query_one(PromptInput)
-        prompt.remember(text)
-        prompt.value = ""
+        if self.busy:
+            self.notify(slash_commands.BUSY)
+            if not self.prompt.text:
+                self.prompt.value = event.value  # not sent: give it back
+            return
+        self.prompt.remember(text)
         if self.agent is None:
             await self.conversation.add_user(text)
             await self.conversation.add_markdown(self.unavailable or "", "help")
             return
-        self.turn = self.run_worker(
-            self._run_turn(self.agent, text), group="turn", exclusive=True, exit_on_error=False
+        from tui.tasks import run_turn
+
+        self.start_work("turn", run_turn(self, self.agent, text))
+
+    def run_slash(self, command: slash_commands.SlashCommand, arg: str) -> None:
+        """Run a slash command in a worker (some wait on threads or screens)."""
+        self.run_worker(
+            slash_commands.run(self, command, arg), group="command", exit_on_error=False
         )
 
-    async def _run_turn(self, agent: Agent, text: str) -> None:
-        """Run one request; the agent keeps its history valid when this worker is cancelled."""
-        view = TurnView(self.conversation, self.status)
-        self.status.state = THINKING
-        await self.conversation.add_user(text)
-        try:
-            async with aclosing(agent.run_turn(text)) as events:
-                async for event in events:
-                    await view.show(event)
-            await view.end_reply()
-        except asyncio.CancelledError:
-            await view.interrupted()
-            raise
-        except Exception as error:  # a bug, not a provider failure: those arrive as events
-            self.log.error(error)
-            await self.conversation.add_notice(
-                f"internal error: {type(error).__name__}: {error}", "error"
-            )
-        finally:
-            self.status.state = "idle"
+    def start_work(self, kind: WorkKind, work: Coroutine[Any, Any, None]) -> None:
+        """Run the agent's work (one at a time) in a worker; Esc cancels it."""
+        self.idle.disarm()
+        self.work_kind = kind
+        self.turn = self.run_worker(work, group="work", exclusive=True, exit_on_error=False)
+
+    def start_idle_fold(self) -> None:
+        """The user has been away: fold now if it is worth it (see tui.idle)."""
+        from tui.idle import idle_fold_worthwhile
+        from tui.tasks import run_compaction
+
+        agent = self.agent
+        if self.busy or agent is None or not self.warm or self.screen is not self.screen_stack[0]:
+            return
+        if idle_fold_worthwhile(agent):
+            self.start_work("idle", run_compaction(self, agent, "idle", None))
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self.idle.activity()
+            if self.work_kind == "idle" and self.busy and self.turn is not None:
+                self.guard.interrupt(self.turn.cancel)  # any key ends an idle fold
+        await super().on_event(event)
 
     async def ask_approval(self, request: ApprovalRequest) -> Answer:
         """Show the approval modal from the turn's worker and wait for the answer."""
+        from tui.screens.approval import ApprovalScreen
+
         state = self.status.state
         self.status.state = f"approve {request.tool}?"
         screen = ApprovalScreen(request)
@@ -187,44 +250,75 @@ class PleatApp(App[None]):
         finally:
             self.status.state = state
 
+    def on_compaction_marker_selected(self, event: CompactionMarker.Selected) -> None:
+        from tui.screens.chunks import ChunkBrowserScreen
+
+        if self.session is not None:
+            self.push_screen(ChunkBrowserScreen(self.session.archive, event.chunk))
+
+    # -- keys -------------------------------------------------------------------------------
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is self.turn:
-            self.refresh_bindings()  # Esc comes and goes with the turn
+            self.refresh_bindings()  # Esc comes and goes with the work
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Esc is offered (and shown in the footer) only while a turn runs."""
+        """Esc is offered (and shown in the footer) only while work it can stop runs; the page
+        keys scroll the conversation only on the conversation's screen."""
         if action == "interrupt":
-            return self.busy
+            return self.busy and self.work_kind != "fork"
+        if action == "page":  # other screens page their own lists and text
+            return self.screen is self.screen_stack[0]
         return True
 
     def action_interrupt(self) -> None:
-        """Esc: cancel the running turn."""
-        if self.turn is not None and not self.turn.is_finished:
-            self.turn.cancel()
+        """Esc: cancel the running work (after the fold in progress commits, if one is)."""
+        if self.turn is not None and not self.turn.is_finished and self.work_kind != "fork":
+            self.guard.interrupt(self.turn.cancel)
 
     def action_page(self, direction: int) -> None:
-        """Page Up / Page Down scroll the conversation while the input keeps the focus."""
+        """Page Up / Page Down scroll the conversation while the prompt keeps the focus."""
         if direction < 0:
             self.conversation.scroll_page_up()
         else:
             self.conversation.scroll_page_down()
 
+    async def action_quit(self) -> None:
+        self.quit_safely()
+
+    def quit_safely(self) -> None:
+        """Quit, once a fold in progress has committed (milliseconds; see tui.fold_guard)."""
+        self.guard.interrupt(self.exit)
+
     def action_ctrl_c(self) -> None:
         """Copy a selection; otherwise the first press warns and a second one quits."""
-        focused = self.focused
-        if isinstance(focused, Input) and focused.selected_text:
-            focused.action_copy()
+        prompt = self.focused
+        if isinstance(prompt, PromptInput) and prompt.selected_text:
+            self.copy_to_clipboard(prompt.selected_text)
             return
         now = time.monotonic()
         if now - self._last_ctrl_c <= QUIT_WINDOW_SECONDS:
-            self.exit()
+            self.quit_safely()
             return
         self._last_ctrl_c = now
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW_SECONDS)
 
 
-def run(config: Config | None, workspace: Path, *, approve_everything: bool = False) -> int:
+def run(
+    config: Config | None,
+    workspace: Path,
+    *,
+    approve_everything: bool = False,
+    resume: str | None = None,
+    continue_latest: bool = False,
+) -> int:
     """Run the TUI until the user quits; the process exit code."""
-    app = PleatApp(config, workspace, approve_everything=approve_everything)
+    app = PleatApp(
+        config,
+        workspace,
+        approve_everything=approve_everything,
+        resume=resume,
+        continue_latest=continue_latest,
+    )
     app.run()
     return app.return_code or 0

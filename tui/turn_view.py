@@ -1,10 +1,14 @@
-"""Maps one turn's agent events onto the conversation and the status bar (no model calls here)."""
+"""Maps agent events (a turn's, or a compaction's) onto the conversation and the status bar."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from agent.events import (
+    CompactionDone,
+    CompactionFailed,
+    CompactionStarted,
     ErrorEvent,
-    Event,
     Retrying,
     TextDelta,
     ToolCallFinished,
@@ -12,35 +16,68 @@ from agent.events import (
     TurnDone,
     UsageReported,
 )
+from agent.headless import describe_compaction
+from tui.context_report import kilo
 from tui.widgets.assistant_message import AssistantMessage
+from tui.widgets.compaction_marker import CompactionMarker
 from tui.widgets.conversation import Conversation
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.tool_call import ToolCallBlock
 
 # The status while the model is working on a reply.
 THINKING = "thinking"
+# The status while a compaction runs.
+COMPACTING = "compacting"
 # The dim note left where the user interrupted a turn.
 INTERRUPTED_NOTE = "interrupted"
 # What an open tool block shows when its turn was interrupted (the model is told by the agent).
 CANCELLED_RESULT = "cancelled: the turn was interrupted"
+# What a fold line says when its compaction was interrupted before it committed.
+FOLD_CANCELLED = "compaction interrupted: history unchanged"
+
+AnyEvent = (
+    TextDelta
+    | ToolCallStarted
+    | ToolCallFinished
+    | UsageReported
+    | Retrying
+    | ErrorEvent
+    | TurnDone
+    | CompactionStarted
+    | CompactionDone
+    | CompactionFailed
+)
+
+
+def running_text(event: CompactionStarted) -> str:
+    return f"compacting… ({event.reason}: {event.messages} messages, {kilo(event.tokens)} tokens)"
 
 
 class TurnView:
-    """The widgets of one turn: the reply being streamed and the open tool blocks."""
+    """The widgets of one turn: the reply being streamed, the open tool blocks, the fold line
+    of a compaction in progress. `changed` is called when the context size may have moved."""
 
-    def __init__(self, conversation: Conversation, status: StatusBar) -> None:
+    def __init__(
+        self,
+        conversation: Conversation,
+        status: StatusBar,
+        changed: Callable[[], None] = lambda: None,
+        *,
+        busy_state: str = THINKING,
+    ) -> None:
         self.conversation = conversation
         self.status = status
+        self.changed = changed
+        self.busy_state = busy_state
         self.reply: AssistantMessage | None = None
-        self.replies: list[AssistantMessage] = []
         self.tools: dict[str, ToolCallBlock] = {}
+        self.fold: CompactionMarker | None = None
 
-    async def show(self, event: Event) -> None:
+    async def show(self, event: AnyEvent) -> None:
         """Render one agent event in place."""
         if isinstance(event, TextDelta):
             if self.reply is None:
                 self.reply = await self.conversation.add_assistant()
-                self.replies.append(self.reply)
             await self.reply.write(event.text)
             return
         await self.end_reply()  # any other event means the streamed text is complete
@@ -52,9 +89,12 @@ class TurnView:
             if block is None:
                 block = await self.conversation.add_tool_call(event.call.name)
             await block.finish(event.text, event.is_error, event.meta)
-            self.status.state = THINKING
+            self.status.state = self.busy_state
+            self.changed()
         elif isinstance(event, UsageReported):
             self.status.usage = event.usage
+            self.status.add_cost(event.usage)
+            self.changed()
         elif isinstance(event, Retrying):
             await self.conversation.add_notice(
                 f"retrying in {event.delay:.1f} s (attempt {event.attempt}): {event.reason}"
@@ -62,8 +102,27 @@ class TurnView:
             self.status.state = f"retrying (attempt {event.attempt})"
         elif isinstance(event, ErrorEvent):
             await self.conversation.add_notice(event.message, "error")
+        elif isinstance(event, CompactionStarted):
+            self.fold = await self.conversation.add_fold(running_text(event))
+            self.status.state, self.status.folding = COMPACTING, "running"
+        elif isinstance(event, CompactionDone | CompactionFailed):
+            await self._end_fold(event)
         elif isinstance(event, TurnDone):
             self.status.state = "idle"
+            self.changed()
+
+    async def _end_fold(self, event: CompactionDone | CompactionFailed) -> None:
+        text = describe_compaction(event)
+        if self.fold is None:
+            self.fold = await self.conversation.add_fold(text)
+        if isinstance(event, CompactionDone):
+            self.fold.settle("done", text, event.chunk)
+        else:
+            self.fold.settle("failed", text)
+        self.status.folding = "idle"  # `changed` says "paused" when the compactor is
+        self.fold = None
+        self.status.state = self.busy_state
+        self.changed()
 
     async def end_reply(self) -> None:
         """Render the streamed reply once in full."""
@@ -71,10 +130,20 @@ class TurnView:
             reply, self.reply = self.reply, None
             await reply.finish()
 
-    async def interrupted(self) -> None:
-        """The user interrupted the turn: close what is open and say so."""
+    async def interrupted(self, *, quiet: bool = False, note: bool = True) -> None:
+        """The user interrupted: close what is open and say so (`quiet`: an idle fold the
+        user's keypress ended; its line goes away, there is nothing to report; `note`: add the
+        "interrupted" line, which a fold line already says for itself)."""
         await self.end_reply()
         for block in self.tools.values():
             await block.finish(CANCELLED_RESULT, True, {})
         self.tools.clear()
-        await self.conversation.add_notice(INTERRUPTED_NOTE)
+        if self.fold is not None:
+            if quiet:
+                await self.conversation.drop(self.fold)
+            else:
+                self.fold.settle("cancelled", FOLD_CANCELLED)
+            self.fold = None
+            self.status.folding = "idle"
+        if note and not quiet:
+            await self.conversation.add_notice(INTERRUPTED_NOTE)

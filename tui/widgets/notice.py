@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from textual.widgets import Static
 
-NoticeKind = Literal["error", "note"]
+from tui.entries import NoticeEntry, NoticeKind
 
 
 class Notice(Static):
     """A short line the agent or the app wants the user to see; never a traceback."""
 
-    def __init__(self, text: str, kind: NoticeKind = "note") -> None:
-        super().__init__(text, markup=False, classes=kind)
-        self.text = text
-        self.kind = kind
+    def __init__(self, entry: NoticeEntry) -> None:
+        super().__init__(entry.text, markup=False, classes=entry.kind)
+        self.entry = entry
+
+    @property
+    def text(self) -> str:
+        return self.entry.text
+
+    @property
+    def kind(self) -> NoticeKind:
+        return self.entry.kind

@@ -1,23 +1,52 @@
-"""The one-line status bar: model, workspace, what the agent is doing, token usage."""
+"""The status line: model, session, workspace, activity, context meter, cache, cost, folding."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
 
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from agent.events import Usage
+from tui.context_report import ContextGauge, kilo
+
+if TYPE_CHECKING:
+    from agent.events import Usage
 
 # Separates the fields of the status line.
-SEPARATOR = "  ·  "
+SEPARATOR = " · "
+# Cells of the context meter: ten make each cell a tenth of the window, readable at a glance.
+METER_CELLS = 10
+# The meter's cells (used, free) and the mark where automatic compaction starts.
+USED_CELL, FREE_CELL, TRIGGER_MARK = "▰", "▱", "│"
+
+# Compaction as the status shows it: nothing happening, folding now, or paused (a fold freed
+# too little, so automatic folding waits until the context has grown again).
+FoldStatus = Literal["idle", "running", "paused"]
+
+
+def meter(gauge: ContextGauge) -> str:
+    """e.g. `ctx ▰▰▰▰▰▰▱▱│▱▱ 61% 9.8k/16.0k`: the share of the window the next request uses,
+    with the threshold marked."""
+    window = max(1, gauge.window)
+    used_cells = min(METER_CELLS, round(gauge.used / window * METER_CELLS))
+    mark = min(METER_CELLS, round(gauge.trigger / window * METER_CELLS))
+    cells = [USED_CELL if i < used_cells else FREE_CELL for i in range(METER_CELLS)]
+    cells.insert(mark, TRIGGER_MARK)
+    share = gauge.used / window
+    return f"ctx {''.join(cells)} {share:.0%} {kilo(gauge.used)}/{kilo(gauge.window)}"
 
 
 class StatusBar(Static):
     """Shows the session's state; the app sets the reactive fields."""
 
     model: reactive[str] = reactive("")
+    session: reactive[str] = reactive("")
     workspace: reactive[str] = reactive("")
     state: reactive[str] = reactive("idle")
-    usage: reactive[Usage | None] = reactive(None)
+    usage: reactive[Usage | None] = reactive(None)  # of the last model call
+    cost: reactive[float | None] = reactive(None)  # USD summed over this run's calls
+    context: reactive[ContextGauge | None] = reactive(None)
+    folding: reactive[FoldStatus] = reactive("idle")
 
     def __init__(self, model: str, workspace: str) -> None:
         super().__init__(markup=False)
@@ -30,6 +59,9 @@ class StatusBar(Static):
     def watch_model(self) -> None:
         self._refresh_line()
 
+    def watch_session(self) -> None:
+        self._refresh_line()
+
     def watch_workspace(self) -> None:
         self._refresh_line()
 
@@ -39,14 +71,35 @@ class StatusBar(Static):
     def watch_usage(self) -> None:
         self._refresh_line()
 
+    def watch_cost(self) -> None:
+        self._refresh_line()
+
+    def watch_context(self) -> None:
+        self._refresh_line()
+
+    def watch_folding(self) -> None:
+        self._refresh_line()
+
+    def add_cost(self, usage: Usage) -> None:
+        """Count one call's price (when litellm knows the model's prices)."""
+        if usage.cost is not None:
+            self.cost = (self.cost or 0.0) + usage.cost
+
     @property
     def line(self) -> str:
         """The text the bar shows."""
-        fields = [self.model or "no model", self.workspace, self.state]
-        if self.usage is not None:
-            fields.append(
-                f"{self.usage.prompt_tokens:,} prompt tokens, {self.usage.cached_tokens:,} cached"
-            )
+        fields = [self.model or "no model"]
+        if self.session:
+            fields.append(self.session)
+        fields += [self.workspace, self.state]
+        if self.context is not None:
+            fields.append(meter(self.context))
+        usage = self.usage
+        if usage is not None and usage.prompt_tokens:
+            fields.append(f"cache {usage.cached_tokens / usage.prompt_tokens:.0%}")
+        if self.cost is not None:
+            fields.append(f"${self.cost:.4f}")
+        fields.append(f"fold {self.folding}")
         return SEPARATOR.join(fields)
 
     def _refresh_line(self) -> None:

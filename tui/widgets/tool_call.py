@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from textual.markup import escape
+from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
+from tui.entries import ToolEntry
 from tui.widgets.diff_view import DiffView
 
 # Lines of a tool result shown in the block: enough to recognise a file or a test run, short
@@ -25,30 +27,53 @@ def preview(text: str, lines: int = PREVIEW_LINES) -> str:
     return f"{shown}\n… {hidden} more lines" if hidden > 0 else shown
 
 
-def _title_text(mark: str, summary: str) -> str:
+def _title(entry: ToolEntry) -> str:
     """The block's title: the outcome mark, then the call (escaped: it is not markup)."""
-    return f"{mark} {escape(summary)}"
+    mark = RUNNING if entry.result is None else FAILED if entry.is_error else SUCCEEDED
+    return f"{mark} {escape(entry.summary)}"
+
+
+def _result_widgets(entry: ToolEntry) -> list[Widget]:
+    if entry.result is None:
+        return []
+    widgets: list[Widget] = [Static(preview(entry.result), markup=False, classes="result")]
+    if entry.diff:
+        widgets.append(DiffView(entry.diff, classes="diff"))
+    return widgets
 
 
 class ToolCallBlock(Collapsible):
-    """One tool call; `finish()` adds the result and marks it ✓ or ✗."""
+    """One tool call; `finish()` adds the result and marks it ✓ or ✗. Open when it holds a
+    diff, so an edit is seen even when nobody was asked to approve it."""
 
-    def __init__(self, summary: str) -> None:
-        super().__init__(title=_title_text(RUNNING, summary), collapsed=True)
-        self.summary = summary
-        self.finished = False
-        self.is_error = False
+    def __init__(self, entry: ToolEntry) -> None:
+        super().__init__(*_result_widgets(entry), title=_title(entry), collapsed=not entry.diff)
+        self.entry = entry
+        self.set_class(entry.is_error, "failed")
+
+    @property
+    def summary(self) -> str:
+        return self.entry.summary
+
+    @property
+    def finished(self) -> bool:
+        return self.entry.result is not None
+
+    @property
+    def is_error(self) -> bool:
+        return self.entry.is_error
 
     async def finish(self, text: str, is_error: bool, meta: dict[str, Any]) -> None:
-        """Show the result preview, and the diff when the tool produced one (open, so it is
-        seen even when nobody was asked to approve it)."""
-        self.finished = True
-        self.is_error = is_error
-        self.title = _title_text(FAILED if is_error else SUCCEEDED, self.summary)
-        self.set_class(is_error, "failed")
-        contents = self.query_one(Collapsible.Contents)
-        await contents.mount(Static(preview(text), markup=False, classes="result"))
+        """Record the result (kept even if the block was scrolled out of the window) and
+        show it."""
         diff = meta.get("diff")
-        if isinstance(diff, str) and diff:
-            await contents.mount(DiffView(diff, classes="diff"))
+        self.entry.result = text
+        self.entry.is_error = is_error
+        self.entry.diff = diff if isinstance(diff, str) and diff else None
+        self.title = _title(self.entry)
+        self.set_class(is_error, "failed")
+        if not self.is_mounted:
+            return
+        await self.query_one(Collapsible.Contents).mount_all(_result_widgets(self.entry))
+        if self.entry.diff:
             self.collapsed = False

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from tui.entries import UserEntry
+
 
 class UserMessage(Static):
     """One user prompt in the conversation."""
 
-    def __init__(self, text: str) -> None:
-        super().__init__(text, markup=False)
-        self.text = text
+    def __init__(self, entry: UserEntry) -> None:
+        super().__init__(entry.text, markup=False)
+        self.entry = entry
+
+    @property
+    def text(self) -> str:
+        return self.entry.text

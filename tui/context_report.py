@@ -1,0 +1,88 @@
+"""What fills the context window, from the compactor's own ledger and budget (no UI here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent.messages import is_summary
+
+if TYPE_CHECKING:
+    from agent.loop import Agent
+
+
+@dataclass(frozen=True)
+class ContextGauge:
+    """The status bar's meter: the next request's size against the window and the fold mark."""
+
+    used: int
+    window: int
+    trigger: int
+
+
+@dataclass(frozen=True)
+class ContextReport:
+    """The /context breakdown. Counted parts (tiktoken, cached per message) add up to
+    `counted`; `size` is what the compactor compares with the trigger (the provider's last
+    reported prompt tokens plus what was appended since, when there is a report)."""
+
+    system_tokens: int
+    tools_tokens: int
+    summary_tokens: int
+    message_tokens: int
+    messages: int  # messages after the system prompt and the summary
+    counted: int
+    size: int
+    window: int
+    usable: int
+    reserved_output: int
+    trigger: int
+    suspended_below: int | None
+    chunks: int
+
+    @property
+    def gauge(self) -> ContextGauge:
+        return ContextGauge(self.size, self.window, self.trigger)
+
+
+def context_report(agent: Agent) -> ContextReport | None:
+    """The breakdown of the agent's live history; None without a compactor. Blocking on first
+    use (loads the tokenizer, asks litellm for the window): call it from a thread then."""
+    compactor = agent.compactor
+    if compactor is None:
+        return None
+    ledger, budget, history = compactor.tokens, compactor.budget, agent.history
+    system = ledger.count(history[0]) if history and history[0].role == "system" else 0
+    summaries = [m for m in history if is_summary(m)]
+    summary = sum(ledger.count(m) for m in summaries)
+    rest = [m for m in history[1:] if not is_summary(m)]
+    messages = sum(ledger.count(m) for m in rest)
+    return ContextReport(
+        system_tokens=system,
+        tools_tokens=ledger.tools_tokens,
+        summary_tokens=summary,
+        message_tokens=messages,
+        messages=len(rest),
+        counted=ledger.estimate(history),
+        size=ledger.size(history),
+        window=budget.window,
+        usable=budget.usable,
+        reserved_output=budget.window - budget.usable,
+        trigger=budget.trigger_tokens,
+        suspended_below=compactor.suspended_below,
+        chunks=len(compactor.archive.chunks()),
+    )
+
+
+def gauge(agent: Agent) -> ContextGauge | None:
+    """Just the meter (cheaper than the report: no per-part sums)."""
+    compactor = agent.compactor
+    if compactor is None:
+        return None
+    budget = compactor.budget
+    return ContextGauge(compactor.tokens.size(agent.history), budget.window, budget.trigger_tokens)
+
+
+def kilo(tokens: int) -> str:
+    """12,345 -> 12.3k; small numbers as they are."""
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)

@@ -1,0 +1,66 @@
+"""What the conversation shows, as plain data: each widget is built from (and updates) one entry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+NoticeKind = Literal["error", "note"]
+# A fold marker's life: compacting now, folded, failed (history unchanged), or interrupted.
+FoldState = Literal["running", "done", "failed", "cancelled"]
+
+
+@dataclass(eq=False)
+class UserEntry:
+    """A prompt the user sent."""
+
+    text: str
+
+
+@dataclass(eq=False)
+class ReplyEntry:
+    """A model reply; the pieces arrive while it streams."""
+
+    parts: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+@dataclass(eq=False)
+class ToolEntry:
+    """A tool call and, once it finished, its result (and diff, for edits)."""
+
+    summary: str
+    result: str | None = None
+    is_error: bool = False
+    diff: str | None = None
+
+
+@dataclass(eq=False)
+class NoticeEntry:
+    """A one-line note (dim) or error (red)."""
+
+    text: str
+    kind: NoticeKind = "note"
+
+
+@dataclass(eq=False)
+class MarkdownEntry:
+    """A fixed Markdown text from the app (configuration help, /help)."""
+
+    text: str
+    classes: str
+
+
+@dataclass(eq=False)
+class FoldEntry:
+    """A compaction in the conversation: where older messages were folded into a chunk."""
+
+    text: str
+    state: FoldState = "running"
+    chunk: int | None = None
+
+
+Entry = UserEntry | ReplyEntry | ToolEntry | NoticeEntry | MarkdownEntry | FoldEntry

@@ -1,0 +1,165 @@
+"""/chunks: the session's archived chunks, a search box over them, and one chunk's Markdown."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Label, Markdown, OptionList
+from textual.widgets.option_list import Option
+
+from sessions.archive import ChunkArchive, ChunkInfo
+from tui.chunk_search import Matcher, body, chunk_label, matcher, pages, read_chunk
+
+# Shown when the session has folded nothing yet.
+EMPTY = "Nothing has been folded in this session yet: chunks appear after a compaction."
+
+
+class ChunkBrowserScreen(Screen[None]):
+    """Lists the chunks (topics, message ids), filters them by a search, shows the highlighted
+    one. Escape goes back to the conversation."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Back"),
+        Binding("ctrl+f", "focus_search", "Search"),
+        Binding("ctrl+n", "page(1)", "Next page"),
+        Binding("ctrl+b", "page(-1)", "Previous page"),
+    ]
+
+    def __init__(self, archive: ChunkArchive, select: int | None = None) -> None:
+        super().__init__()
+        self.archive = archive
+        self.select = select
+        self.chunks: list[ChunkInfo] = []
+        self.shown: list[ChunkInfo] = []  # the list's rows, after the search
+        self.current: int | None = None  # the chunk in the viewer
+        self.pages: list[str] = []  # the current chunk's Markdown, in pages
+        self.page = 0
+        self.query_matcher: Matcher | None = None  # the search, to open a chunk at a hit
+        self._texts: dict[int, tuple[float, str]] = {}  # number -> (mtime, text)
+
+    def compose(self) -> ComposeResult:
+        yield Label(f"Chunks of session {self.archive.session_id}", id="chunks-title")
+        yield Input(placeholder="search: words (all must appear) or a regex", id="chunk-search")
+        with Horizontal(id="chunks-body"):
+            yield OptionList(id="chunk-list")
+            with VerticalScroll(id="chunk-scroll"):
+                yield Markdown(id="chunk-view")
+        yield Footer()
+
+    @property
+    def chunk_list(self) -> OptionList:
+        return self.query_one("#chunk-list", OptionList)
+
+    @property
+    def viewer(self) -> Markdown:
+        return self.query_one("#chunk-view", Markdown)
+
+    def on_mount(self) -> None:
+        self.chunk_list.focus()
+        self.load()
+
+    @work(group="chunks", exclusive=True, exit_on_error=False)
+    async def load(self) -> None:
+        self.chunks = await asyncio.to_thread(self.archive.chunks)
+        if not self.chunks:
+            await self.viewer.update(EMPTY)
+            return
+        self._fill(self.chunks, {})
+        numbers = [c.number for c in self.shown]
+        wanted = self.select if self.select in numbers else numbers[-1]
+        self.chunk_list.highlighted = numbers.index(wanted)
+
+    def _fill(self, chunks: list[ChunkInfo], hits: dict[int, int]) -> None:
+        self.shown = chunks
+        self.chunk_list.set_options(
+            Option(chunk_label(c, hits.get(c.number)), id=str(c.number)) for c in chunks
+        )
+
+    async def _text(self, info: ChunkInfo) -> str:
+        """A chunk's text, read in a thread and kept while the file is unchanged."""
+        mtime = info.path.stat().st_mtime
+        cached = self._texts.get(info.number)
+        if cached is None or cached[0] != mtime:
+            cached = (mtime, await asyncio.to_thread(read_chunk, info))
+            self._texts[info.number] = cached
+        return cached[1]
+
+    @on(OptionList.OptionHighlighted, "#chunk-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id is not None:
+            self.show_chunk(int(event.option.id))
+
+    @work(group="view", exclusive=True, exit_on_error=False)
+    async def show_chunk(self, number: int) -> None:
+        info = next((c for c in self.chunks if c.number == number), None)
+        if info is None or number == self.current:
+            return
+        self.current = number
+        try:
+            text = await self._text(info)
+        except OSError as error:
+            self.pages = []
+            await self.viewer.update(f"**chunk {number} cannot be read:** {error}")
+            return
+        self.pages = pages(body(text))
+        hits = self.query_matcher
+        first_hit = next((i for i, page in enumerate(self.pages) if hits and hits(page)), 0)
+        await self._show_page(first_hit)
+
+    async def _show_page(self, page: int) -> None:
+        self.page = page
+        shown = self.pages[page]
+        if len(self.pages) > 1:
+            where = f"page {page + 1} of {len(self.pages)} (Ctrl+N next, Ctrl+B previous)"
+            shown = f"_{where}_\n\n{shown}"
+        await self.viewer.update(shown)
+        self.query_one("#chunk-scroll").scroll_home(animate=False)
+
+    @work(group="view", exclusive=True, exit_on_error=False)
+    async def action_page(self, step: int) -> None:
+        page = self.page + step
+        if self.pages and 0 <= page < len(self.pages):
+            await self._show_page(page)
+
+    @on(Input.Changed, "#chunk-search")
+    def _query_changed(self, event: Input.Changed) -> None:
+        self.search(event.value)
+
+    @work(group="search", exclusive=True, exit_on_error=False)
+    async def search(self, query: str) -> None:
+        if not query.strip():
+            self.query_matcher = None
+            self._fill(self.chunks, {})
+            return
+        count = self.query_matcher = matcher(query)
+        hits: dict[int, int] = {}
+        for info in self.chunks:
+            try:
+                found = count(await self._text(info))
+            except OSError:
+                continue
+            if found:
+                hits[info.number] = found
+        self._fill([c for c in self.chunks if c.number in hits], hits)
+        self.current = None  # open the chunks again at their first hit
+        if self.shown:
+            self.chunk_list.highlighted = 0
+        else:
+            self.current = None
+            await self.viewer.update(f"No chunk matches `{query.strip()}`.")
+
+    @on(Input.Submitted, "#chunk-search")
+    def _search_submitted(self) -> None:
+        self.chunk_list.focus()
+
+    def action_focus_search(self) -> None:
+        self.query_one("#chunk-search", Input).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

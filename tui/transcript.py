@@ -1,0 +1,62 @@
+"""A live history as conversation entries: what a resumed session shows (no UI here)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agent.loop import Agent
+from agent.messages import Message, ToolCall, is_summary
+from sessions.archive import ChunkArchive
+from tui.entries import Entry, FoldEntry, ReplyEntry, ToolEntry, UserEntry
+
+Describe = Callable[[ToolCall], str]
+
+
+def describer(agent: Agent) -> Describe:
+    """How the agent titles a tool call (the same line as a live tool block's)."""
+
+    def describe(call: ToolCall) -> str:
+        tool = agent.registry.get(call.name)
+        return tool.describe_call(call.parsed_arguments()) if tool else f"{call.name}(?)"
+
+    return describe
+
+
+def fold_line(chunk: int | None, archive: ChunkArchive | None) -> str:
+    """The marker standing for a summary message: which chunk holds what it summarizes."""
+    if chunk is None:
+        return "earlier conversation folded into a summary"
+    info = next((c for c in archive.chunks() if c.number == chunk), None) if archive else None
+    topics = f" · {info.topics}" if info is not None and info.topics else ""
+    count = f" ({info.message_count} messages)" if info is not None else ""
+    return f"earlier conversation folded into chunk {chunk}{count}{topics}"
+
+
+def entries_from_history(
+    history: list[Message], describe: Describe, archive: ChunkArchive | None = None
+) -> list[Entry]:
+    """User prompts, replies and tool blocks (with their results) in order; a fold marker for
+    the summary message of a compacted history. Injected messages and the system prompt are
+    not shown."""
+    results = {m.tool_call_id: m for m in history if m.role == "tool" and m.tool_call_id}
+    entries: list[Entry] = []
+    for message in history:
+        if is_summary(message):
+            chunk = message.meta.get("chunk")
+            chunk = chunk if isinstance(chunk, int) else None
+            entries.append(FoldEntry(fold_line(chunk, archive), "done", chunk))
+        elif message.role == "user" and not message.meta.get("injected"):
+            entries.append(UserEntry(message.content or ""))
+        elif message.role == "assistant":
+            if message.content:
+                entries.append(ReplyEntry([message.content]))
+            for call in message.tool_calls:
+                result = results.get(call.id)
+                entries.append(
+                    ToolEntry(
+                        describe(call),
+                        result=(result.content or "") if result is not None else None,
+                        is_error=bool(result is not None and result.meta.get("is_error")),
+                    )
+                )
+    return entries
