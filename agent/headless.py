@@ -60,7 +60,8 @@ def describe_compaction(event: CompactionDone | CompactionFailed) -> str:
         return event.message
     where = f"chunk {event.chunk}" + (" (merged)" if event.merged else "")
     line = (
-        f"folded {event.folded_messages} messages into {where} · {event.topics or 'no topics'} · "
+        f"folded {event.folded_messages} message{'' if event.folded_messages == 1 else 's'} "
+        f"into {where} · {event.topics or 'no topics'} · "
         f"{kilo(event.tokens_before)} -> {kilo(event.tokens_after)} tokens"
     )
     if event.prompt_tokens:
