@@ -250,3 +250,22 @@ async def test_status_sums_the_cost_when_litellm_knows_the_prices(workspace: Pat
             await wait_for(pilot, lambda: turn_finished(app), "the second reply")
             assert status.cost is not None and status.cost > first
             assert f"${status.cost:.4f}" in status.line
+
+
+async def test_resize_while_streaming(server: ScriptedServer, workspace: Path) -> None:
+    """The terminal changes size mid-reply: the stream keeps rendering, nothing is lost."""
+    reply = "\n\n".join(f"Paragraph {n}: " + "words in a long reply " * 30 for n in range(40))
+    server.push(Text(reply))
+    app = make_app(server, workspace)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await send(pilot, app, "a long answer, please")
+        await wait_for(pilot, lambda: app.query(AssistantMessage), "the reply to start")
+        for size in ((60, 20), (140, 45), (80, 24)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+        await wait_for(pilot, lambda: turn_finished(app), "the reply to end")
+        assert app.query_one(AssistantMessage).source == reply
+        assert app.agent is not None
+        assert app.agent.history[-1].content == reply
+        assert_valid_history(app.agent.history)
+        assert not app.query(Notice)
