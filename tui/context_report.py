@@ -81,8 +81,3 @@ def gauge(agent: Agent) -> ContextGauge | None:
         return None
     budget = compactor.budget
     return ContextGauge(compactor.tokens.size(agent.history), budget.window, budget.trigger_tokens)
-
-
-def kilo(tokens: int) -> str:
-    """12,345 -> 12.3k; small numbers as they are."""
-    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)

@@ -6,9 +6,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from agent.compaction.tail import choose_split, fold_start
-from agent.messages import units
-
 if TYPE_CHECKING:
     from agent.loop import Agent
 
@@ -37,22 +34,8 @@ def idle_fold_worthwhile(agent: Agent) -> bool:
         return False
     if size < IDLE_MARK_SHARE * budget.trigger_tokens:
         return False
-    # The fold first pulls the newest unit back when it fits the tail budget (the compression
-    # call is then the last request plus the instruction: a full cache hit); so it will fold
-    # what precedes the tail before that unit (Compactor._pull_back_rounds, first round).
-    spans = units(history, fold_start(history))
-    newest = sum(tokens.count(m) for m in history[spans[-1][0] :]) if spans else 0
-    split = choose_split(
-        history,
-        tokens.count,
-        tail_messages=compactor.policy.tail_messages,
-        tail_tokens=budget.tail_tokens,
-        pull_back_units=1 if newest <= budget.tail_tokens else 0,
-    )
-    if split is None:
-        return False
-    folded = sum(tokens.count(m) for m in split.folded(history))
-    return folded >= compactor.policy.min_gain * size
+    folded = compactor.foldable_tokens(history)
+    return folded > 0 and folded >= compactor.policy.min_gain * size
 
 
 class Timers(Protocol):

@@ -9,6 +9,7 @@ from agent.events import (
     CompactionFailed,
     CompactionStarted,
     ErrorEvent,
+    Event,
     Retrying,
     TextDelta,
     ToolCallFinished,
@@ -16,8 +17,7 @@ from agent.events import (
     TurnDone,
     UsageReported,
 )
-from agent.headless import describe_compaction
-from tui.context_report import kilo
+from agent.headless import describe_compaction, kilo
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.compaction_marker import CompactionMarker
 from tui.widgets.conversation import Conversation
@@ -35,18 +35,7 @@ CANCELLED_RESULT = "cancelled: the turn was interrupted"
 # What a fold line says when its compaction was interrupted before it committed.
 FOLD_CANCELLED = "compaction interrupted: history unchanged"
 
-AnyEvent = (
-    TextDelta
-    | ToolCallStarted
-    | ToolCallFinished
-    | UsageReported
-    | Retrying
-    | ErrorEvent
-    | TurnDone
-    | CompactionStarted
-    | CompactionDone
-    | CompactionFailed
-)
+AnyEvent = Event  # every event the agent yields
 
 
 def running_text(event: CompactionStarted) -> str:

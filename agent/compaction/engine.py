@@ -318,6 +318,18 @@ class Compactor:
         first = 1 if newest <= self.budget.tail_tokens else 0
         return (first, *(n for n in PULL_BACK_ROUNDS if n > first))
 
+    def foldable_tokens(self, history: list[Message]) -> int:
+        """Tokens a fold would take out of the live history on its first try (0: nothing to
+        fold); the UI uses it to skip an idle fold that would free too little."""
+        split = choose_split(
+            history,
+            self.tokens.count,
+            tail_messages=self.policy.tail_messages,
+            tail_tokens=self.budget.tail_tokens,
+            pull_back_units=self._pull_back_rounds(history)[0],
+        )
+        return sum(self.tokens.count(m) for m in split.folded(history)) if split else 0
+
     def _target(self, history: list[Message], split: Split) -> int:
         folded_tokens = sum(self.tokens.count(m) for m in split.folded(history))
         return self.budget.summary_target(self.policy, folded_tokens)

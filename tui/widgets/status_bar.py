@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Literal
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tui.context_report import ContextGauge, kilo
+from agent.headless import kilo
+from tui.context_report import ContextGauge
 
 if TYPE_CHECKING:
     from agent.events import Usage
