@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Protocol
@@ -86,7 +85,7 @@ class Agent:
         if history:
             # A resumed session: exactly the history it had (same prefix, same cache).
             self.history = list(history)
-            self._next_id = 1 + max((_id_number(m.id) for m in history), default=0)
+            self._next_id = 1 + msg.last_id_number(history)
         else:
             self.add(Message(role="system", content=system_prompt))
         self.compactor = compactor(self) if compactor is not None else None
@@ -257,9 +256,3 @@ class Agent:
             self.add(msg.tool_result(call, CANCELLED_TOOL_RESULT, is_error=True, cancelled=True))
         if self.history[-1].role == "user" or self._partial:
             self._end_without_reply(INTERRUPTED_REPLY_NOTE)
-
-
-def _id_number(message_id: str) -> int:
-    """The number in an id like m42 (0 for ids of another shape)."""
-    match = re.fullmatch(r"m(\d+)", message_id)
-    return int(match.group(1)) if match else 0

@@ -151,3 +151,9 @@ def units(history: list[Message], start: int = 0) -> list[tuple[int, int]]:
         spans.append((index, end))
         index = end
     return spans
+
+
+def last_id_number(history: list[Message]) -> int:
+    """The highest n among ids like m<n> (0 if none): new ids continue after it."""
+    numbers = [int(m.id[1:]) for m in history if m.id[:1] == "m" and m.id[1:].isdigit()]
+    return max(numbers, default=0)

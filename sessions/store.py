@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.events import CompactionDone, Usage
-from agent.messages import Message, tool_result, unanswered_calls
+from agent.messages import Message, last_id_number, tool_result, unanswered_calls
 from sessions.archive import ChunkArchive
 from sessions.journal import JOURNAL_NAME, Journal, replay_journal
 from sessions.lock import SessionLock
@@ -76,7 +76,7 @@ class Session:
             raise SessionError(f"session {session_id} has no conversation to resume")
         for call in unanswered_calls(history):
             answer = tool_result(call, INTERRUPTED_TOOL_RESULT, is_error=True, interrupted=True)
-            answer.id = f"m{_max_id(history) + 1}"
+            answer.id = f"m{last_id_number(history) + 1}"
             history.append(answer)
             session.message(answer)
             notes.append(f"tool call {call.name} ({call.id}) had no result: marked interrupted")
@@ -107,11 +107,6 @@ class Session:
     @property
     def fork_depth(self) -> int:
         return int(self.header.get("fork_depth", 0))
-
-
-def _max_id(history: list[Message]) -> int:
-    numbers = [int(m.id[1:]) for m in history if m.id[:1] == "m" and m.id[1:].isdigit()]
-    return max(numbers, default=0)
 
 
 @dataclass
