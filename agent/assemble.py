@@ -63,7 +63,8 @@ def build_agent(
     registry = default_registry(command_timeout=config.command_timeout, archive=session.archive)
     secrets = [config.api_key] if config.api_key else []
     # The key never reaches disk, even when a prompt or a file read holds it.
-    session.journal.secrets = session.archive.secrets = KnownSecrets(secrets)
+    known = KnownSecrets(secrets)
+    session.journal.secrets = session.archive.secrets = session.outputs.secrets = known
 
     def compactor(agent: Agent) -> Compactor:
         engine = Compactor(
@@ -87,4 +88,5 @@ def build_agent(
         recorder=session,
         compactor=compactor,
         history=history,
+        outputs=session.outputs,
     )

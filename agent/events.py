@@ -78,7 +78,9 @@ class CompactionDone:
     chunk: int
     topics: str
     merged: bool  # appended to the previous chunk (<continues_previous> was true)
-    method: str  # "insert" (in the live conversation), "pieces" (oversized head), "ledger"
+    # "insert" (in the live conversation), "pieces" (oversized head), "ledger" (no model
+    # summary), "separate" (replay's baseline), "shrink" (tool results stubbed, nothing folded)
+    method: str
     folded_messages: int
     tokens_before: int
     tokens_after: int
@@ -89,6 +91,9 @@ class CompactionDone:
     seconds: float
     suspended: bool  # gain below the minimum: automatic compaction paused
     history: list[Any] = field(default_factory=list, repr=False, compare=False)
+    # Tool results replaced by stubs (their originals archived in the chunk): by the cheap tier
+    # during a fold, or by the last rung (method "shrink") when a request could not fit.
+    shrunk_messages: int = 0
 
 
 @dataclass(frozen=True)

@@ -59,10 +59,16 @@ def describe_compaction(event: CompactionDone | CompactionFailed) -> str:
     if isinstance(event, CompactionFailed):
         return event.message
     where = f"chunk {event.chunk}" + (" (merged)" if event.merged else "")
+    sizes = f"{kilo(event.tokens_before)} -> {kilo(event.tokens_after)} tokens"
+    if event.method == "shrink":
+        count = event.shrunk_messages
+        return (
+            f"shrank {count} tool result{'' if count == 1 else 's'} that did not fit the context "
+            f"to stubs; the originals are in {where} · {sizes}"
+        )
     line = (
         f"folded {event.folded_messages} message{'' if event.folded_messages == 1 else 's'} "
-        f"into {where} · {event.topics or 'no topics'} · "
-        f"{kilo(event.tokens_before)} -> {kilo(event.tokens_after)} tokens"
+        f"into {where} · {event.topics or 'no topics'} · {sizes}"
     )
     if event.prompt_tokens:
         line += f" · compression call {event.cached_tokens / event.prompt_tokens:.0%} from cache"

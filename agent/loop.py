@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Protocol
@@ -24,12 +25,16 @@ from agent.events import (
 from agent.llm import LLM, LLMError, LLMReply
 from agent.messages import Message, ToolCall
 from agent.permissions import ApprovalRequest, Approver
-from tools.base import ToolContext, ToolError, ToolOutput
+from tools.base import OutputKeeper, ToolContext, ToolError, ToolOutput
+from tools.output_budget import OutputBudget
 from tools.registry import ToolRegistry, validate_arguments
 
 # Compactions forced by the provider's context-overflow error before one model call gives up:
 # the first normally suffices; a second covers a misjudged size after pulling back.
 MAX_OVERFLOW_RECOVERIES = 2
+# Rounds of the ladder (fold, then shrink tool results) before a request is declared too big:
+# the second round folds what the first round's stubs made foldable.
+LADDER_ROUNDS = 2
 # What the model reads for work the user interrupted; it must know the step did not happen.
 CANCELLED_TOOL_RESULT = "cancelled: the user interrupted the turn before this tool call finished"
 INTERRUPTED_REPLY_NOTE = "[interrupted by the user]"
@@ -41,6 +46,10 @@ CUT_ARGUMENTS_NOTE = (
     "[the reply carrying this call was cut at the output token limit, so its arguments may be "
     "incomplete: send smaller pieces, e.g. write a large file in several steps]"
 )
+
+
+class ContextTooSmall(Exception):
+    """The request cannot fit the window however much is folded or shrunk (one line: why)."""
 
 
 class Recorder(Protocol):
@@ -72,10 +81,11 @@ class Agent:
         recorder: Recorder | None = None,
         compactor: Callable[[Agent], Compactor] | None = None,
         history: list[Message] | None = None,
+        outputs: OutputKeeper | None = None,
     ) -> None:
         self.llm = llm
         self.registry = registry
-        self.context = ToolContext(workspace=workspace)
+        self.context = ToolContext(workspace=workspace, outputs=outputs)
         self.approve = approve
         self.max_tool_iterations = max_tool_iterations
         self.recorder = recorder
@@ -139,12 +149,50 @@ class Agent:
             self.history, self.registry.schemas(), reason=reason, focus=focus
         ):
             if isinstance(event, CompactionDone):
-                self.replace_history(event)
-                self.compactor.step("swapped")
-                if (problem := await self.safe_point()) is not None:
+                async for problem in self._swap_in(event):
                     yield problem
-                self.compactor.step("recorded")
             yield event
+
+    async def _swap_in(self, done: CompactionDone) -> AsyncIterator[Event]:
+        """Make a rebuilt history (its chunk already on disk) the live one, and record it."""
+        assert self.compactor is not None
+        self.replace_history(done)
+        self.compactor.step("swapped")
+        if (problem := await self.safe_point()) is not None:
+            yield problem
+        self.compactor.step("recorded")
+
+    async def make_room(self, *, overflow: bool = False) -> AsyncIterator[Event]:
+        """The ladder before a model call: fold when due (or after the provider said the last
+        request overflowed); if the request still cannot fit, shrink the largest tool results,
+        then fold harder once. A request that still does not fit is sent all the same (the
+        reply's reserve is a margin, and the provider has the last word) unless even the system
+        prompt, the tools and the user's message alone are too big: then ContextTooSmall."""
+        assert self.compactor is not None
+        reason = "overflow" if overflow else self.compactor.due(self.history)
+        for _ in range(LADDER_ROUNDS):
+            folded = True
+            if reason is not None:
+                async for event in self.compact(reason=reason):
+                    folded = folded and not isinstance(event, CompactionFailed)
+                    yield event
+            if self.compactor.fits(self.history):
+                return
+            if not folded and not overflow:
+                break  # the fold just failed (and says why); the provider decides
+            shrunk = await self.compactor.shrink_to_fit(self.history, reason=reason or "overflow")
+            if isinstance(shrunk, CompactionDone):
+                async for problem in self._swap_in(shrunk):
+                    yield problem
+            if shrunk is not None:
+                yield shrunk
+            if self.compactor.fits(self.history) or isinstance(shrunk, CompactionFailed):
+                return
+            if not self.compactor.foldable_tokens(self.history):
+                break
+            reason = "overflow"
+        if problem_text := self.compactor.too_small(self.history):
+            raise ContextTooSmall(problem_text)
 
     def replace_history(self, done: CompactionDone) -> None:
         """Swap in a rebuilt history (after its chunk is on disk) and record it."""
@@ -158,10 +206,14 @@ class Agent:
             recoveries = 0
             while reply is None:
                 if self.compactor is not None:
-                    reason = "overflow" if recoveries else self.compactor.due(self.history)
-                    if reason is not None:
-                        async for event in self.compact(reason=reason):
+                    try:
+                        async for event in self.make_room(overflow=recoveries > 0):
                             yield event
+                    except ContextTooSmall as error:
+                        self._end_without_reply(f"[no reply: {error}]")
+                        yield ErrorEvent("context_overflow", str(error))
+                        yield TurnDone("error", iterations=iteration)
+                        return
                 self._partial = []
                 sent = len(self.history)
                 try:
@@ -223,6 +275,13 @@ class Agent:
         )
         yield TurnDone("iteration_cap", iterations=self.max_tool_iterations)
 
+    def tool_context(self) -> ToolContext:
+        """The context of the next tool run: its output bounded by the model's window."""
+        if self.compactor is None:
+            return self.context
+        budget = OutputBudget(self.compactor.budget.tool_output_tokens, self.compactor.count_text)
+        return dataclasses.replace(self.context, budget=budget)
+
     def _describe(self, call: ToolCall) -> str:
         tool = self.registry.get(call.name)
         if tool is None:
@@ -232,17 +291,18 @@ class Agent:
     async def _run_tool(self, call: ToolCall) -> ToolOutput:
         """Validate, ask approval for side effects, run. Every failure becomes a result."""
         tool = self.registry.get(call.name)
+        context = self.tool_context()
         if tool is not None and not tool.read_only:
             try:
                 args = validate_arguments(tool, call.arguments)
             except ToolError as error:
                 return ToolOutput(str(error), is_error=True)
-            preview = await tool.preview(args, self.context)
+            preview = await tool.preview(args, context)
             decision = await self.approve(ApprovalRequest(call.name, args, preview))
             if not decision.approved:
                 why = f": {decision.reason}" if decision.reason else ""
                 return ToolOutput(f"refused: the user did not approve {call.name}{why}", True)
-        return await self.registry.dispatch(call.name, call.arguments, self.context)
+        return await self.registry.dispatch(call.name, call.arguments, context)
 
     def _end_without_reply(self, note: str) -> None:
         """Close a turn whose model call failed, keeping user/assistant alternation."""

@@ -76,6 +76,10 @@ class TokenLedger:
                 self._counts[message.id] = cached
         return cached
 
+    def count_text(self, text: str) -> int:
+        """Tokens of a text (not a message): what a tool output will add."""
+        return count_text(text)
+
     def forget(self, message: Message) -> None:
         """Drop a cached count (the message's content was rewritten)."""
         self._counts.pop(message.id, None)

@@ -15,13 +15,13 @@ from typing import Any
 
 from agent.compaction.redact import KnownSecrets
 from agent.messages import Message, ToolCall
+from sessions.atomic import atomic_write, fsync_dir
 
 # Chunk files are `chunk-0001.md`, ...: four digits keep a directory listing in order for any
 # realistic session; larger numbers simply get more digits.
 CHUNK_NAME_FORMAT = "chunk-{:04d}.md"
 CHUNK_NAME = re.compile(r"chunk-(\d+)\.md\Z")
-# Only the session owner may read the archive: it holds everything the user and tools said.
-FILE_MODE = 0o600
+# Only the session owner may list the archive (its files get sessions.atomic.FILE_MODE).
 DIR_MODE = 0o700
 # The shortest code fence CommonMark accepts; content with backtick runs gets a longer one.
 MIN_FENCE = 3
@@ -185,40 +185,6 @@ def _render_chunk(info: ChunkInfo, folded: Sequence[Message], shrunk: Sequence[M
         )
         parts += [_render_message(m) + "\n" for m in shrunk]
     return "".join(parts)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return  # platforms without directory handles (Windows): the rename is what we have
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Temp file beside the target (dot name: invisible to chunks()), fsync, rename, fsync dir."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
-    try:
-        try:
-            os.fchmod(fd, FILE_MODE)  # in case the temp name existed with other permissions
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
 
 
 # -- reading --------------------------------------------------------------------------------
@@ -587,7 +553,7 @@ class ChunkArchive:
             newest = None
             for info in other.chunks():
                 data = info.path.read_bytes()
-                _atomic_write(self.path(info.number), data)
+                atomic_write(self.path(info.number), data)
                 newest = info
             return next((c for c in self.chunks() if newest and c.number == newest.number), None)
 
@@ -643,7 +609,7 @@ class ChunkArchive:
             return
         self.directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
         os.chmod(self.directory, DIR_MODE)  # mkdir's mode is filtered by the umask
-        _fsync_dir(self.directory.parent)
+        fsync_dir(self.directory.parent)
 
     def _store(
         self, info: ChunkInfo, folded: Sequence[Message], shrunk: Sequence[Message]
@@ -651,7 +617,7 @@ class ChunkArchive:
         folded = [self.secrets.message(m) for m in folded]
         shrunk = [self.secrets.message(m) for m in shrunk]
         data = _render_chunk(info, folded, shrunk).encode(ENCODING, ENCODING_ERRORS)
-        _atomic_write(info.path, data)
+        atomic_write(info.path, data)
         stat = info.path.stat()
         self._cache[(info.path, stat.st_mtime_ns, stat.st_size)] = info
         return info

@@ -13,6 +13,7 @@ from agent.messages import Message, last_id_number, tool_result, unanswered_call
 from sessions.archive import ChunkArchive
 from sessions.journal import JOURNAL_NAME, Journal, replay_journal
 from sessions.lock import SessionLock
+from sessions.outputs import OUTPUTS_DIR, KeptOutputs
 from sessions.paths import data_home, new_session_id, private_dir, session_dir
 
 CHUNKS_DIR = "chunks"
@@ -39,6 +40,7 @@ class Session:
         self.lock = SessionLock(self.directory, session_id)
         self.lock.acquire()
         self.archive = ChunkArchive(self.directory / CHUNKS_DIR, session_id)
+        self.outputs = KeptOutputs(self.directory / OUTPUTS_DIR)
         self.journal = Journal(self.directory)
         if fresh:
             self.journal.header(**header)

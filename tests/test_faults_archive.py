@@ -12,7 +12,7 @@ from faults_harness import assert_survives, open_agent, records, turn
 from invariants import assert_history_valid
 from scripted_server import ScriptedServer, Text
 
-import sessions.archive
+import sessions.atomic
 from agent.events import CompactionDone, CompactionFailed, CompactionStarted, ErrorEvent, TurnDone
 from agent.loop import Agent
 from agent.messages import Message, ToolCall
@@ -59,7 +59,7 @@ def fill(agent: Agent, start: int = 0) -> None:
 
 
 class FullDisk:
-    """What sessions.archive sees as `os`: the real module, except that os.write fails with
+    """What sessions.atomic sees as `os`: the real module, except that os.write fails with
     ENOSPC once `room` bytes are written, after a short write, like a filling disk."""
 
     def __init__(self, room: int) -> None:
@@ -135,7 +135,7 @@ async def test_disk_full_during_the_chunk_write(
         existing = archive.path(1).read_bytes()
     fill(agent, start=FILL_TURNS)
     with pytest.MonkeyPatch.context() as fault:  # leaves conftest's PLEAT_HOME alone on exit
-        fault.setattr(sessions.archive, "os", FullDisk(DISK_ROOM_BYTES))
+        fault.setattr(sessions.atomic, "os", FullDisk(DISK_ROOM_BYTES))
         await fold_fails_and_turn_continues(server, agent, "disk full")
     # No partial chunk visible and no temp file left; a chunk being merged into is intact.
     assert chunk_dir_entries(agent) == (["chunk-0001.md"] if merge else [])

@@ -301,3 +301,40 @@ async def test_fork_carries_summary_and_chunks_and_stops_at_depth_three(
     )
     assert "secret number 1000" in output.text.replace("»", "").replace("«", "")
     current.close()
+
+
+async def test_after_resume_the_first_instruction_is_its_own_message(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """A resumed session past the threshold folds before its first call; the instruction comes
+    after the last reply as a message of its own, never merged into the user's last prompt."""
+
+    def model(body: dict[str, Any]) -> Text:
+        if INSTRUCTION_MARK in str(body["messages"][-1]["content"]):
+            return summary_reply()
+        return Text("answer " + "word " * 500)
+
+    server.fallback = model
+    session = Session.create(workspace, model=TEST_MODEL)
+    agent = agent_for(server, session, workspace)
+    small = CompactionPolicy(context_window=4_500)
+    agent.compactor.policy = small  # type: ignore[union-attr]
+    for i in range(3):
+        await chat(agent, f"request {i}")
+    session.close()
+    resumed, history, _ = Session.resume(session.id)
+    agent = agent_for(server, resumed, workspace, history)
+    agent.compactor.policy = small  # type: ignore[union-attr]
+    events = await chat(agent, "a request after --continue")
+    resumed.close()
+    assert any(isinstance(e, CompactionDone) for e in events)
+    compression = next(
+        r for r in server.requests if INSTRUCTION_MARK in str(r.messages[-1]["content"])
+    )
+    *sent, instruction = compression.messages
+    assert instruction["content"].startswith(INSTRUCTION_MARK)  # its own message, nothing before
+    assert sent[-1]["role"] == "assistant"
+    # The call is the last request of the earlier run plus its reply: a cached prefix.
+    before_resume = server.requests[2].messages
+    assert sent[: len(before_resume)] == before_resume
+    assert compression.cached_tokens > 0

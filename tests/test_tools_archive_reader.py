@@ -110,8 +110,8 @@ async def error(registry: ToolRegistry, ctx: ToolContext, raw: str) -> str:
 async def all_pages(registry: ToolRegistry, ctx: ToolContext, **args: Any) -> list[str]:
     """Every page of a read, following the footers."""
     pages = [await call(registry, ctx, action="read", **args)]
-    while "for more]" in pages[-1]:
-        assert f"page={len(pages) + 1} for more]" in pages[-1]
+    while "; next: " in pages[-1]:
+        assert pages[-1].endswith(f"page={len(pages) + 1}]")
         pages.append(await call(registry, ctx, action="read", page=len(pages) + 1, **args))
     return pages
 
@@ -350,7 +350,7 @@ async def test_a_big_chunk_is_paginated_without_loss(tmp_path: Path, ctx: ToolCo
     for number, page in enumerate(pages, 1):
         assert len(page) <= PAGE_CHARS + PAGE_SLACK
         assert page.startswith(f"[chunk 1: 30 messages, m1 to m30 · page {number} of {len(pages)}]")
-    assert "call read_archive action=read chunk=1 page=2 for more]" in pages[0]
+    assert "next: read_archive action=read chunk=1 page=2]" in pages[0]
     assert pages[-1].endswith(f"[page {len(pages)} of {len(pages)}: the end]")
     joined = "\n\n".join(page_body(page) for page in pages)
     assert re.findall(r"^\[(m\d+) · ", joined, re.MULTILINE) == list(contents)  # in order, once
@@ -388,7 +388,7 @@ async def test_a_huge_message_is_split_across_pages(
     registry = ToolRegistry([ArchiveReaderTool(archive)])
     pages = await all_pages(registry, ctx, id="m2")
     assert len(pages) == 3
-    assert "call read_archive action=read id=m2 page=2 for more]" in pages[0]
+    assert "next: read_archive action=read id=m2 page=2]" in pages[0]
     rebuilt = []
     for number, page in enumerate(pages, 1):
         assert len(page) <= PAGE_CHARS + PAGE_SLACK
@@ -418,10 +418,7 @@ def test_schema_and_registration(archive: ChunkArchive) -> None:
     assert tool.read_only
     schema = tool.schema()["function"]
     assert schema["name"] == "read_archive"
-    assert (
-        "exact text from before a fold: file contents, error output, what the user said"
-        in (schema["description"])
-    )
+    assert "exact text from before a fold" in schema["description"]
     assert "path" not in schema["parameters"]["properties"]
     assert schema["parameters"]["properties"]["chunk"]["type"] == "integer"
     assert default_registry(archive=archive).names()[-1] == "read_archive"

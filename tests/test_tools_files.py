@@ -9,8 +9,9 @@ import pytest
 
 from tools.base import ToolContext, ToolError
 from tools.edit_file import EditFileTool
-from tools.list_dir import MAX_ENTRIES, ListDirTool
-from tools.read_file import MAX_LINE_CHARS, OUTPUT_CHAR_BUDGET, ReadFileTool
+from tools.list_dir import ListDirTool
+from tools.output_budget import OutputBudget
+from tools.read_file import MAX_LINE_CHARS, ReadFileTool
 from tools.write_file import WriteFileTool
 
 
@@ -34,7 +35,10 @@ async def test_read_window_with_offset_and_limit(workspace: Path, ctx: ToolConte
     out = await ReadFileTool().run({"path": "a.txt", "offset": 4, "limit": 3}, ctx)
     lines = out.text.splitlines()
     assert lines[:3] == ["     4\tline 4", "     5\tline 5", "     6\tline 6"]
-    assert lines[3] == "[lines 4-6 of 10; call read_file with offset=7 for more]"
+    assert lines[3] == (
+        '[lines 4-6 of 10 (71 bytes); next: read_file path="a.txt" offset=7 limit=3; '
+        "the last lines: offset=8 limit=3]"
+    )
 
 
 async def test_huge_file_is_read_in_windows(workspace: Path, ctx: ToolContext) -> None:
@@ -45,7 +49,10 @@ async def test_huge_file_is_read_in_windows(workspace: Path, ctx: ToolContext) -
     lines = first.text.splitlines()
     assert lines[0] == "     1\tentry 1"
     assert lines[1999] == "  2000\tentry 2000"
-    assert lines[-1] == f"[lines 1-2000 of {total}; call read_file with offset=2001 for more]"
+    assert lines[-1] == (
+        '[lines 1-2,000 of 200,000 (2,488,895 bytes); next: read_file path="big.log" '
+        "offset=2001 limit=2000; the last lines: offset=198001 limit=2000]"
+    )
     second = await tool.run({"path": "big.log", "offset": 2001}, ctx)
     assert second.text.splitlines()[0] == "  2001\tentry 2001"
     assert "offset=4001" in second.text
@@ -54,15 +61,16 @@ async def test_huge_file_is_read_in_windows(workspace: Path, ctx: ToolContext) -
     assert "for more" not in last.text
 
 
-async def test_output_is_capped_by_characters(workspace: Path, ctx: ToolContext) -> None:
+async def test_output_is_capped_by_the_budget(workspace: Path) -> None:
     (workspace / "wide.txt").write_text(("x" * 1000 + "\n") * 500)
+    ctx = ToolContext(workspace, OutputBudget(5_000))
     out = await ReadFileTool().run({"path": "wide.txt"}, ctx)
-    assert len(out.text) <= OUTPUT_CHAR_BUDGET + 200
+    assert ctx.budget.fits(out.text)
     note = out.text.splitlines()[-1]
-    assert f"output capped at {OUTPUT_CHAR_BUDGET} chars" in note
-    assert "of 500" in note
     shown = out.meta["last_line"]
-    assert f"offset={shown + 1}" in note
+    assert note.startswith(f"[lines 1-{shown} of 500 (500,500 bytes), as many as fit")
+    assert f'next: read_file path="wide.txt" offset={shown + 1} limit={shown}' in note
+    assert f"the last lines: offset={500 - shown + 1} limit={shown}]" in note
 
 
 async def test_long_lines_are_cut(workspace: Path, ctx: ToolContext) -> None:
@@ -227,15 +235,18 @@ async def test_list_dir_sorts_and_marks_directories(workspace: Path, ctx: ToolCo
     assert (await ListDirTool().run({"path": "a"}, ctx)).text == "(a is empty)"
 
 
-async def test_list_dir_is_capped(workspace: Path, ctx: ToolContext) -> None:
+async def test_list_dir_is_paged_by_the_budget(workspace: Path) -> None:
     many = workspace / "many"
     many.mkdir()
-    for i in range(MAX_ENTRIES + 5):
+    for i in range(1005):
         (many / f"f{i:05}").touch()
+    ctx = ToolContext(workspace, OutputBudget(400))
     out = await ListDirTool().run({"path": "many"}, ctx)
     lines = out.text.splitlines()
-    assert len(lines) == MAX_ENTRIES + 1
-    assert lines[-1].startswith(f"[showing the first {MAX_ENTRIES} of {MAX_ENTRIES + 5} entries")
+    assert ctx.budget.fits(out.text)
+    shown = len(lines) - 1
+    assert lines[-1].startswith(f"[entries 1-{shown} of 1,005, as many as fit")
+    assert f'next: list_dir path="many" offset={shown}' in lines[-1]
 
 
 async def test_list_dir_errors(workspace: Path, ctx: ToolContext) -> None:

@@ -9,7 +9,8 @@ import pytest
 
 from tools.base import ToolContext, ToolError
 from tools.gitignore import is_ignored, parse_gitignore
-from tools.search import MAX_GLOB_RESULTS, MAX_GREP_MATCHES, GlobTool, GrepTool
+from tools.output_budget import OutputBudget
+from tools.search import GlobTool, GrepTool
 from tools.visible_files import visible_files
 
 
@@ -50,7 +51,7 @@ async def test_grep_in_a_git_repo_skips_ignored_and_binary(
         "src/app.py:2: TOKEN = 'needle'",
         "src/notes.md:1: a needle here",
     ]
-    assert out.meta == {"matches": 2, "files": 2}
+    assert out.meta == {"matches": 2, "files": 2, "shown": 2, "truncated": False}
 
 
 async def test_grep_without_git_honours_gitignore(
@@ -107,13 +108,17 @@ async def test_grep_errors(workspace: Path, ctx: ToolContext) -> None:
         await GrepTool().run({"pattern": "x", "path": "missing"}, ctx)
 
 
-async def test_grep_caps_matches_and_cuts_long_lines(workspace: Path, ctx: ToolContext) -> None:
-    (workspace / "many.txt").write_text("hit\n" * (MAX_GREP_MATCHES + 50))
+async def test_grep_pages_matches_and_cuts_long_lines(workspace: Path, ctx: ToolContext) -> None:
+    (workspace / "many.txt").write_text("hit\n" * 250)
     (workspace / "wide.js").write_text("x" * 5000 + "FOUND" + "y" * 5000 + "\n")
-    capped = await GrepTool().run({"pattern": "hit"}, ctx)
+    small = ToolContext(workspace, OutputBudget(300))
+    capped = await GrepTool().run({"pattern": "hit"}, small)
     lines = capped.text.splitlines()
-    assert len(lines) == MAX_GREP_MATCHES + 1
-    assert lines[-1].startswith(f"[stopped at {MAX_GREP_MATCHES} matches")
+    assert small.budget.fits(capped.text)
+    shown = len(lines) - 1
+    assert lines[-1].startswith(f"[matches 1-{shown} of 250, as many as fit")
+    assert f'next: grep pattern="hit" offset={shown}; matches are in 1 file' in lines[-1]
+    assert capped.meta == {"matches": 250, "files": 1, "shown": shown, "truncated": True}
     wide = await GrepTool().run({"pattern": "FOUND"}, ctx)
     assert "FOUND" in wide.text
     assert wide.text.startswith("wide.js:1: …x")
@@ -149,14 +154,17 @@ async def test_glob_finds_visible_files_sorted(
     assert "try **/*.rs" in missing.text
 
 
-async def test_glob_is_capped(workspace: Path, ctx: ToolContext) -> None:
-    for i in range(MAX_GLOB_RESULTS + 3):
+async def test_glob_is_paged_by_the_budget(workspace: Path) -> None:
+    for i in range(1003):
         (workspace / f"f{i:05}.txt").touch()
+    ctx = ToolContext(workspace, OutputBudget(500))
     out = await GlobTool().run({"pattern": "*.txt"}, ctx)
     lines = out.text.splitlines()
-    assert len(lines) == MAX_GLOB_RESULTS + 1
+    assert ctx.budget.fits(out.text)
+    shown = len(lines) - 1
     assert lines[0] == "f00000.txt"
-    assert lines[-1].startswith(f"[showing the first {MAX_GLOB_RESULTS} of {MAX_GLOB_RESULTS + 3}")
+    assert lines[-1].startswith(f"[files 1-{shown} of 1,003, as many as fit")
+    assert f'next: glob pattern="*.txt" offset={shown}' in lines[-1]
 
 
 async def test_glob_refuses_absolute_patterns(ctx: ToolContext) -> None:

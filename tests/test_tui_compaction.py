@@ -35,6 +35,8 @@ IDLE_SECONDS = 0.3
 IDLE_POLICY = small_policy(tail_messages=1)
 # A reply this long (about 400 tokens) makes the first exchange worth folding when idle.
 LONG_REPLY = "words " * 400
+# Tool results may take 40% of the small window, so reading big.txt whole forces a fold.
+BIG_READS = small_policy(tool_output_share=0.4)
 
 
 async def test_a_fold_between_tool_calls_and_the_turn_finishes(
@@ -49,7 +51,7 @@ async def test_a_fold_between_tool_calls_and_the_turn_finishes(
             Text("done reading"),
         ]
     )
-    app = make_app(server, workspace, compaction=small_policy())
+    app = make_app(server, workspace, compaction=BIG_READS)
     async with app.run_test(size=(100, 40)) as pilot:
         await exchange(pilot, app, "earlier request")
         await exchange(pilot, app, "read big.txt, then list the directory")
@@ -199,7 +201,7 @@ async def test_escape_during_a_turns_fold_commit_interrupts_the_turn_after_it(
             Stall(5),  # the call after the fold: the held Esc must stop the turn before it
         ]
     )
-    app = make_app(server, workspace, compaction=small_policy())
+    app = make_app(server, workspace, compaction=BIG_READS)
     async with app.run_test() as pilot:
         await exchange(pilot, app, "earlier request")
         assert app.agent is not None and app.agent.compactor is not None

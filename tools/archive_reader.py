@@ -11,20 +11,22 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.kept_output_reader import read_kept_output
+from tools.output_budget import OutputBudget, lines_that_fit
 
 if TYPE_CHECKING:
     from sessions.archive import ChunkArchive, ChunkInfo
 
 # The name the compaction summary tells the model to call (agent/compaction/rebuild.py cites it).
 READER_TOOL_NAME = "read_archive"
-# Characters of messages per read page (~10k tokens): a big read that still fits comfortably
-# in any window next to the live conversation. A header and a footer line come on top.
+# Characters of messages per read page at most (~10k tokens): a big read that still fits
+# comfortably in a large window next to the live conversation; a smaller window's tool-output
+# budget makes pages smaller (page_chars). A header and a footer line come on top.
 PAGE_CHARS = 40_000
-# Characters of one part of a message too large for a page: a page minus room for the part's
-# header line and its "continues" note.
-PART_CHARS = PAGE_CHARS - 1_000
-# A part is cut after a newline when one falls in its last quarter, so lines stay whole.
-PART_NEWLINE_WINDOW = PART_CHARS // 4
+# Characters of a page kept for a message part's header line and its "continues" note.
+PART_OVERHEAD_CHARS = 300
+# Tokens of a page's budget kept for its title and footer lines.
+PAGE_FRAME_TOKENS = 120
 # Hits listed per search (~250 characters each, ~2k tokens in all): enough to choose what to
 # read; past that the query should be narrower, and the rest are only counted.
 MAX_HITS = 30
@@ -330,6 +332,7 @@ def _search(
     case_sensitive: bool,
     chunk: int | None,
     stop: threading.Event,
+    budget: OutputBudget,
 ) -> tuple[str, dict[str, Any]]:
     """Hits in chronological order (oldest chunk first, archive order within a chunk), the same
     order as action=list and the conversation itself; hits past the cap are counted by chunk."""
@@ -363,8 +366,10 @@ def _search(
     if not hits:
         return "\n".join([f"no hits for {query.described} in {where}", *notes]), meta
     lines = [f"{_plural(len(hits), 'hit')} for {query.described} in {where}, oldest first:"]
-    lines += [line for _, line in hits[:MAX_HITS]]
-    rest = hits[MAX_HITS:]
+    listed = [line for _, line in hits[:MAX_HITS]]
+    shown = max(1, lines_that_fit(listed, budget.minus(PAGE_FRAME_TOKENS)))
+    lines += listed[:shown]
+    rest = hits[shown:]
     if rest:
         rest_chunks = _ranges(sorted({number for number, _ in rest}))
         lines.append(
@@ -406,13 +411,20 @@ def _body(message: _Message) -> str:
     return "\n".join(lines)
 
 
-def _split(text: str) -> list[str]:
-    """Pieces of at most PART_CHARS characters, each cut after a newline when one is near."""
+def page_chars(budget: OutputBudget) -> int:
+    """Characters of messages per page under a tool-output budget (stable for one window, so a
+    page number means the same page from call to call)."""
+    return max(1_000, min(PAGE_CHARS, budget.minus(PAGE_FRAME_TOKENS).chars))
+
+
+def _split(text: str, part_chars: int) -> list[str]:
+    """Pieces of at most `part_chars` characters, each cut after a newline in its last quarter
+    when there is one, so lines stay whole."""
     pieces: list[str] = []
     start = 0
-    while len(text) - start > PART_CHARS:
-        end = start + PART_CHARS
-        newline = text.rfind("\n", end - PART_NEWLINE_WINDOW, end)
+    while len(text) - start > part_chars:
+        end = start + part_chars
+        newline = text.rfind("\n", end - part_chars // 4, end)
         if newline > start:
             end = newline + 1
         pieces.append(text[start:end])
@@ -421,17 +433,17 @@ def _split(text: str) -> list[str]:
     return pieces
 
 
-def _paginate(entries: Sequence[_Entry]) -> list[list[str]]:
-    """Message blocks packed into pages of at most PAGE_CHARS characters. A message is split
-    into parts (each ending its page) only when it alone exceeds a page."""
+def _paginate(entries: Sequence[_Entry], size: int) -> list[list[str]]:
+    """Message blocks packed into pages of at most `size` characters. A message is split into
+    parts (each ending its page) only when it alone exceeds a page."""
     items: list[tuple[str, bool]] = []  # (block, whether a new page must follow it)
     for entry in entries:
         body = _body(entry.message)
         block = _header(entry) + "\n" + body
-        if len(block) <= PAGE_CHARS:
+        if len(block) <= size:
             items.append((block, False))
             continue
-        pieces = _split(body)
+        pieces = _split(body, max(200, size - PART_OVERHEAD_CHARS))
         for number, piece in enumerate(pieces, 1):
             text = _header(entry, f"part {number} of {len(pieces)}") + "\n" + piece
             last = number == len(pieces)
@@ -443,7 +455,7 @@ def _paginate(entries: Sequence[_Entry]) -> list[list[str]]:
     force_break = False
     for text, break_after in items:
         cost = len(text) + (len(BLOCK_SEPARATOR) if pages[-1] else 0)
-        if pages[-1] and (force_break or used + cost > PAGE_CHARS):
+        if pages[-1] and (force_break or used + cost > size):
             pages.append([])
             used, cost = 0, len(text)
         pages[-1].append(text)
@@ -453,17 +465,17 @@ def _paginate(entries: Sequence[_Entry]) -> list[list[str]]:
 
 
 def _render_page(
-    entries: Sequence[_Entry], title: str, page: int, again: str
+    entries: Sequence[_Entry], title: str, page: int, again: str, size: int
 ) -> tuple[str, dict[str, Any]]:
     """One page of a read: a title line, the blocks, and a footer saying how to go on."""
-    pages = _paginate(entries)
+    pages = _paginate(entries, size)
     if page > len(pages):
         raise ToolError(f"page {page} does not exist: this read has {_plural(len(pages), 'page')}")
     parts = [f"[{title} · page {page} of {len(pages)}]", *pages[page - 1]]
     if page < len(pages):
         parts.append(
-            f"[page {page} of {len(pages)}; call {READER_TOOL_NAME} action=read {again} "
-            f"page={page + 1} for more]"
+            f"[page {page} of {len(pages)}; next: {READER_TOOL_NAME} action=read {again} "
+            f"page={page + 1}]"
         )
     elif len(pages) > 1:
         parts.append(f"[page {page} of {len(pages)}: the end]")
@@ -489,7 +501,12 @@ def _position(entries: Sequence[_Entry], message_id: str, number: int, after: in
 
 
 def _read_chunk(
-    archive: ChunkArchive, number: int, from_id: str | None, to_id: str | None, page: int
+    archive: ChunkArchive,
+    number: int,
+    from_id: str | None,
+    to_id: str | None,
+    page: int,
+    size: int,
 ) -> tuple[str, dict[str, Any]]:
     _info_for(archive, number)
     entries = _entries(archive, number)
@@ -514,12 +531,12 @@ def _read_chunk(
     again = f"chunk={number}"
     again += f" from_id={from_id}" if from_id else ""
     again += f" to_id={to_id}" if to_id else ""
-    text, meta = _render_page(chosen, title, page, again)
+    text, meta = _render_page(chosen, title, page, again, size)
     return text, {**meta, "chunk": number, "messages": len(chosen)}
 
 
 def _read_message(
-    archive: ChunkArchive, message_id: str, chunk: int | None, page: int
+    archive: ChunkArchive, message_id: str, chunk: int | None, page: int, size: int
 ) -> tuple[str, dict[str, Any]]:
     """One message by id: the shrunk original when there is one (what stubs cite)."""
     if chunk is not None:
@@ -552,26 +569,34 @@ def _read_message(
     if entry.original:
         title += ", the full original of an output shrunk in the live conversation"
     again = f"id={message_id}" + (f" chunk={chunk}" if chunk is not None else "")
-    text, meta = _render_page([entry], title, page, again)
+    text, meta = _render_page([entry], title, page, again, size)
     return text, {**meta, "chunk": entry.chunk, "messages": 1}
 
 
-def _read(archive: ChunkArchive, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+def _read(
+    archive: ChunkArchive, args: dict[str, Any], ctx: ToolContext
+) -> tuple[str, dict[str, Any]]:
     page = int(args.get("page", 1))
     if page < 1:
         raise ToolError("page must be at least 1")
+    size = page_chars(ctx.budget)
+    if "output" in args:
+        if any(key in args for key in ("chunk", "id", "from_id", "to_id", "page")):
+            raise ToolError("`output` is read on its own, with `offset` and `limit` (lines)")
+        return read_kept_output(ctx, int(args["output"]), args)
     chunk: int | None = args.get("chunk")
     from_id = _normalise_id(args["from_id"]) if "from_id" in args else None
     to_id = _normalise_id(args["to_id"]) if "to_id" in args else None
     if "id" in args:
         if from_id or to_id:
             raise ToolError("give either `id` (one message) or `from_id`/`to_id` (a range)")
-        return _read_message(archive, _normalise_id(args["id"]), chunk, page)
+        return _read_message(archive, _normalise_id(args["id"]), chunk, page, size)
     if chunk is None:
         raise ToolError(
-            "action=read needs `chunk` (a number from action=list) or `id` (a message id, e.g. m45)"
+            "action=read needs `chunk` (a number from action=list), `id` (a message id, e.g. "
+            "m45) or `output` (a kept tool output's number)"
         )
-    return _read_chunk(archive, chunk, from_id, to_id, page)
+    return _read_chunk(archive, chunk, from_id, to_id, page, size)
 
 
 # -- the tool -----------------------------------------------------------------------------------
@@ -582,7 +607,7 @@ def _action(args: dict[str, Any]) -> str:
     else list."""
     if "action" in args:
         return str(args["action"])
-    if "id" in args or "chunk" in args:
+    if "id" in args or "chunk" in args or "output" in args:
         return "read"
     if "query" in args:
         return "search"
@@ -593,44 +618,17 @@ def _action(args: dict[str, Any]) -> str:
 _PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "action": {
-            "type": "string",
-            "enum": list(ACTIONS),
-            "description": (
-                "list the chunks, search them, or read messages (default: read when `chunk` "
-                "or `id` is given, search when `query` is, else list)."
-            ),
-        },
-        "query": {
-            "type": "string",
-            "description": "search: a Python regex, or plain words (all must appear).",
-        },
-        "case_sensitive": {
-            "type": "boolean",
-            "description": "search: match case exactly (default false).",
-        },
-        "chunk": {
-            "type": "integer",
-            "minimum": 1,
-            "description": "Chunk number. read: the chunk to read; search: search only it.",
-        },
-        "id": {
-            "type": "string",
-            "description": 'read: one message by id, e.g. "m45" (no chunk needed).',
-        },
-        "from_id": {
-            "type": "string",
-            "description": "read: first message id of a range in the chunk (inclusive).",
-        },
-        "to_id": {
-            "type": "string",
-            "description": "read: last message id of a range in the chunk (inclusive).",
-        },
-        "page": {
-            "type": "integer",
-            "minimum": 1,
-            "description": "read: page of a long result (1-based; the footer names the next).",
-        },
+        "action": {"type": "string", "enum": list(ACTIONS)},
+        "query": {"type": "string", "description": "search: a regex, or words (all must appear)."},
+        "case_sensitive": {"type": "boolean", "description": "search: match case."},
+        "chunk": {"type": "integer", "minimum": 1, "description": "Read or search this chunk."},
+        "id": {"type": "string", "description": 'read: one message, e.g. "m45".'},
+        "from_id": {"type": "string", "description": "read: first message id of a range."},
+        "to_id": {"type": "string", "description": "read: last message id of a range."},
+        "page": {"type": "integer", "minimum": 1, "description": "read: page (1-based)."},
+        "output": {"type": "integer", "minimum": 1, "description": "read: a kept tool output."},
+        "offset": {"type": "integer", "minimum": 1, "description": "output: first line."},
+        "limit": {"type": "integer", "minimum": 1, "description": "output: most lines."},
     },
     "additionalProperties": False,
 }
@@ -641,12 +639,13 @@ class ArchiveReaderTool(Tool):
 
     name = READER_TOOL_NAME
     description = (
-        "Read the archive of messages folded out of this conversation, word for word. Use it "
-        "when you need exact text from before a fold: file contents, error output, what the "
-        "user said. action=list: the chunk index. action=search with `query` (regex or words): "
-        "hits with chunk, message id and snippet, searching message text and tool-call "
-        "arguments. action=read with `chunk` (optionally `from_id`/`to_id`), or with `id` "
-        "alone for one message (the id a shrunk-output stub cites). Long reads come in pages."
+        "The archive of this conversation's folded messages, word for word, and of tool "
+        "outputs too long to show. Use it for exact text from before a fold. action=list: the "
+        "chunk index. action=search `query`: hits with chunk, message id and snippet (text and "
+        "tool-call arguments). action=read: a `chunk` (optionally `from_id`/`to_id`), one "
+        "message by `id` (as a stub cites it), or a kept `output` by number from line "
+        "`offset`. Long reads come in pages. Default action: read with chunk, id or output, "
+        "search with query, else list."
     )
     parameters = _PARAMETERS
     read_only = True
@@ -667,8 +666,9 @@ class ArchiveReaderTool(Tool):
                 return _list(self.archive)
             if action == "search":
                 case_sensitive = bool(args.get("case_sensitive", False))
-                return _search(self.archive, args["query"], case_sensitive, args.get("chunk"), stop)
-            return _read(self.archive, args)
+                query, chunk = args["query"], args.get("chunk")
+                return _search(self.archive, query, case_sensitive, chunk, stop, ctx.budget)
+            return _read(self.archive, args, ctx)
 
         try:
             text, meta = await asyncio.to_thread(work)

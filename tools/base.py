@@ -5,18 +5,33 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+from tools.output_budget import OutputBudget
 
 
 class ToolError(Exception):
     """A failure the model should read as the tool's result (one clear line), never a crash."""
 
 
+class OutputKeeper(Protocol):
+    """Where the full text of a cut output is kept for paging (sessions.outputs.KeptOutputs)."""
+
+    def keep(self, text: str) -> int:
+        """Store the text; returns the number read_archive reads it back by."""
+        ...
+
+    def read(self, number: int) -> str: ...
+
+
 @dataclass(frozen=True)
 class ToolContext:
-    """What every tool run may use: the workspace it is confined to."""
+    """What every tool run may use: the workspace it is confined to, the most its output may
+    take of the model's window, and where a cut output's full text is kept."""
 
     workspace: Path
+    budget: OutputBudget = field(default_factory=OutputBudget)
+    outputs: OutputKeeper | None = None
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.output_budget import page_note, page_of, repeat_call
 from tools.paths import display_path, open_in_workspace, resolve_in_workspace
-
-# Entries shown per call: enough for any hand-made directory; generated ones (caches,
-# datasets) would flood the context, so the model is told to narrow down instead.
-MAX_ENTRIES = 1000
 
 # The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
 _PARAMETERS: dict[str, Any] = {
@@ -21,6 +18,11 @@ _PARAMETERS: dict[str, Any] = {
         "path": {
             "type": "string",
             "description": 'Directory, relative to the workspace (default ".": the root).',
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Entries to skip (the next page).",
         },
     },
     "required": [],
@@ -61,8 +63,8 @@ class ListDirTool(Tool):
 
     name = "list_dir"
     description = (
-        "List the entries of a directory in the workspace, sorted; directories end with '/'. "
-        "Not recursive: use glob to find files in a whole tree."
+        "List a directory's entries, sorted; directories end with '/'. Not recursive (glob "
+        "searches a tree)."
     )
     parameters = _PARAMETERS
 
@@ -75,10 +77,16 @@ class ListDirTool(Tool):
         names, rel = await asyncio.to_thread(work)
         if not names:
             return ToolOutput(f"({rel} is empty)", meta={"count": 0})
-        shown = names[:MAX_ENTRIES]
-        if len(names) > MAX_ENTRIES:
-            shown.append(
-                f"[showing the first {MAX_ENTRIES} of {len(names)} entries; "
-                "use glob with a pattern to narrow down]"
-            )
-        return ToolOutput("\n".join(shown), meta={"count": len(names)})
+        skip = int(args.get("offset", 0))
+        page = page_of(names[skip:], skip, ctx.budget, total=len(names))
+        meta = {"count": len(names), "shown": len(page.lines), "truncated": not page.complete}
+        if page.complete:
+            return ToolOutput("\n".join(page.lines), meta=meta)
+        note = page_note(
+            page,
+            "entries",
+            ctx.budget,
+            repeat_call(self.name, args),
+            "or use glob with a pattern to narrow down",
+        )
+        return ToolOutput("\n".join([*page.lines, note]), meta=meta)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import stat
 from dataclasses import dataclass
@@ -10,18 +11,23 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.output_budget import (
+    NOTE_TOKENS,
+    OutputBudget,
+    clip_to_budget,
+    lines_that_fit,
+    tail_lines_that_fit,
+)
 from tools.paths import display_path, open_in_workspace, resolve_in_workspace
 from tools.text_io import BINARY_SNIFF_BYTES, decode_line, iter_lines, looks_binary
 
 # Lines per call by default: a few screens of code, enough for most files in one read.
 DEFAULT_LIMIT = 2000
 # Characters per line shown; longer lines (minified code, data) are cut so one line cannot
-# eat the whole budget.
+# eat the whole budget (in a small window, to a quarter of the budget: a few lines still fit).
 MAX_LINE_CHARS = 2000
 # Bytes of one line ever held in memory: UTF-8 needs at most 4 bytes per character.
 MAX_LINE_BYTES = 4 * MAX_LINE_CHARS
-# Characters per result (~25k tokens): a large slice of a model's context, never all of it.
-OUTPUT_CHAR_BUDGET = 100_000
 # Counting the lines after the window costs a read of the rest of the file; past 128 MiB
 # (roughly 0.1-1 s of I/O) the total is given as a lower bound instead.
 COUNT_BYTES_BUDGET = 128 * 1024 * 1024
@@ -41,6 +47,9 @@ class _Window:
     hit_budget: bool
     cut_lines: bool
     replaced: bool
+    size: int  # bytes of the file
+    line_chars: int  # characters a line was cut to
+    last_page: int = 0  # first line of the last window that fits, when the window is cut
 
 
 def _count_rest(stream: BinaryIO) -> tuple[int, bool]:
@@ -64,14 +73,19 @@ def _check_kind(info: os.stat_result, rel: str) -> None:
         raise ToolError(f"{rel} is not a regular file (device, pipe or socket); refused")
 
 
-def _read_window(workspace: Path, path: Path, rel: str, offset: int, limit: int) -> _Window:
-    """Stream the file once: skip to `offset`, keep up to `limit` lines, count the rest.
-    Opened without following a symlink swapped in since the check (tools/paths.py)."""
+def _read_window(
+    workspace: Path, path: Path, rel: str, offset: int, limit: int, budget: OutputBudget
+) -> _Window:
+    """Stream the file once: skip to `offset`, keep up to `limit` lines within the budget, count
+    the rest. Opened without following a symlink swapped in since the check (tools/paths.py)."""
+    room = budget.minus(NOTE_TOKENS)
+    line_chars = min(MAX_LINE_CHARS, max(80, room.chars // 4))
     try:
         _check_kind(path.stat(), rel)  # devices and pipes are refused before being opened
         fd = open_in_workspace(workspace, path, os.O_RDONLY | os.O_NONBLOCK, rel)
         with os.fdopen(fd, "rb") as stream:
-            _check_kind(os.fstat(stream.fileno()), rel)  # what was opened, not what was checked
+            opened = os.fstat(stream.fileno())
+            _check_kind(opened, rel)  # what was opened, not what was checked
             if looks_binary(stream.read(BINARY_SNIFF_BYTES)):
                 raise ToolError(f"{rel} looks like a binary file (it has NUL bytes); not shown")
             stream.seek(0)
@@ -84,6 +98,8 @@ def _read_window(workspace: Path, path: Path, rel: str, offset: int, limit: int)
                 hit_budget=False,
                 cut_lines=False,
                 replaced=False,
+                size=opened.st_size,
+                line_chars=line_chars,
             )
             chars = 0
             lineno = 0
@@ -93,11 +109,11 @@ def _read_window(workspace: Path, path: Path, rel: str, offset: int, limit: int)
                     continue
                 text, replaced = decode_line(raw, cut)
                 window.replaced |= replaced
-                if cut or len(text) > MAX_LINE_CHARS:
-                    text = text[:MAX_LINE_CHARS] + " [line cut]"
+                if cut or len(text) > line_chars:
+                    text = text[:line_chars] + " [line cut]"
                     window.cut_lines = True
                 shown = f"{lineno:6}\t{text}"
-                if window.lines and chars + len(shown) + 1 > OUTPUT_CHAR_BUDGET:
+                if window.lines and chars + len(shown) + 1 > room.chars:
                     window.hit_budget = True  # this line starts the next window
                     break
                 window.lines.append(shown)
@@ -109,6 +125,9 @@ def _read_window(workspace: Path, path: Path, rel: str, offset: int, limit: int)
             if window.hit_budget or len(window.lines) >= limit:
                 rest, window.total_exact = _count_rest(stream)
             window.total = lineno + rest
+            _fit_exactly(window, room)
+            if window.hit_budget and window.total_exact and window.last < window.total:
+                window.last_page = _last_page_start(stream, window, room)
     except FileNotFoundError as exc:
         raise ToolError(f"file not found: {rel}") from exc
     except PermissionError as exc:
@@ -118,7 +137,43 @@ def _read_window(workspace: Path, path: Path, rel: str, offset: int, limit: int)
     return window
 
 
-def _render(window: _Window, rel: str, offset: int) -> str:
+def _last_page_start(stream: BinaryIO, window: _Window, room: OutputBudget) -> int:
+    """The first line of the last window: as many trailing lines as fit the budget, found by
+    reading only the file's end (a budget's worth of bytes and one long line more)."""
+    span = room.chars + MAX_LINE_BYTES
+    stream.seek(max(0, window.size - span))
+    data = stream.read(span)
+    pieces = data.split(b"\n")
+    if data.endswith(b"\n"):
+        pieces.pop()
+    if window.size > span:
+        pieces = pieces[1:]  # the first piece may be the end of a longer line
+    first = window.total - len(pieces) + 1
+    shown = []
+    for number, raw in enumerate(pieces, first):
+        text, _ = decode_line(raw.removesuffix(b"\r"), False)
+        if len(text) > window.line_chars:
+            text = text[: window.line_chars] + " [line cut]"
+        shown.append(f"{number:6}\t{text}")
+    return window.total - max(1, tail_lines_that_fit(shown, room)) + 1
+
+
+def _fit_exactly(window: _Window, room: OutputBudget) -> None:
+    """Drop lines past the exact token count of the budget (the gathering above went by
+    characters); a first line too long for it alone is cut."""
+    keep = lines_that_fit(window.lines, room)
+    if keep == len(window.lines):
+        return
+    window.hit_budget = True
+    if keep == 0:
+        window.lines = [clip_to_budget(window.lines[0], room.minus(10)) + " [line cut]"]
+        window.cut_lines = True
+        keep = 1
+    window.lines = window.lines[:keep]
+    window.last = window.first + keep - 1
+
+
+def _render(window: _Window, rel: str, offset: int, budget: OutputBudget) -> str:
     """The numbered lines, then one short note per thing the model should know."""
     if not window.lines:
         if window.total == 0 and offset == 1:
@@ -126,14 +181,19 @@ def _render(window: _Window, rel: str, offset: int) -> str:
         raise ToolError(f"offset {offset} is past the end of {rel} ({window.total} lines)")
     notes: list[str] = []
     if window.last < window.total or not window.total_exact:
-        of = str(window.total) if window.total_exact else f"at least {window.total}"
-        why = f", output capped at {OUTPUT_CHAR_BUDGET} chars" if window.hit_budget else ""
-        notes.append(
-            f"[lines {window.first}-{window.last} of {of}{why}; "
-            f"call read_file with offset={window.last + 1} for more]"
-        )
+        of = f"{window.total:,}" if window.total_exact else f"at least {window.total:,}"
+        shown = window.last - window.first + 1
+        path = json.dumps(rel, ensure_ascii=False)
+        note = f"[lines {window.first:,}-{window.last:,} of {of} ({window.size:,} bytes)"
+        if window.hit_budget:
+            note += f", as many as fit this model's tool-output budget (~{budget.tokens:,} tokens)"
+        note += f"; next: read_file path={path} offset={window.last + 1} limit={shown}"
+        end_offset = window.last_page or window.total - shown + 1
+        if window.total_exact and end_offset > window.last + 1:
+            note += f"; the last lines: offset={end_offset} limit={window.total - end_offset + 1}"
+        notes.append(note + "]")
     if window.cut_lines:
-        notes.append(f"[lines longer than {MAX_LINE_CHARS} chars were cut]")
+        notes.append(f"[lines longer than {window.line_chars} chars were cut]")
     if window.replaced:
         notes.append("[not valid UTF-8: undecodable bytes are shown as U+FFFD]")
     return "\n".join([*window.lines, *notes])
@@ -157,9 +217,9 @@ class ReadFileTool(Tool):
 
     name = "read_file"
     description = (
-        "Read a text file from the workspace. Lines come numbered (number, tab, text). "
-        f"Reads at most `limit` lines (default {DEFAULT_LIMIT}) from line `offset` (1-based); "
-        "a note at the end says how to read the next window. Binary files are refused."
+        "Read a text file of the workspace, lines numbered (number, tab, text): up to `limit` "
+        f"lines (default {DEFAULT_LIMIT}) from line `offset` (1-based), as many as fit the "
+        "context; a note says how to read on. Binary files are refused."
     )
     parameters = _PARAMETERS
 
@@ -172,10 +232,14 @@ class ReadFileTool(Tool):
         def work() -> tuple[_Window, str]:
             path = resolve_in_workspace(ctx.workspace, args["path"])
             rel = display_path(ctx.workspace, path)
-            return _read_window(ctx.workspace, path, rel, offset, limit), rel
+            return _read_window(ctx.workspace, path, rel, offset, limit, ctx.budget), rel
 
         window, rel = await asyncio.to_thread(work)
-        return ToolOutput(
-            _render(window, rel, offset),
-            meta={"path": rel, "first_line": window.first, "last_line": window.last},
-        )
+        meta = {
+            "path": rel,
+            "first_line": window.first,
+            "last_line": window.last,
+            "total_lines": window.total,
+            "truncated": window.last < window.total or window.cut_lines,
+        }
+        return ToolOutput(_render(window, rel, offset, ctx.budget), meta=meta)

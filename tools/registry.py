@@ -12,6 +12,7 @@ from tools.arguments import validate_arguments
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.edit_file import EditFileTool
 from tools.list_dir import ListDirTool
+from tools.output_guard import keep_within_budget
 from tools.read_file import ReadFileTool
 from tools.search import GlobTool, GrepTool
 from tools.shell import DEFAULT_TIMEOUT_SECONDS, RunCommandTool
@@ -23,6 +24,11 @@ if TYPE_CHECKING:
 __all__ = ["ToolRegistry", "default_registry", "validate_arguments"]
 
 log = logging.getLogger(__name__)
+
+# Results up to this many characters are checked against the budget on the event loop (a count
+# of a few thousand characters takes microseconds); longer ones are counted, cut and kept in a
+# worker thread, so the UI never waits on a tokenizer or a disk write.
+INLINE_CHECK_CHARS = 4_096
 
 
 class ToolRegistry:
@@ -57,8 +63,17 @@ class ToolRegistry:
         """Validate and run one call. Never raises, except asyncio.CancelledError.
 
         Every problem (unknown tool, bad arguments, a ToolError, a bug in a tool) comes back
-        as an error output the model can read and act on.
+        as an error output the model can read and act on; every output, error or not, is cut to
+        the call's budget (tools/output_guard.py).
         """
+        output = await self._run(name, raw_arguments, ctx)
+        if len(output.text) <= INLINE_CHECK_CHARS:
+            return keep_within_budget(output, ctx)
+        return await asyncio.to_thread(keep_within_budget, output, ctx)
+
+    async def _run(
+        self, name: str, raw_arguments: str | Mapping[str, Any], ctx: ToolContext
+    ) -> ToolOutput:
         tool = self._tools.get(name)
         if tool is None:
             available = ", ".join(self._tools) or "none"

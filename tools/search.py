@@ -14,15 +14,15 @@ from typing import Any, TypeVar
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.globbing import compile_glob
+from tools.output_budget import NOTE_TOKENS, Page, page_note, page_of, repeat_call
 from tools.paths import display_path, open_in_workspace, resolve_in_workspace, workspace_root
 from tools.text_io import BINARY_SNIFF_BYTES, decode_line, iter_lines, looks_binary
 from tools.visible_files import visible_files
 
-# Paths listed per glob call: enough to survey a project; more would flood the context.
-MAX_GLOB_RESULTS = 1000
-# Matching lines per grep call: enough to see the pattern of use; beyond that the model
-# should narrow the search rather than read hundreds of hits.
-MAX_GREP_MATCHES = 200
+# Matching lines counted per grep call: past this the total is given as "at least" and the
+# scan stops; a search that broad needs narrowing, not an exact count (counting 100k lines takes
+# well under a second).
+MAX_COUNTED_MATCHES = 100_000
 # Characters of a matching line shown: a line of code fits; minified lines are cut around
 # the match instead (read_file shows the full line).
 MAX_SHOWN_LINE_CHARS = 300
@@ -73,6 +73,11 @@ _GLOB_PARAMETERS: dict[str, Any] = {
             "description": 'Glob relative to `path`, e.g. "**/*.py", "src/**/*.{js,ts}".',
         },
         "path": {"type": "string", "description": "Directory to search (default: the root)."},
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Paths to skip (the next page).",
+        },
     },
     "required": ["pattern"],
     "additionalProperties": False,
@@ -84,9 +89,8 @@ class GlobTool(Tool):
 
     name = "glob"
     description = (
-        "Find files by glob pattern, matched against paths relative to `path` (default the "
-        "workspace root). `*` stays within one directory; use `**/` to search subdirectories "
-        "(e.g. **/*.py). Skips .git and gitignored files. Returns sorted workspace paths."
+        "Find files by glob pattern relative to `path` (default: the root). `*` stays in one "
+        "directory; `**/` descends (e.g. **/*.py). Skips .git and gitignored files. Sorted."
     )
     parameters = _GLOB_PARAMETERS
 
@@ -112,23 +116,36 @@ class GlobTool(Tool):
             if "/" not in pattern:
                 hint = f" (it only matches files directly in {start_rel}; try **/{pattern})"
             return ToolOutput(f"no files match {pattern!r} in {start_rel}{hint}", meta={"count": 0})
-        shown = hits[:MAX_GLOB_RESULTS]
-        if len(hits) > MAX_GLOB_RESULTS:
-            shown.append(
-                f"[showing the first {MAX_GLOB_RESULTS} of {len(hits)} files; "
-                "use a narrower pattern or path]"
-            )
-        return ToolOutput("\n".join(shown), meta={"count": len(hits)})
+        skip = int(args.get("offset", 0))
+        page = page_of(hits[skip:], skip, ctx.budget, total=len(hits))
+        meta = {"count": len(hits), "shown": len(page.lines), "truncated": not page.complete}
+        if page.complete:
+            return ToolOutput("\n".join(page.lines), meta=meta)
+        narrow = "or use a narrower pattern or path"
+        note = page_note(page, "files", ctx.budget, repeat_call(self.name, args), narrow)
+        return ToolOutput("\n".join([*page.lines, note]), meta=meta)
 
 
 @dataclass
 class _GrepReport:
-    """What a grep scan found."""
+    """What a grep scan found: every match counted, only the page asked for kept as text."""
 
+    skip: int  # matches before the page (the `offset` asked for)
+    room_chars: int  # characters of kept lines past which matches are only counted
     lines: list[str] = field(default_factory=list)
+    kept_chars: int = 0
+    matches: int = 0
     files_matched: int = 0
     capped: bool = False
     skipped_large: int = 0
+
+    def add(self, line: str) -> None:
+        self.matches += 1
+        if self.matches > self.skip and self.kept_chars <= self.room_chars:
+            self.lines.append(line)
+            self.kept_chars += len(line) + 1
+        if self.matches >= MAX_COUNTED_MATCHES:
+            self.capped = True
 
 
 def _shown_line(text: str, match: re.Match[str]) -> str:
@@ -161,9 +178,8 @@ def _grep_file(
             if match is None:
                 continue
             matched = True
-            report.lines.append(f"{rel}:{lineno}: {_shown_line(text, match)}")
-            if len(report.lines) >= MAX_GREP_MATCHES:
-                report.capped = True
+            report.add(f"{rel}:{lineno}: {_shown_line(text, match)}")
+            if report.capped:
                 break
         report.files_matched += matched
     return True
@@ -181,6 +197,11 @@ _GREP_PARAMETERS: dict[str, Any] = {
             "description": 'Only files matching this glob: "*.py" (any depth), "src/**/*.ts".',
         },
         "case_insensitive": {"type": "boolean", "description": "Ignore case (default false)."},
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Matches to skip (the next page).",
+        },
     },
     "required": ["pattern"],
     "additionalProperties": False,
@@ -192,9 +213,8 @@ class GrepTool(Tool):
 
     name = "grep"
     description = (
-        "Search file contents with a Python regular expression, line by line. Prints "
-        "`path:line: text` for each matching line. Skips .git, gitignored and binary files. "
-        f"Stops after {MAX_GREP_MATCHES} matches. Use `glob` to filter files, e.g. '*.py'."
+        "Search file contents with a Python regex, line by line: `path:line: text` per match. "
+        "Skips .git, gitignored and binary files; `glob` filters files (e.g. '*.py')."
     )
     parameters = _GREP_PARAMETERS
 
@@ -217,7 +237,8 @@ class GrepTool(Tool):
 
         def work(stop: threading.Event) -> tuple[_GrepReport, str]:
             root, start, start_rel = _search_root(ctx, args.get("path"))
-            report = _GrepReport()
+            room = ctx.budget.minus(NOTE_TOKENS)
+            report = _GrepReport(skip=int(args.get("offset", 0)), room_chars=room.chars)
             searched_any = False
             for name in visible_files(root, start, stop=stop):
                 if stop.is_set() or report.capped:
@@ -238,15 +259,24 @@ class GrepTool(Tool):
 
         report, start_rel = await _in_thread(work)
         notes: list[str] = []
-        if report.capped:
-            notes.append(
-                f"[stopped at {MAX_GREP_MATCHES} matches; narrow the pattern, path or glob]"
-            )
         if report.skipped_large:
             notes.append(f"[skipped {report.skipped_large} files over {MAX_GREP_FILE_BYTES} bytes]")
-        if not report.lines:
+        if not report.matches:
             where = start_rel + (f" (files matching {file_glob!r})" if file_glob else "")
             text = f"no matches for {pattern!r} in {where}; gitignored and binary files are skipped"
             return ToolOutput("\n".join([text, *notes]), meta={"matches": 0, "files": 0})
-        meta = {"matches": len(report.lines), "files": report.files_matched}
-        return ToolOutput("\n".join([*report.lines, *notes]), meta=meta)
+        page = page_of(report.lines, report.skip, ctx.budget, total=report.matches)
+        page = Page(page.lines, page.skipped, page.total, exact=not report.capped)
+        if not page.complete:
+            files = f" in {report.files_matched:,} file{'s' if report.files_matched != 1 else ''}"
+            narrow = f"matches are{files}; or narrow the pattern, path or glob"
+            notes.insert(
+                0, page_note(page, "matches", ctx.budget, repeat_call(self.name, args), narrow)
+            )
+        meta = {
+            "matches": report.matches,
+            "files": report.files_matched,
+            "shown": len(page.lines),
+            "truncated": not page.complete,
+        }
+        return ToolOutput("\n".join([*page.lines, *notes]), meta=meta)

@@ -7,6 +7,7 @@ import contextlib
 import os
 import re
 import signal
+from collections import deque
 from typing import Any
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
@@ -16,11 +17,12 @@ DEFAULT_TIMEOUT_SECONDS = 120
 # Upper bound a model may ask for: ten minutes covers slow full builds; the session is
 # blocked meanwhile, so longer jobs belong in the background with output sent to a file.
 MAX_TIMEOUT_SECONDS = 600
-# Output bytes kept from the start (how the command began: the first error usually) ...
-HEAD_BYTES = 10_000
-# ... and from the end (summaries, final errors, test totals), ~30k chars in all: enough
-# to act on, small enough that one noisy command does not fill the context.
-TAIL_BYTES = 20_000
+# Output bytes held in memory from the start and from the end of a command's output: 8 MiB in
+# all covers any build or test log whole (the registry then cuts it to the model's budget and
+# keeps it for paging, tools/output_guard.py); a command printing more (`yes`, a runaway loop)
+# loses its middle, which is counted and said.
+HEAD_BYTES = 4 * 1024 * 1024
+TAIL_BYTES = 4 * 1024 * 1024
 # Bytes per pipe read: a pipe buffer's worth.
 READ_CHUNK_BYTES = 65_536
 # Seconds to drain the pipe after the shell exits: a pipe holds at most 64 KiB, so anything
@@ -58,11 +60,13 @@ _PARAMETERS: dict[str, Any] = {
 
 
 class _CappedOutput:
-    """Keeps the first and last bytes of a stream and counts what falls in between."""
+    """Keeps the first and last bytes of a stream and counts what falls in between. The tail is
+    a queue of chunks, so a command printing gigabytes costs a constant amount per chunk."""
 
     def __init__(self) -> None:
         self.head = bytearray()
-        self.tail = bytearray()
+        self.tail: deque[bytes] = deque()
+        self.tail_bytes = 0
         self.total = 0
 
     def add(self, chunk: bytes) -> None:
@@ -71,18 +75,24 @@ class _CappedOutput:
         if room > 0:
             self.head += chunk[:room]
             chunk = chunk[room:]
-        if chunk:
-            self.tail += chunk
-            if len(self.tail) > TAIL_BYTES:
-                del self.tail[:-TAIL_BYTES]
+        if not chunk:
+            return
+        self.tail.append(chunk)
+        self.tail_bytes += len(chunk)
+        while self.tail_bytes - len(self.tail[0]) >= TAIL_BYTES:
+            self.tail_bytes -= len(self.tail.popleft())
 
     def text(self) -> str:
-        omitted = self.total - len(self.head) - len(self.tail)
-        head = self.head.decode("utf-8", errors="replace")
-        tail = self.tail.decode("utf-8", errors="replace")
+        tail = b"".join(self.tail)
+        if self.tail_bytes > TAIL_BYTES:
+            tail = tail[-TAIL_BYTES:]
+        omitted = self.total - len(self.head) - len(tail)
         if omitted <= 0:
-            return head + tail
-        return f"{head}\n[... {omitted} bytes of output cut from the middle ...]\n{tail}"
+            return (bytes(self.head) + tail).decode("utf-8", errors="replace")
+        head_text = self.head.decode("utf-8", errors="replace")
+        tail_text = tail.decode("utf-8", errors="replace")
+        gap = f"[... {omitted:,} bytes of output were not kept (too much) ...]"
+        return f"{head_text}\n{gap}\n{tail_text}"
 
 
 async def _pump(stream: asyncio.StreamReader, sink: _CappedOutput) -> None:
@@ -149,12 +159,11 @@ class RunCommandTool(Tool):
 
     name = "run_command"
     description = (
-        "Run a shell command with /bin/sh -c in the workspace directory, e.g. tests, builds, "
-        "git. stdout and stderr are merged, stdin is empty (no interactive input). Long "
-        "output keeps its start and end. The exit code is reported. "
-        f"Timeout by default {DEFAULT_TIMEOUT_SECONDS} s (configurable), at most "
-        f"{MAX_TIMEOUT_SECONDS} s. Credentials (variables named like keys, tokens, secrets, "
-        "passwords) are not in its environment."
+        "Run a shell command (/bin/sh -c) in the workspace: tests, builds, git. stdout and "
+        "stderr merged, no stdin. Output too long to show is kept whole for read_archive (no "
+        f"need to run it again). Reports the exit code. Timeout {DEFAULT_TIMEOUT_SECONDS} s by "
+        f"default, at most {MAX_TIMEOUT_SECONDS} s. Credential variables (keys, tokens, "
+        "secrets, passwords) are not in its environment."
     )
     parameters = _PARAMETERS
     read_only = False

@@ -23,6 +23,7 @@ from agent.compaction.policy import Budget, CompactionPolicy
 from agent.compaction.rebuild import rebuild, summary_message
 from agent.compaction.redact import redact
 from agent.compaction.reply import CompressionReply, ReplyError, parse_reply
+from agent.compaction.shrink import apply_shrink, plan_shrink
 from agent.compaction.tail import Split, choose_split, fold_start
 from agent.events import CompactionDone, CompactionFailed, CompactionStarted, Event, Retrying
 from agent.llm import LLMError, LLMReply
@@ -36,6 +37,9 @@ from sessions.archive import ChunkArchive, ChunkInfo
 PULL_BACK_ROUNDS = (1, 2, 4, 8)
 # A compression reply that calls a tool or lacks a summary gets one more try.
 REPLY_TRIES = 2
+# Tokens of a summary message beyond the summary itself: its header, the ledger, the chunk index
+# and the reader tool's directions (250-350 tokens in the recorded sessions' folds).
+SUMMARY_OVERHEAD_TOKENS = 300
 # Tokens of slack when checking that a request fits: the local count is an estimate of the
 # provider's tokenizer, and 5% of a 16k window is roughly the error seen between them.
 FIT_MARGIN_SHARE = 0.05
@@ -146,6 +150,10 @@ class Compactor:
         if self.step_hook is not None:
             self.step_hook(name)
 
+    def count_text(self, text: str) -> int:
+        """Tokens of a text as this session counts them (tool outputs are sized with it)."""
+        return self.tokens.count_text(text)
+
     # -- steps 1 and 2: measure and trigger ------------------------------------------------
 
     @property
@@ -172,11 +180,101 @@ class Compactor:
             if size < self.suspended_below:
                 return None
             self.suspended_below = None
+        reason = None
         if size >= self.budget.trigger_tokens:
-            return "threshold"
-        if self.policy.max_messages and len(history) >= self.policy.max_messages:
-            return "message_cap"
-        return None
+            reason = "threshold"
+        elif self.policy.max_messages and len(history) >= self.policy.max_messages:
+            reason = "message_cap"
+        if reason == "threshold" and self.expected_gain(history) <= 0:
+            # Folding what little is foldable would cost a model call and free nothing (the
+            # summary message would be as big): the ladder shrinks tool results instead.
+            return None
+        return reason
+
+    def expected_gain(self, history: list[Message]) -> int:
+        """Tokens a fold now would free: what it takes out, less the summary message it puts
+        in (the summary asked for plus the message's fixed parts)."""
+        foldable = self.foldable_tokens(history)
+        summary = self.budget.summary_target(self.policy, foldable) + SUMMARY_OVERHEAD_TOKENS
+        return foldable - summary
+
+    def excess(self, history: list[Message]) -> int:
+        """Tokens the next request is over what it may take (negative: room left): the usable
+        window (the reply's reserve kept free) less the estimate's safety margin."""
+        margin = int(self.budget.window * FIT_MARGIN_SHARE)
+        return self.tokens.size(history) + margin - self.budget.usable
+
+    def fits(self, history: list[Message]) -> bool:
+        return self.excess(history) <= 0
+
+    # -- the last rung: shrink tool results -------------------------------------------------
+
+    async def shrink_to_fit(self, history: list[Message], *, reason: str) -> Event | None:
+        """Archive the largest tool results verbatim and stub them until the request fits
+        (agent/compaction/shrink.py). CompactionDone (method "shrink") with the new history,
+        CompactionFailed when the archive cannot be written, None when nothing can shrink."""
+        started = time.monotonic()
+        before = self.tokens.estimate(history)  # the same measure as the size after
+        plan = plan_shrink(history, self.tokens.count, self.excess(history))
+        if not plan.indices:
+            return None
+        originals = [history[index] for index in plan.indices]
+        chunks = self.archive.chunks()
+        topics = chunks[-1].topics if chunks else "tool outputs too large for the context window"
+        write = self.archive.merge_into_last if chunks else self.archive.write_chunk
+        try:
+            chunk = await asyncio.to_thread(write, [], topics=topics, tokens=0, shrunk=originals)
+        except OSError as error:
+            message = archive_failure(self.archive.directory, error)
+            return CompactionFailed(reason, f"could not shrink tool results: {message}")
+        self.step("archived")
+        new_history, _ = apply_shrink(history, plan, chunk.number, "did not fit the context window")
+        for message in originals:
+            self.tokens.forget(message)
+        self.tokens.reset_report()
+        return CompactionDone(
+            reason=reason,
+            chunk=chunk.number,
+            topics=chunk.topics,
+            merged=bool(chunks) and chunk.number == chunks[-1].number,
+            method="shrink",
+            folded_messages=0,
+            tokens_before=before,
+            tokens_after=self.tokens.estimate(new_history),
+            messages_before=len(history),
+            messages_after=len(new_history),
+            prompt_tokens=0,
+            cached_tokens=0,
+            seconds=time.monotonic() - started,
+            suspended=False,
+            history=new_history,
+            shrunk_messages=len(originals),
+        )
+
+    def too_small(self, history: list[Message]) -> str | None:
+        """Why no request can fit, when the system prompt, the tool schemas and the user's own
+        message alone need more than the window allows (which part to cut included); None
+        when they fit (then folding and shrinking can always make room)."""
+        system = self.tokens.count(history[0]) if history else 0
+        tools = self.tokens.tools_tokens
+        request = next(
+            (m for m in reversed(history) if m.role == "user" and not m.meta.get("injected")),
+            None,
+        )
+        own = self.tokens.count(request) if request is not None else 0
+        budget = self.budget
+        margin = int(budget.window * FIT_MARGIN_SHARE)
+        if system + tools + own + margin <= budget.usable:
+            return None
+        parts = {"your message": own, "the system prompt (with AGENTS.md or CLAUDE.md)": system}
+        biggest = max(parts, key=lambda name: parts[name])
+        advice = f"shorten {biggest}" if parts[biggest] > tools else "use a larger model"
+        return (
+            f"context window exceeded: the system prompt ({system:,} tokens), the tool schemas "
+            f"({tools:,}) and your message ({own:,}) alone need more than the "
+            f"{budget.usable - margin:,} tokens this model's {budget.window:,}-token window "
+            f"leaves after {budget.window - budget.usable:,} for the reply and a margin; {advice}"
+        )
 
     # -- the whole event ---------------------------------------------------------------------
 

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+# The least a tool result is ever allowed, however small the window: a few lines and the note
+# saying how to read on.
+MIN_TOOL_OUTPUT_TOKENS = 200
+
 
 class PolicyError(ValueError):
     """A policy value out of range; the message names the key."""
@@ -42,6 +46,14 @@ class CompactionPolicy:
     min_gain: float = 0.15
     # Requests kept verbatim in the summary message, newest first, within this many characters.
     request_budget_chars: int = 4_000
+    # Every tool result is cut to this share of the usable window (the model pages for the rest,
+    # or reads the full text kept on disk): 0.2 keeps a result small enough to stay verbatim
+    # through a fold (the kept tail takes up to a quarter of the usable window), while a 16k
+    # window still shows about 150 lines of code per read.
+    tool_output_share: float = 0.2
+    # ... and never more than this many tokens, whatever the window: Claude Code's cap on one
+    # file read; past it a single result costs more attention than it gives.
+    tool_output_max_tokens: int = 25_000
 
     def __post_init__(self) -> None:
         checks = {
@@ -58,6 +70,8 @@ class CompactionPolicy:
             "fresh_tool_results": 0 <= self.fresh_tool_results <= 100,
             "min_gain": 0.0 <= self.min_gain < 1.0,
             "request_budget_chars": 0 <= self.request_budget_chars,
+            "tool_output_share": 0.02 <= self.tool_output_share <= 0.5,
+            "tool_output_max_tokens": MIN_TOOL_OUTPUT_TOKENS <= self.tool_output_max_tokens,
         }
         for key, ok in checks.items():
             if not ok:
@@ -77,6 +91,7 @@ class Budget:
     trigger_tokens: int
     tail_tokens: int
     summary_cap: int
+    tool_output_tokens: int  # the most one tool result may take
 
     @classmethod
     def of(cls, policy: CompactionPolicy, window: int) -> Budget:
@@ -89,6 +104,10 @@ class Budget:
             tail_tokens=min(policy.tail_tokens, usable // 4),
             summary_cap=max(
                 policy.summary_min_tokens // 2, min(policy.summary_max_tokens, usable // 10)
+            ),
+            tool_output_tokens=max(
+                MIN_TOOL_OUTPUT_TOKENS,
+                min(policy.tool_output_max_tokens, int(policy.tool_output_share * usable)),
             ),
         )
 

@@ -49,18 +49,24 @@ def choose_split(
     pull_back_units: int = 0,
 ) -> Split | None:
     """The tail is the newest whole units within both budgets; trailing user messages (a
-    request not yet answered) and `pull_back_units` more units are pulled back. Returns None
-    when nothing can be folded."""
+    request not yet answered) and `pull_back_units` more units are pulled back, so that what is
+    sent ends with a reply or a tool result (never a user message, which the instruction would
+    merge into). Returns None when nothing can be folded."""
     start = fold_start(history)
     spans = units(history, start)
     if len(spans) < 2:
         return None
-    # Pull back: trailing user units always (the instruction must not follow a user message),
-    # then the requested number of further units.
-    pulled = 0
-    while pulled < len(spans) and history[spans[-1 - pulled][0]].role == "user":
-        pulled += 1
-    pulled = min(len(spans) - 1, pulled + pull_back_units)
+    # Pull back: trailing user units always (an unanswered request is not summarized), then the
+    # requested number of further units.
+    trailing = 0
+    while trailing < len(spans) and history[spans[-1 - trailing][0]].role == "user":
+        trailing += 1
+    pulled = min(len(spans) - 1, trailing + pull_back_units)
+    if pulled > trailing and history[spans[-1 - pulled][0]].role == "user":
+        # The instruction must not follow a user message (it would be merged into the user's
+        # words): send the reply after it too. The call is then the last request, its reply
+        # and the instruction: the last request is still a cached prefix.
+        pulled -= 1
     send_end = spans[-1 - pulled][1] if pulled else len(history)
     # Keep units from the newest (not pulled back) backwards while they fit the budgets.
     kept_messages = kept_tokens = 0

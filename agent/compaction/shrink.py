@@ -1,0 +1,90 @@
+"""The last rung of the ladder: when a request cannot fit even after folding, shrink tool results.
+
+Folding takes the older conversation out; what it cannot take is what the model must still see
+(the kept tail, the newest results pulled back). When those alone overflow the window, the
+largest tool results are archived verbatim (as shrunk originals of a chunk) and replaced by a
+stub with a preview and the exact call that reads them back, so the turn goes on. Pure
+functions here; the engine writes the archive and the agent records the new history.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from agent.compaction.tail import fold_start
+from agent.messages import Message
+
+# Characters of a shrunk result's start kept in its stub, so the model still sees what it was
+# (the cheap tier's stubs keep as much: agent/compaction/cheap_tier.py).
+STUB_PREVIEW_CHARS = 300
+# A result is worth shrinking only when its stub frees at least this many tokens; smaller ones
+# would cost a read_archive call each for almost nothing.
+MIN_TOKENS_FREED = 100
+
+
+def shrink_stub(message: Message, chunk: int, why: str) -> str:
+    """What the model reads instead of a shrunk result: what it was, where it is, how to read it
+    (in pages that fit, since read_archive follows the window)."""
+    text = message.content or ""
+    preview = text[:STUB_PREVIEW_CHARS].rstrip()
+    return (
+        f"[pleat: this {message.name or 'tool'} output ({len(text):,} characters) {why}; its full "
+        f"text is archived in chunk {chunk} as message {message.id}: read it with read_archive "
+        f"action=read id={message.id} (it comes in pages that fit). It began:]\n{preview}\n[...]"
+    )
+
+
+@dataclass(frozen=True)
+class ShrinkPlan:
+    """Which tool results to shrink (indices into the history) to bring it under a size."""
+
+    indices: tuple[int, ...]
+    freed: int  # tokens the stubs free, by the local count
+
+
+def plan_shrink(
+    history: Sequence[Message], count: Callable[[Message], int], excess: int
+) -> ShrinkPlan:
+    """The tool results whose shrinking frees `excess` tokens. Results the model has already
+    read (before its newest reply) go first, largest first, so the fewest stubs do; the newest
+    results, which it has not seen yet, only when those are not enough (else a re-read would be
+    shrunk again, a loop). Never the system prompt or a summary, never one already shrunk.
+    When all of them together do not free enough, all are planned: the caller checks the fit."""
+    start = fold_start(list(history))
+    newest = max((i for i, m in enumerate(history) if m.role == "assistant"), default=-1)
+    candidates = []
+    for index in range(start, len(history)):
+        message = history[index]
+        if message.role != "tool" or "shrunk_to_chunk" in message.meta:
+            continue
+        stub_cost = STUB_PREVIEW_CHARS // 2  # a stub's own size, roughly, in tokens
+        gain = count(message) - stub_cost
+        if gain >= MIN_TOKENS_FREED:
+            candidates.append((index > newest, -gain, index))
+    candidates.sort()
+    chosen: list[int] = []
+    freed = 0
+    for _, negative_gain, index in candidates:
+        if freed >= excess:
+            break
+        chosen.append(index)
+        freed -= negative_gain
+    return ShrinkPlan(tuple(sorted(chosen)), freed)
+
+
+def apply_shrink(
+    history: Sequence[Message], plan: ShrinkPlan, chunk: int, why: str
+) -> tuple[list[Message], list[Message]]:
+    """(new history with stubs, the originals replaced). Ids stay: a stub's id is the id its
+    original is archived under."""
+    new_history = list(history)
+    originals: list[Message] = []
+    for index in plan.indices:
+        message = history[index]
+        originals.append(message)
+        meta = {**message.meta, "shrunk_to_chunk": chunk}
+        stub = shrink_stub(message, chunk, why)
+        new_history[index] = dataclasses.replace(message, content=stub, meta=meta)
+    return new_history, originals
