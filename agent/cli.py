@@ -58,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-tool-iterations", type=int, help="model calls allowed in one request"
     )
     parser.add_argument(
+        "--thinking",
+        metavar="LEVEL|TOKENS",
+        help="extended thinking: off (default), low, medium, high, or a token budget",
+    )
+    parser.add_argument(
         "--context-window",
         type=int,
         metavar="N",
@@ -124,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                 "api_base": args.api_base,
                 "api_key": args.api_key,
                 "max_tool_iterations": args.max_tool_iterations,
+                "thinking": args.thinking,
                 "compaction": compaction_flags(args),
             }
         )

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent.compaction.policy import CompactionPolicy, PolicyError
 from agent.llm import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT, ModelSettings
+from agent.request_shape import THINKING_LEVELS, THINKING_OFF
 from tools.shell import MAX_TIMEOUT_SECONDS
 
 APP_NAME = "pleat"
@@ -50,6 +51,10 @@ class Config:
     # (Anthropic keeps a cache entry 5 minutes, OpenAI 5-10), so the fold's call is still a cache
     # hit, and long enough that someone reading the answer is not interrupted by it.
     idle_compaction_seconds: float = 180.0
+    # Extended thinking: "off", a level ("low", "medium", "high": litellm's reasoning_effort,
+    # mapped per provider) or a token budget ("8000"). Off by default: it costs output tokens
+    # and time on every call, and not every model supports it.
+    thinking: str = THINKING_OFF
     # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
     compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
 
@@ -66,6 +71,7 @@ class Config:
             api_key=self.api_key,
             timeout=self.request_timeout,
             max_retries=self.max_retries,
+            thinking=self.thinking,
         )
 
 
@@ -80,7 +86,13 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "max_retries": (lambda v: 0 <= v <= 10, "an integer from 0 to 10"),
     "idle_compaction_seconds": (lambda v: v >= 0, "seconds >= 0 (0 disables idle compaction)"),
     "api_base": (lambda v: v.startswith(("http://", "https://")), "an http(s) URL"),
+    "thinking": (
+        lambda v: v in (THINKING_OFF, *THINKING_LEVELS) or (v.isdigit() and int(v) >= 1_024),
+        'off, low, medium, high, or a token budget of at least 1024 (e.g. "8000")',
+    ),
 }
+# Settings written as a word or a number (TOML `thinking = 8000` as well as "8000").
+WORD_OR_NUMBER = frozenset({"thinking"})
 
 
 def pleat_home() -> Path | None:
@@ -150,6 +162,8 @@ def _validated(
         if value is None:
             out[key] = None
             continue
+        if key in WORD_OR_NUMBER and isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
         coerced = _coerce(label(key), value, kinds[key], source)
         check = _CHECKS.get(key)
         if check is not None and not check[0](coerced):

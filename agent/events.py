@@ -27,6 +27,14 @@ class TextDelta:
 
 
 @dataclass(frozen=True)
+class ThinkingDelta:
+    """A piece of the model's reasoning (shown collapsed; kept on the reply, never re-sent as
+    text)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class ToolCallStarted:
     call: ToolCall
     summary: str  # one human line, e.g. read_file(path='a.py')
@@ -40,10 +48,17 @@ class ToolCallFinished:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+# What a model call was for: the turn itself, or a compression call of a fold.
+CallPurpose = Literal["turn", "compression"]
+
+
 @dataclass(frozen=True)
 class UsageReported:
+    """One model call's usage and price (every call, compression included, is reported)."""
+
     usage: Usage
     model: str
+    purpose: CallPurpose = "turn"
 
 
 @dataclass(frozen=True)
@@ -116,10 +131,14 @@ class TurnDone:
 
 Event = (
     TextDelta
+    | ThinkingDelta
     | ToolCallStarted
     | ToolCallFinished
     | UsageReported
     | Retrying
     | ErrorEvent
     | TurnDone
+    | CompactionStarted
+    | CompactionDone
+    | CompactionFailed
 )

@@ -10,9 +10,17 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent.events import Retrying, Usage
+from agent.events import Retrying, ThinkingDelta, Usage
 from agent.messages import ToolCall
 from agent.offline import prepare_offline_env
+from agent.reasoning import ReasoningAssembler
+from agent.request_shape import (
+    THINKING_OFF,
+    is_claude,
+    thinking_arguments,
+    with_cache_breakpoints,
+    without_foreign_reasoning,
+)
 
 ErrorKind = Literal["context_overflow", "rate_limit", "transient", "auth", "config", "bad_request"]
 
@@ -33,8 +41,94 @@ CONTEXT_OVERFLOW_PATTERNS = tuple(
         r"prompt .{0,40}exceeds? .{0,20}limit",
         r"reduce the (length|size) of the (messages|prompt|input)",
         r"requested \d+ tokens.{0,40}context",
+        r"exceeded max context length",  # Ollama
+        r"exceeds the available context size",  # llama.cpp server
+        r"longer than the model'?s context length",  # Together, Fireworks
+        r"too large for model with \d+ maximum context length",  # Mistral
+        r"exceed context limit",  # Anthropic, input plus max_tokens
+        r"exceeds the limit of \d+",  # GitHub Copilot
     )
 )
+
+
+@dataclass(frozen=True)
+class StatedLimits:
+    """What a provider's context-overflow error says in numbers (None: not stated)."""
+
+    window: int | None = None  # the model's context window
+    requested: int | None = None  # the provider's own count of the refused request
+    output: int | None = None  # output tokens it counted against the window (max_tokens)
+    excess: int | None = None  # tokens over the window, when only that is said (Ollama)
+
+
+# Provider wordings with their numbers, each a named-group pattern; the first that matches
+# gives the limits. Numbers may carry thousands separators.
+_N = r"([\d,]+)"
+STATED_LIMITS = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        # OpenAI, vLLM: "This model's maximum context length is 16384 tokens. However, your
+        # messages resulted in 18446 tokens" / "you requested 9000 tokens (8000 in the messages,
+        # 1000 in the completion)"
+        rf"maximum context length is (?P<window>{_N}) tokens.{{0,40}}?(?:resulted in|requested)"
+        rf" (?P<requested>{_N}) tokens(?: \({_N} in the messages, (?P<output>{_N}) in the "
+        r"completion\))?",
+        rf"maximum context length is (?P<window>{_N})",
+        # Anthropic: "input length and `max_tokens` exceed context limit: 190000 + 21333 > 200000"
+        rf"exceed context limit: (?P<requested>{_N}) \+ (?P<output>{_N}) > (?P<window>{_N})",
+        # Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"
+        rf"(?P<requested>{_N}) tokens? > (?P<window>{_N}) maximum",
+        # Gemini: "The input token count (1054016) exceeds the maximum number of tokens allowed
+        # (1048576)."
+        rf"input token count \((?P<requested>{_N})\) exceeds the maximum number of tokens "
+        rf"allowed \((?P<window>{_N})\)",
+        # Ollama: "prompt too long; exceeded max context length by 4021 tokens"
+        rf"exceeded max context length by (?P<excess>{_N}) tokens",
+        # llama.cpp server, in the error body: "n_prompt_tokens":9000,"n_ctx":8192
+        rf"n_prompt_tokens\W+(?P<requested>{_N})\W+n_ctx\W+(?P<window>{_N})",
+        rf"n_ctx\W+(?P<window>{_N})",
+        # Together, Fireworks: "The input (516368 tokens) is longer than the model's context
+        # length (262144 tokens)."
+        rf"input \((?P<requested>{_N}) tokens\) is longer than the model'?s context length "
+        rf"\((?P<window>{_N})",
+        # Mistral: "Prompt contains 240000 tokens ... too large for model with 128000 maximum
+        # context length"
+        rf"contains (?P<requested>{_N}) tokens.{{0,40}}too large for model with (?P<window>{_N})",
+        # vLLM: "The prompt (total length 25938) is too long to fit into the model (context
+        # length 4096)"
+        rf"total length (?P<requested>{_N})\).{{0,60}}context length (?P<window>{_N})",
+        # GitHub Copilot: "prompt token count of 130000 exceeds the limit of 128000"
+        rf"token count of (?P<requested>{_N}) exceeds the limit of (?P<window>{_N})",
+        # Generic: "context window of 32768", "context length is 8192", "context size: 4096"
+        rf"context (?:window|length|size)\W{{1,3}}(?:is |of )?(?P<window>{_N})",
+    )
+)
+# Stated numbers below this are not windows (a stray figure matched by a generic wording).
+MIN_STATED_WINDOW = 1_024
+
+
+def stated_limits(text: str) -> StatedLimits:
+    """The numbers a provider's overflow error states, from the first wording that matches."""
+    for pattern in STATED_LIMITS:
+        match = pattern.search(text)
+        if match is None:
+            continue
+        found = {
+            key: int(value.replace(",", ""))
+            for key, value in match.groupdict().items()
+            if value is not None
+        }
+        window = found.get("window")
+        if window is not None and window < MIN_STATED_WINDOW:
+            continue
+        return StatedLimits(
+            window=window,
+            requested=found.get("requested"),
+            output=found.get("output"),
+            excess=found.get("excess"),
+        )
+    return StatedLimits()
+
 
 # Retries for rate limits and transient failures: 3 tries after the first, doubling from 1 s,
 # ride out a provider's brief hiccup (about 7 s in all) without making a dead server look alive.
@@ -55,11 +149,19 @@ FALLBACK_CONTEXT_WINDOW = 32_768
 class LLMError(Exception):
     """A classified provider failure with one line for the user."""
 
-    def __init__(self, kind: ErrorKind, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        retry_after: float | None = None,
+        limits: StatedLimits | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.retry_after = retry_after
+        # For a context overflow: the window and sizes the provider stated, if any.
+        self.limits = limits or StatedLimits()
 
     @property
     def retryable(self) -> bool:
@@ -74,6 +176,9 @@ class LLMReply:
     tool_calls: tuple[ToolCall, ...]
     usage: Usage
     finish_reason: str | None
+    # The reply's reasoning, to be sent back with it exactly (agent/reasoning.py).
+    thinking_blocks: tuple[dict[str, Any], ...] = ()
+    reasoning_content: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +191,8 @@ class ModelSettings:
     timeout: float = DEFAULT_REQUEST_TIMEOUT
     max_retries: int = DEFAULT_MAX_RETRIES
     retry_base_delay: float = DEFAULT_RETRY_BASE_DELAY
+    # "off", a level ("low", "medium", "high": litellm's reasoning_effort) or a token budget.
+    thinking: str = THINKING_OFF
 
 
 def _litellm() -> Any:
@@ -137,7 +244,8 @@ def classify(exc: BaseException, settings: ModelSettings) -> LLMError:
     text = _first_line(str(exc))
     where = settings.api_base or "the provider"
     if isinstance(exc, litellm.ContextWindowExceededError) or is_context_overflow(str(exc)):
-        return LLMError("context_overflow", f"context window exceeded: {text}")
+        limits = stated_limits(str(exc))
+        return LLMError("context_overflow", f"context window exceeded: {text}", limits=limits)
     if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
         return LLMError(
             "auth",
@@ -195,16 +303,17 @@ def _retry_after(exc: BaseException) -> float | None:
     return min(max(value, 0.0), MAX_RETRY_AFTER)
 
 
-def resolve_model(settings: ModelSettings) -> str:
-    """The model string litellm gets: with an api_base and no known provider prefix, the server
-    is taken to be OpenAI-compatible (`openai/<model>`). Unknown models are a config error."""
+def resolve_model(settings: ModelSettings) -> tuple[str, str]:
+    """(the model string litellm gets, the provider it resolves). With an api_base and no known
+    provider, the server is taken to be OpenAI-compatible (`openai/<model>`). Unknown models are
+    a config error."""
     litellm = _litellm()
     try:
-        litellm.get_llm_provider(settings.model, api_base=settings.api_base)
-        return settings.model
+        _, provider, _, _ = litellm.get_llm_provider(settings.model, api_base=settings.api_base)
+        return settings.model, str(provider)
     except Exception:
         if settings.api_base:
-            return f"openai/{settings.model}"
+            return f"openai/{settings.model}", "openai"
         raise LLMError("config", _unknown_model_message(settings.model)) from None
 
 
@@ -261,39 +370,6 @@ class _ToolCallAssembler:
         return tuple(out)
 
 
-# Providers that cache only up to explicit breakpoints (Anthropic's cache_control, also when
-# reached through Bedrock or Vertex); OpenAI-style providers cache prefixes by themselves.
-HOSTS_OF_CLAUDE = ("bedrock/", "vertex_ai/")
-# Breakpoints placed: the system prompt and the last two messages. Anthropic allows four and
-# looks back up to 20 blocks from each for an earlier cached prefix, so the next request (and
-# the compression call, which only appends the instruction) finds this one's prefix.
-TRAILING_BREAKPOINTS = 2
-
-
-def needs_cache_breakpoints(model: str) -> bool:
-    return model.startswith("anthropic/") or (
-        model.startswith(HOSTS_OF_CLAUDE) and "claude" in model
-    )
-
-
-def with_cache_breakpoints(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A copy of `messages` with cache_control on the system message and the last messages
-    that carry text (litellm passes these through to Anthropic's API)."""
-    marked = [dict(m) for m in messages]
-    targets = [0] if marked and marked[0]["role"] == "system" else []
-    trailing = [
-        i for i, m in enumerate(marked) if isinstance(m.get("content"), str) and m["content"]
-    ]
-    targets += [i for i in trailing[-TRAILING_BREAKPOINTS:] if i not in targets]
-    for index in targets:
-        text = marked[index]["content"]
-        if isinstance(text, str) and text:
-            marked[index]["content"] = [
-                {"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}
-            ]
-    return marked
-
-
 def _stream_was_cut(response: Any) -> bool:
     """True when the stream ended without the provider's finish reason (a dropped connection:
     the SSE client just stops, and litellm would report a normal "stop"). A stream that got as
@@ -313,17 +389,27 @@ class LLM:
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
         self._model: str | None = None
+        self._provider = ""
 
     @property
     def model(self) -> str:
         return self._model or self.settings.model
 
+    def _resolve(self) -> str:
+        if self._model is None:
+            self._model, self._provider = resolve_model(self.settings)
+        return self._model
+
+    @property
+    def claude(self) -> bool:
+        """A Claude model by litellm's provider (cache breakpoints, max_tokens required)."""
+        return is_claude(self._resolve(), self._provider)
+
     def context_window(self) -> int:
         """The model's input window from litellm's model facts, else the fallback."""
         litellm = _litellm()
         try:
-            if self._model is None:
-                self._model = resolve_model(self.settings)
+            self._resolve()
         except LLMError:
             return FALLBACK_CONTEXT_WINDOW  # the model call itself reports the unknown model
         for name in (self._model, self.settings.model):
@@ -337,9 +423,15 @@ class LLM:
         return FALLBACK_CONTEXT_WINDOW
 
     async def stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-    ) -> AsyncIterator[str | Retrying | LLMReply]:
-        """Yield text deltas (str), Retrying notices, and finally one LLMReply.
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[str | ThinkingDelta | Retrying | LLMReply]:
+        """Yield text deltas (str), reasoning deltas, Retrying notices, and finally one LLMReply.
+        `max_tokens` is the output the caller keeps free in the window; it is sent to providers
+        that need one (Claude: litellm would otherwise ask for the model's whole output limit).
 
         A failure before any text arrived is retried (bounded, with backoff); a failure after
         text was shown is raised, since a retry would show the same text twice.
@@ -348,8 +440,8 @@ class LLM:
         while True:
             shown_text = False
             try:
-                async for item in self._stream_once(messages, tools):
-                    if isinstance(item, str):
+                async for item in self._stream_once(messages, tools, max_tokens):
+                    if isinstance(item, str | ThinkingDelta):
                         shown_text = True
                     yield item
                 return
@@ -378,15 +470,18 @@ class LLM:
                 await asyncio.sleep(delay)
 
     async def _stream_once(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
-    ) -> AsyncIterator[str | LLMReply]:
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        max_tokens: int | None,
+    ) -> AsyncIterator[str | ThinkingDelta | LLMReply]:
         litellm = _litellm()
-        if self._model is None:
-            self._model = resolve_model(self.settings)
-        if needs_cache_breakpoints(self._model):
-            messages = with_cache_breakpoints(messages)
+        model, claude = self._resolve(), self.claude
+        messages = without_foreign_reasoning(messages, claude)
+        if claude:
+            messages, tools = with_cache_breakpoints(messages, tools)
         kwargs: dict[str, Any] = {
-            "model": self._model,
+            "model": model,
             "messages": messages,
             "stream": True,
             "stream_options": {"include_usage": True},
@@ -400,9 +495,13 @@ class LLM:
             kwargs["api_base"] = self.settings.api_base
         if self.settings.api_key:
             kwargs["api_key"] = self.settings.api_key
+        if claude and max_tokens:
+            kwargs["max_tokens"] = max_tokens
+        kwargs.update(thinking_arguments(self.settings.thinking))
         response = await litellm.acompletion(**kwargs)
         text: list[str] = []
         calls = _ToolCallAssembler()
+        reasoning = ReasoningAssembler()
         usage: Any = None
         finish: str | None = None
         async for chunk in response:
@@ -410,6 +509,8 @@ class LLM:
                 usage = chunk.usage
             for choice in getattr(chunk, "choices", None) or ():
                 delta = choice.delta
+                if thought := reasoning.add(delta):
+                    yield ThinkingDelta(thought)
                 if getattr(delta, "content", None):
                     text.append(delta.content)
                     yield delta.content
@@ -419,15 +520,19 @@ class LLM:
                     finish = choice.finish_reason
         if _stream_was_cut(response):
             raise LLMError("transient", "the provider closed the stream before the reply ended")
+        blocks, reasoning_text = reasoning.result()
         yield LLMReply(
             text="".join(text),
             tool_calls=calls.calls(),
             usage=self._with_cost(usage_from(usage)),
             finish_reason=finish,
+            thinking_blocks=blocks,
+            reasoning_content=reasoning_text,
         )
 
     def _with_cost(self, usage: Usage) -> Usage:
-        """Add the call's price when litellm knows this model's prices."""
+        """Add the call's price when litellm knows this model's prices: cache reads at their
+        price, cache writes at theirs (Anthropic bills them 1.25 times plain input)."""
         if not usage.prompt_tokens:
             return usage
         try:
@@ -436,6 +541,7 @@ class LLM:
                 prompt_tokens=usage.prompt_tokens,
                 completion_tokens=usage.completion_tokens,
                 cache_read_input_tokens=usage.cached_tokens,
+                cache_creation_input_tokens=usage.cache_creation_tokens,
             )
         except Exception:
             return usage

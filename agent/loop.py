@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from agent import messages as msg
 from agent.compaction.engine import Compactor
 from agent.events import (
+    CallPurpose,
     CompactionDone,
     CompactionFailed,
     ErrorEvent,
     Event,
     Retrying,
     TextDelta,
+    ThinkingDelta,
     ToolCallFinished,
     ToolCallStarted,
     TurnDone,
@@ -25,6 +28,7 @@ from agent.events import (
 from agent.llm import LLM, LLMError, LLMReply
 from agent.messages import Message, ToolCall
 from agent.permissions import ApprovalRequest, Approver
+from agent.usage_tally import UsageTally
 from tools.base import OutputKeeper, ToolContext, ToolError, ToolOutput
 from tools.output_budget import OutputBudget
 from tools.registry import ToolRegistry, validate_arguments
@@ -48,6 +52,28 @@ CUT_ARGUMENTS_NOTE = (
 )
 
 
+_Result = TypeVar("_Result")
+
+
+async def uninterrupted(work: Coroutine[Any, Any, _Result]) -> _Result:
+    """Run `work` to its end even if the caller is cancelled meanwhile (then re-raise): an
+    archive write, the history swap and the journal record stay one step, so a cancellation
+    never leaves a chunk on disk that the journal does not know."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while True:
+        try:
+            result = await asyncio.shield(task)
+            break
+        except asyncio.CancelledError:
+            if task.done():
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return result
+
+
 class ContextTooSmall(Exception):
     """The request cannot fit the window however much is folded or shrunk (one line: why)."""
 
@@ -59,7 +85,7 @@ class Recorder(Protocol):
 
     def compaction(self, done: CompactionDone) -> None: ...
 
-    def usage(self, model: str, usage: Usage) -> None: ...
+    def usage(self, model: str, usage: Usage, purpose: CallPurpose = "turn") -> None: ...
 
     async def sync(self) -> str | None:
         """Flush and fsync; returns a write failure (once) instead of raising it."""
@@ -82,6 +108,7 @@ class Agent:
         compactor: Callable[[Agent], Compactor] | None = None,
         history: list[Message] | None = None,
         outputs: OutputKeeper | None = None,
+        usage: UsageTally | None = None,
     ) -> None:
         self.llm = llm
         self.registry = registry
@@ -92,6 +119,8 @@ class Agent:
         self.history: list[Message] = []
         self._next_id = 1
         self._partial: list[str] = []  # text of the reply being streamed, for interruptions
+        # Every model call of the session so far (a resumed one starts from its journal).
+        self.usage = usage if usage is not None else UsageTally()
         if history:
             # A resumed session: exactly the history it had (same prefix, same cache).
             self.history = list(history)
@@ -151,7 +180,15 @@ class Agent:
             if isinstance(event, CompactionDone):
                 async for problem in self._swap_in(event):
                     yield problem
+            elif isinstance(event, UsageReported):
+                self._record_usage(event)
             yield event
+
+    def _record_usage(self, event: UsageReported) -> None:
+        """Journal and tally one model call's usage (turn or compression)."""
+        self.usage.add(event.usage, event.purpose)
+        if self.recorder is not None:
+            self.recorder.usage(event.model, event.usage, event.purpose)
 
     async def _swap_in(self, done: CompactionDone) -> AsyncIterator[Event]:
         """Make a rebuilt history (its chunk already on disk) the live one, and record it."""
@@ -161,6 +198,16 @@ class Agent:
         if (problem := await self.safe_point()) is not None:
             yield problem
         self.compactor.step("recorded")
+
+    async def _shrink(self, reason: str) -> tuple[Event | None, ErrorEvent | None]:
+        """The last rung as one step: archive the originals, swap in the stubs, record it."""
+        assert self.compactor is not None
+        shrunk = await self.compactor.shrink_to_fit(self.history, reason=reason)
+        problem = None
+        if isinstance(shrunk, CompactionDone):
+            async for event in self._swap_in(shrunk):
+                problem = event if isinstance(event, ErrorEvent) else problem
+        return shrunk, problem
 
     async def make_room(self, *, overflow: bool = False) -> AsyncIterator[Event]:
         """The ladder before a model call: fold when due (or after the provider said the last
@@ -180,10 +227,9 @@ class Agent:
                 return
             if not folded and not overflow:
                 break  # the fold just failed (and says why); the provider decides
-            shrunk = await self.compactor.shrink_to_fit(self.history, reason=reason or "overflow")
-            if isinstance(shrunk, CompactionDone):
-                async for problem in self._swap_in(shrunk):
-                    yield problem
+            shrunk, problem = await uninterrupted(self._shrink(reason or "overflow"))
+            if problem is not None:
+                yield problem
             if shrunk is not None:
                 yield shrunk
             if self.compactor.fits(self.history) or isinstance(shrunk, CompactionFailed):
@@ -217,11 +263,14 @@ class Agent:
                 self._partial = []
                 sent = len(self.history)
                 try:
-                    async for item in self.llm.stream(self.api_messages(), self.registry.schemas()):
+                    stream = self.llm.stream(
+                        self.api_messages(), self.registry.schemas(), max_tokens=self._reserve()
+                    )
+                    async for item in stream:
                         if isinstance(item, str):
                             self._partial.append(item)
                             yield TextDelta(item)
-                        elif isinstance(item, Retrying):
+                        elif isinstance(item, Retrying | ThinkingDelta):
                             yield item
                         else:
                             reply = item
@@ -233,7 +282,7 @@ class Agent:
                         and recoveries < MAX_OVERFLOW_RECOVERIES
                     ):
                         recoveries += 1
-                        self.compactor.learn_from_overflow(error.message)
+                        self.compactor.learn_from_overflow(error.limits, self.history)
                         continue
                     self._end_without_reply(f"[no reply: {error.message}]")
                     yield ErrorEvent(error.kind, error.message)
@@ -241,16 +290,23 @@ class Agent:
                     return
             self._partial = []
             if self.compactor is not None:
-                self.compactor.tokens.report(reply.usage.prompt_tokens, sent)
-            if self.recorder is not None:
-                self.recorder.usage(self.llm.model, reply.usage)
-            yield UsageReported(reply.usage, self.llm.model)
+                self.compactor.tokens.report(reply.usage.prompt_tokens, self.history, sent)
+            reported = UsageReported(reply.usage, self.llm.model)
+            self._record_usage(reported)
+            yield reported
             if not reply.text and not reply.tool_calls:
                 self._end_without_reply("[empty reply]")
                 yield ErrorEvent("bad_reply", "the model returned an empty reply")
                 yield TurnDone("error", iterations=iteration)
                 return
-            self.add(msg.assistant(reply.text or None, reply.tool_calls))
+            self.add(
+                msg.assistant(
+                    reply.text or None,
+                    reply.tool_calls,
+                    thinking_blocks=reply.thinking_blocks,
+                    reasoning_content=reply.reasoning_content,
+                )
+            )
             if (problem := await self.safe_point()) is not None:
                 yield problem
             cut = reply.finish_reason == "length"
@@ -274,6 +330,10 @@ class Agent:
             "(max_tool_iterations); ask again to continue",
         )
         yield TurnDone("iteration_cap", iterations=self.max_tool_iterations)
+
+    def _reserve(self) -> int | None:
+        """Output tokens the window keeps for the reply (sent as max_tokens where needed)."""
+        return self.compactor.budget.reserved if self.compactor is not None else None
 
     def tool_context(self) -> ToolContext:
         """The context of the next tool run: its output bounded by the model's window."""

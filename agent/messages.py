@@ -45,12 +45,21 @@ class Message:
     name: str | None = None  # the tool's name, on tool results
     id: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    # An assistant reply's reasoning, kept exactly as the provider gave it, because it must
+    # come back unchanged: Anthropic's thinking blocks with their signatures (litellm's
+    # `thinking_blocks`), and other providers' plain `reasoning_content`.
+    thinking_blocks: tuple[dict[str, Any], ...] = ()
+    reasoning_content: str | None = None
 
     def to_api(self) -> dict[str, Any]:
         """The OpenAI chat-format dict sent to the provider (no pleat metadata)."""
         out: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.tool_calls:
             out["tool_calls"] = [c.to_api() for c in self.tool_calls]
+        if self.thinking_blocks:
+            out["thinking_blocks"] = [dict(block) for block in self.thinking_blocks]
+        if self.reasoning_content is not None:
+            out["reasoning_content"] = self.reasoning_content
         if self.role == "tool":
             out["tool_call_id"] = self.tool_call_id
             if self.name:
@@ -80,6 +89,8 @@ class Message:
             name=record.get("name"),
             id=record.get("id", ""),
             meta=dict(record.get("meta") or {}),
+            thinking_blocks=tuple(dict(b) for b in record.get("thinking_blocks") or ()),
+            reasoning_content=record.get("reasoning_content"),
         )
 
 
@@ -87,8 +98,20 @@ def user(text: str, **meta: Any) -> Message:
     return Message(role="user", content=text, meta=meta)
 
 
-def assistant(text: str | None, tool_calls: tuple[ToolCall, ...] = ()) -> Message:
-    return Message(role="assistant", content=text, tool_calls=tool_calls)
+def assistant(
+    text: str | None,
+    tool_calls: tuple[ToolCall, ...] = (),
+    *,
+    thinking_blocks: tuple[dict[str, Any], ...] = (),
+    reasoning_content: str | None = None,
+) -> Message:
+    return Message(
+        role="assistant",
+        content=text,
+        tool_calls=tool_calls,
+        thinking_blocks=thinking_blocks,
+        reasoning_content=reasoning_content,
+    )
 
 
 def tool_result(call: ToolCall, text: str, **meta: Any) -> Message:

@@ -18,6 +18,10 @@ PER_MESSAGE_OVERHEAD = 4
 # tokens replace the estimate whenever a reply carries them.
 ENCODING = "o200k_base"
 
+# The largest calibration accepted: a provider counting more than 2.5 times tiktoken's figure
+# is reporting something else (images, a proxy's overhead), not a different tokenizer.
+MAX_RATIO = 2.5
+
 _encoder_lock = threading.Lock()
 _encoder: Callable[[str], int] | None = None
 
@@ -46,6 +50,15 @@ def message_tokens(message: Message) -> int:
         total += count_text(call.name) + count_text(call.arguments) + PER_MESSAGE_OVERHEAD
     if message.role == "tool" and message.name:
         total += count_text(message.name)
+    # Reasoning sent back with a reply counts while its tool turn lasts (Anthropic); counted
+    # always, which errs on the safe side. Blocks when there are any, else the plain text.
+    if message.thinking_blocks:
+        total += sum(
+            count_text(str(b.get("thinking") or b.get("data") or ""))
+            for b in message.thinking_blocks
+        )
+    elif message.reasoning_content:
+        total += count_text(message.reasoning_content)
     return total
 
 
@@ -55,11 +68,13 @@ def payload_tokens(tools: Sequence[dict[str, Any]]) -> int:
 
 
 class TokenLedger:
-    """Context size of a live history, O(new messages) per turn.
+    """Context size of a live history, O(new messages) per turn, in the provider's tokens.
 
-    Each message is counted once (cached by its stable id). When the provider reports the prompt
-    tokens of a request, that figure replaces the estimate for everything it covered; messages
-    appended since are added from the cache.
+    Each message is counted once (cached by its stable id) with the local tokenizer. When the
+    provider reports the prompt tokens of a request, that figure replaces the estimate for
+    everything it covered, and the ratio of its count to ours calibrates every later estimate
+    (providers' tokenizers count the same text 10-30% differently); messages appended since
+    are added from the cache, scaled by that ratio.
     """
 
     def __init__(self, tools: Sequence[dict[str, Any]] = ()) -> None:
@@ -67,8 +82,19 @@ class TokenLedger:
         self._tools_tokens: int | None = None  # counted on first use: startup loads no tokenizer
         self._counts: dict[str, int] = {}
         self._reported: tuple[int, int] | None = None  # (prompt tokens, messages sent)
+        # The provider's tokens per local token, learned from its reports; never below 1, so a
+        # provider that counts less than tiktoken does not make pleat less careful.
+        self.ratio = 1.0
+        # (messages, id of the last one, their local count): the last reported prefix, so the
+        # next report extends the sum instead of recounting the history.
+        self._prefix: tuple[int, str, int] | None = None
 
     def count(self, message: Message) -> int:
+        """Tokens of one message as the provider will likely count them."""
+        return self.scaled(self.local_count(message))
+
+    def local_count(self, message: Message) -> int:
+        """Tokens of one message by the local tokenizer (cached by id)."""
         cached = self._counts.get(message.id) if message.id else None
         if cached is None:
             cached = message_tokens(message)
@@ -77,8 +103,13 @@ class TokenLedger:
         return cached
 
     def count_text(self, text: str) -> int:
-        """Tokens of a text (not a message): what a tool output will add."""
-        return count_text(text)
+        """Tokens of a text (not a message) as the provider will likely count them: what a tool
+        output will add."""
+        return self.scaled(count_text(text))
+
+    def scaled(self, local: int) -> int:
+        """A local count in the provider's tokens."""
+        return local if self.ratio == 1.0 else round(local * self.ratio)
 
     def forget(self, message: Message) -> None:
         """Drop a cached count (the message's content was rewritten)."""
@@ -90,23 +121,43 @@ class TokenLedger:
             self._tools_tokens = payload_tokens(self._tools)
         return self._tools_tokens
 
-    def estimate(self, history: Sequence[Message]) -> int:
-        """Counted size of a whole payload: tool schemas plus every message."""
-        return self.tools_tokens + sum(self.count(m) for m in history)
+    def local_estimate(self, history: Sequence[Message]) -> int:
+        """Local count of a whole payload: tool schemas plus every message."""
+        return self.tools_tokens + sum(self.local_count(m) for m in history)
 
-    def report(self, prompt_tokens: int, messages_sent: int) -> None:
-        """The provider said a request of `messages_sent` messages had `prompt_tokens`."""
-        if prompt_tokens > 0:
-            self._reported = (prompt_tokens, messages_sent)
+    def estimate(self, history: Sequence[Message]) -> int:
+        """Estimated size of a whole payload in the provider's tokens."""
+        return self.scaled(self.local_estimate(history))
+
+    def calibrate(self, provider_tokens: int, local_tokens: int) -> None:
+        """The provider counted `provider_tokens` for what we count as `local_tokens`."""
+        if provider_tokens > 0 and local_tokens > 0:
+            self.ratio = min(MAX_RATIO, max(1.0, provider_tokens / local_tokens))
+
+    def report(self, prompt_tokens: int, history: Sequence[Message], sent: int) -> None:
+        """The provider said the request of history[:sent] had `prompt_tokens`."""
+        if prompt_tokens <= 0 or sent <= 0:
+            return
+        self._reported = (prompt_tokens, sent)
+        total = 0
+        begin = 0
+        if self._prefix is not None:
+            length, last_id, counted = self._prefix
+            if length <= sent and history[length - 1].id == last_id:
+                total, begin = counted, length
+        total += sum(self.local_count(m) for m in history[begin:sent])
+        self._prefix = (sent, history[sent - 1].id, total)
+        self.calibrate(prompt_tokens, self.tools_tokens + total)
 
     def reset_report(self) -> None:
         """History was rebuilt: the last report no longer describes a prefix of it."""
         self._reported = None
+        self._prefix = None
 
     def size(self, history: Sequence[Message]) -> int:
         """Best estimate of the next request's prompt tokens."""
         if self._reported is not None:
             reported, sent = self._reported
             if sent <= len(history):
-                return reported + sum(self.count(m) for m in history[sent:])
+                return reported + self.scaled(sum(self.local_count(m) for m in history[sent:]))
         return self.estimate(history)

@@ -48,7 +48,7 @@ class InstantModel:
         return self.window
 
     async def stream(
-        self, messages: list[dict[str, Any]], tools: Any = None
+        self, messages: list[dict[str, Any]], tools: Any = None, *, max_tokens: int | None = None
     ) -> AsyncIterator[LLMReply]:
         yield LLMReply(SUMMARY, (), Usage(), "stop")
 
@@ -92,13 +92,13 @@ def per_turn_accounting(size: int) -> float:
         window=window,
     )
     tokens = compactor.tokens
-    tokens.report(tokens.estimate(history), len(history))  # as after a provider's reply
+    tokens.report(tokens.estimate(history), history, len(history))  # as after a reply
     extra = [m for n in range(size, size + TURNS) for m in turn_messages(n)]
     started = time.perf_counter()
     for index in range(0, len(extra), 2):
         history += extra[index : index + 2]
         compactor.due(history)
-        tokens.report(tokens.size(history), len(history))
+        tokens.report(tokens.size(history), history, len(history))
     return (time.perf_counter() - started) * 1000 / TURNS
 
 

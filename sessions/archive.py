@@ -50,6 +50,9 @@ SHRUNK_HEADING = "## Tool outputs shrunk in the kept tail"
 NO_CONTENT_LINE = "_(no text content)_"
 CALL_PREFIX = "- call "
 META_PREFIX = "- meta: "
+# An assistant reply's reasoning as the provider gave it (blocks with signatures, or plain
+# reasoning content), one JSON line, so a message read back is the message that was folded.
+THINKING_PREFIX = "- thinking: "
 HEADER_PREFIX = "### "
 HEADER_SEPARATOR = " · "
 CALL_SEPARATOR = ": "
@@ -137,6 +140,9 @@ def _render_message(message: Message) -> str:
     if message.meta:
         meta = json.dumps(message.meta, ensure_ascii=False, default=str)
         parts.append(f"\n{META_PREFIX}{meta}\n")
+    if message.thinking_blocks or message.reasoning_content is not None:
+        thinking = {"blocks": list(message.thinking_blocks), "text": message.reasoning_content}
+        parts.append(f"\n{THINKING_PREFIX}{json.dumps(thinking, ensure_ascii=False)}\n")
     for call in message.tool_calls:
         line = f"{CALL_PREFIX}{_token(call.id)}{CALL_SEPARATOR}{_token(call.name)}"
         parts.append(f"\n{line}\n\n{_fenced(call.arguments, 'json')}")
@@ -346,6 +352,18 @@ def _parse_message(cursor: _Cursor) -> Message:
         if not isinstance(meta, dict):
             raise ChunkFormatError("meta is not an object")
         cursor.skip_blank()
+    blocks: tuple[dict[str, Any], ...] = ()
+    reasoning: str | None = None
+    if cursor.peek().startswith(THINKING_PREFIX):
+        try:
+            thinking = json.loads(cursor.advance().removeprefix(THINKING_PREFIX))
+            blocks = tuple(dict(block) for block in thinking["blocks"])
+            reasoning = thinking["text"]
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            raise ChunkFormatError("bad thinking line") from None
+        if reasoning is not None and not isinstance(reasoning, str):
+            raise ChunkFormatError("bad thinking text")
+        cursor.skip_blank()
     while cursor.peek().startswith(CALL_PREFIX):
         call_fields = _parse_tokens(cursor.advance().removeprefix(CALL_PREFIX), CALL_SEPARATOR)
         if len(call_fields) != 2 or call_fields[0] is None or call_fields[1] is None:
@@ -368,6 +386,8 @@ def _parse_message(cursor: _Cursor) -> Message:
         name=name,
         id=fields[0],
         meta=meta,
+        thinking_blocks=blocks,
+        reasoning_content=reasoning,
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from agent.compaction.redact import KnownSecrets
 from agent.messages import Message, ToolCall
+from agent.usage_tally import UsageTally
 
 JOURNAL_NAME = "journal.jsonl"
 # Transcripts hold code, command output and what the user typed: readable by the user only.
@@ -135,6 +136,7 @@ class Replayed:
     messages_total: int = 0  # message records, including folded ones
     torn_lines: int = 0  # lines that did not parse (a write cut by a crash), ignored
     problems: list[str] = field(default_factory=list)
+    usage: UsageTally = field(default_factory=UsageTally)  # every model call's usage, summed
 
 
 # What the model reads for a tool call whose result sat on a damaged journal line (a call left
@@ -178,6 +180,10 @@ def _message(record: Any) -> Message:
         function = call.get("function")
         _require(isinstance(function, dict) and isinstance(function.get("name"), str), "call")
         _require(_optional_str(function.get("arguments")), "tool call arguments")
+    blocks = record.get("thinking_blocks") or []
+    _require(isinstance(blocks, list) and (not blocks or role == "assistant"), "thinking")
+    _require(all(isinstance(b, dict) for b in blocks), "thinking block")
+    _require(_optional_str(record.get("reasoning_content")), "reasoning content")
     return Message.from_record(record)
 
 
@@ -245,7 +251,8 @@ def _compaction_history(records: Any) -> list[Message]:
     ids = [m.id for m in history]
     _require(len(set(ids)) == len(ids), "compaction history with repeated ids")
     mended, _ = _mend(history)
-    _require(len(mended) == len(history), "compaction history with unpaired tool calls")
+    # Compared by id, not by length: a damaged call id drops one result and adds a "lost" one.
+    _require([m.id for m in mended] == ids, "compaction history with unpaired tool calls")
     return history
 
 
@@ -259,6 +266,7 @@ def replay_journal(path: Path) -> Replayed:
     chunk_state: dict[str, int] | None = None
     total = torn = 0
     problems: list[str] = []
+    usage = UsageTally()
     with path.open("r", encoding="utf-8", errors="replace") as lines:
         for number, line in enumerate(lines, 1):
             try:
@@ -273,6 +281,8 @@ def replay_journal(path: Path) -> Replayed:
                     history.append(message)
                     live_ids.add(message.id)
                     total += 1
+                elif kind == "usage":
+                    usage.add_record(record)
                 elif kind == "compaction":
                     recorded = _compaction_history(record.get("history"))
                     chunk_state = _chunk_state(record.get("chunk_state"))
@@ -281,7 +291,8 @@ def replay_journal(path: Path) -> Replayed:
                 # ValueError covers JSONDecodeError and _Damaged; RecursionError: absurd nesting.
                 torn += 1
                 problems.append(f"line {number} of {path.name} is damaged and was skipped")
-    if torn:
-        history, notes = _mend(history)
-        problems += notes
-    return Replayed(header, history, chunk_state, total, torn, problems)
+    # Always mended, not only after a torn line: damage can leave valid JSON that hides a
+    # message inside another record (two lines run together), with no line failing to parse.
+    history, notes = _mend(history)
+    problems += notes
+    return Replayed(header, history, chunk_state, total, torn, problems, usage)

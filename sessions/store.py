@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.events import CompactionDone, Usage
+from agent.events import CallPurpose, CompactionDone, Usage
 from agent.messages import Message, last_id_number, tool_result, unanswered_calls
+from agent.usage_tally import UsageTally
 from sessions.archive import ChunkArchive
 from sessions.journal import JOURNAL_NAME, Journal, replay_journal
 from sessions.lock import SessionLock
@@ -41,6 +42,8 @@ class Session:
         self.lock.acquire()
         self.archive = ChunkArchive(self.directory / CHUNKS_DIR, session_id)
         self.outputs = KeptOutputs(self.directory / OUTPUTS_DIR)
+        # The usage of every model call journaled before this run (a resumed session's bill).
+        self.usage_so_far = UsageTally()
         self.journal = Journal(self.directory)
         if fresh:
             self.journal.header(**header)
@@ -70,6 +73,7 @@ class Session:
             session.close()
             raise SessionError(f"cannot read session {session_id}: {error}") from None
         session.header = replayed.header
+        session.usage_so_far = replayed.usage
         notes = list(replayed.problems)
         notes += session.archive.reconcile(replayed.chunk_state)
         history = replayed.history
@@ -96,8 +100,9 @@ class Session:
             chunk=done.chunk, merged=done.merged, chunk_state=state, history=done.history
         )
 
-    def usage(self, model: str, usage: Usage) -> None:
-        self.journal.usage(model, **{k: v for k, v in usage.__dict__.items() if v})
+    def usage(self, model: str, usage: Usage, purpose: CallPurpose = "turn") -> None:
+        fields = {k: v for k, v in usage.__dict__.items() if v}
+        self.journal.usage(model, purpose=purpose, **fields)
 
     async def sync(self) -> str | None:
         return await self.journal.sync()

@@ -39,6 +39,7 @@ class Text:
 
     text: str
     finish: str | None = None
+    reasoning: str = ""  # streamed first as `reasoning_content` deltas (DeepSeek, vLLM, Ollama)
 
 
 @dataclass
@@ -48,6 +49,7 @@ class ToolCalls:
     calls: list[tuple[str, dict[str, Any] | str]]
     text: str = ""
     finish: str | None = None
+    reasoning: str = ""
 
 
 @dataclass
@@ -326,6 +328,10 @@ class ScriptedServer:
                 self._start_stream()
                 w = self.wfile
                 w.write(self._chunk(body, {"role": "assistant", "content": ""}, None))
+                reasoning = reply.reasoning if isinstance(reply, Text | ToolCalls) else ""
+                for i in range(0, len(reasoning), DELTA_CHARS):
+                    piece = {"reasoning_content": reasoning[i : i + DELTA_CHARS]}
+                    w.write(self._chunk(body, piece, None))
                 text = reply.text if isinstance(reply, Text | ToolCalls | Drop) else ""
                 pieces = [text[i : i + DELTA_CHARS] for i in range(0, len(text), DELTA_CHARS)]
                 for n, piece in enumerate(pieces):

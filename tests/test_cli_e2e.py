@@ -211,3 +211,53 @@ def test_headless_folds_under_a_small_window(server: ScriptedServer, workspace: 
     assert done.stdout.strip() == "done reading"
     folds = [line for line in done.stderr.splitlines() if line.startswith("⟳ folded")]
     assert folds and all("tokens" in line and "from cache" in line for line in folds)
+
+
+BIG_OUTPUTS = {
+    # tool, arguments, the words of the note that says how to get the rest
+    "read a 51 KB file": ("read_file", {"path": "big.py"}, "next: read_file"),
+    "grep a big tree": ("grep", {"pattern": "TODO"}, "next: grep"),
+    "print 1 MB": ("run_command", {"command": "seq -f 'line %g' 1 110000"}, "output 1"),
+}
+
+
+@pytest.mark.parametrize("case", list(BIG_OUTPUTS))
+def test_a_big_output_under_a_16k_window_finishes(
+    server: ScriptedServer, workspace: Path, case: str
+) -> None:
+    """The issue's new user: a server enforcing 16k, no --context-window (pleat assumes 32k
+    and learns 16k from the refusal), one big output; exit 0, and the model got a cut note."""
+    (workspace / "big.py").write_text("".join(f"value_{n} = {n} * 2  # x\n" for n in range(2_100)))
+    tree = workspace / "src"
+    tree.mkdir()
+    for f in range(200):
+        (tree / f"m{f:03d}.py").write_text("".join(f"# TODO {f}.{n}\n" for n in range(50)))
+    tool, args, note = BIG_OUTPUTS[case]
+    server.context_window = 16_000
+
+    def model(body: dict) -> Text | ToolCalls:
+        last = body["messages"][-1]
+        if "[pleat: context compaction" in str(last["content"]):
+            return Text("<topics>big output</topics><summary>looked at it</summary>")
+        if last["role"] == "tool":
+            return Text("seen: " + ("cut" if note in str(last["content"]) else "whole"))
+        return ToolCalls([(tool, args)])
+
+    server.fallback = model
+    assert (workspace / "big.py").stat().st_size > 51_000
+    done = pleat(
+        "-p",
+        case,
+        "--yes",
+        "--model",
+        TEST_MODEL,
+        "--api-base",
+        server.base_url,
+        "--api-key",
+        TEST_API_KEY,
+        cwd=workspace,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "seen: cut"
+    accepted = [r for r in server.requests if r.prompt_tokens <= 16_000]
+    assert len(server.requests) - len(accepted) <= 1  # at most the refusal pleat learned from

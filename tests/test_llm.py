@@ -212,25 +212,43 @@ def test_classify_keeps_provider_words_without_exception_names() -> None:
     assert error.kind == "transient"
 
 
-def test_anthropic_models_get_cache_breakpoints() -> None:
-    from agent.llm import needs_cache_breakpoints, with_cache_breakpoints
+def test_claude_is_found_by_the_provider_litellm_resolves() -> None:
+    from agent.llm import LLM
 
-    assert needs_cache_breakpoints("anthropic/claude-sonnet-4-5")
-    assert needs_cache_breakpoints("bedrock/anthropic.claude-3-5-sonnet")
-    assert not needs_cache_breakpoints("openai/gpt-4o")
+    claude = [
+        "claude-sonnet-4-5",
+        "anthropic/claude-sonnet-4-5",
+        "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "vertex_ai/claude-sonnet-4-5",
+    ]
+    for model in claude:
+        assert LLM(ModelSettings(model=model)).claude, model
+    for model in ("openai/gpt-4o", "gpt-4o", "gemini/gemini-2.5-pro", "ollama/llama3"):
+        assert not LLM(ModelSettings(model=model)).claude, model
+
+
+def test_four_breakpoints_mark_the_previous_request_exactly() -> None:
+    """Tools, system, the end of the previous request and the last message: with twelve
+    parallel tool calls (more than Anthropic's 20-block lookback) the previous request's end
+    is still marked."""
+    from agent.request_shape import with_cache_breakpoints
+
+    calls = [{"id": f"c{i}", "type": "function", "function": {"name": "f"}} for i in range(12)]
     messages = [
         {"role": "system", "content": "sys"},
         {"role": "user", "content": "one"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function"}]},
-        {"role": "tool", "tool_call_id": "c", "content": "result"},
-        {"role": "user", "content": "compress now"},
+        {"role": "assistant", "content": None, "tool_calls": calls},
+        *({"role": "tool", "tool_call_id": f"c{i}", "content": "r"} for i in range(12)),
     ]
-    marked = with_cache_breakpoints(messages)
-    blocks = [i for i, m in enumerate(marked) if isinstance(m["content"], list)]
-    assert blocks == [0, 3, 4]
-    assert marked[4]["content"][0] == {
-        "type": "text",
-        "text": "compress now",
-        "cache_control": {"type": "ephemeral"},
-    }
-    assert messages[4]["content"] == "compress now"  # the caller's list is untouched
+    tools = [{"type": "function", "function": {"name": "a"}}, {"type": "function"}]
+    marked, marked_tools = with_cache_breakpoints(messages, tools)
+    points = [i for i, m in enumerate(marked) if "cache_control" in m]
+    assert points == [0, 1, len(messages) - 1]
+    assert marked_tools is not None and "cache_control" in marked_tools[-1]
+    assert "cache_control" not in marked_tools[0]
+    # The previous request's end is where its own last breakpoint was: [system, "one"].
+    # An assistant message without text carries the mark on its last tool call.
+    reply_only = [*messages[:3], {"role": "user", "content": "compress"}]
+    marked, _ = with_cache_breakpoints(reply_only, None)
+    assert [i for i, m in enumerate(marked) if "cache_control" in m] == [0, 1, 3]
+    assert "cache_control" not in messages[0]  # the caller's messages are untouched

@@ -13,7 +13,15 @@ import pytest
 from conftest import TEST_API_KEY, TEST_MODEL
 from scripted_server import Error, ScriptedServer, Stall, Text, ToolCalls
 
-from agent.events import ErrorEvent, Event, TextDelta, ToolCallFinished, ToolCallStarted, TurnDone
+from agent.events import (
+    ErrorEvent,
+    Event,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnDone,
+)
 from agent.llm import LLM, ModelSettings
 from agent.loop import CANCELLED_TOOL_RESULT, Agent
 from agent.messages import Message, unanswered_calls
@@ -256,3 +264,29 @@ async def test_text_before_tools_streams(server: ScriptedServer, workspace: Path
     sent = server.requests[1].messages[2]
     assert sent["content"] == "Checking the tree first."
     assert json.loads(sent["tool_calls"][0]["function"]["arguments"]) == {}
+
+
+async def test_reasoning_is_kept_and_sent_back_within_its_tool_turn(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """A provider's plain reasoning (reasoning_content) stays on its reply; it goes back with a
+    reply that called tools (the turn continues from it), not with a finished answer."""
+    (workspace / "a.txt").write_text("alpha\n")
+    server.push(
+        ToolCalls([("read_file", {"path": "a.txt"})], reasoning="I should read a.txt."),
+        Text("alpha", reasoning="It says alpha."),
+        Text("bye"),
+    )
+    agent = make_agent(server, workspace)
+    events = [e async for e in agent.run_turn("read a.txt")]
+    assert "".join(e.text for e in events if isinstance(e, ThinkingDelta)) == (
+        "I should read a.txt.It says alpha."
+    )
+    replies = [m for m in agent.history if m.role == "assistant"]
+    assert [m.reasoning_content for m in replies] == ["I should read a.txt.", "It says alpha."]
+    second = server.requests[1].messages
+    assert second[2]["reasoning_content"] == "I should read a.txt."
+    [e async for e in agent.run_turn("bye")]
+    third = server.requests[2].messages
+    assert "reasoning_content" not in third[4]  # a finished answer's reasoning stays home
+    assert third[2]["reasoning_content"] == "I should read a.txt."

@@ -269,3 +269,18 @@ async def test_resize_while_streaming(server: ScriptedServer, workspace: Path) -
         assert app.agent.history[-1].content == reply
         assert_valid_history(app.agent.history)
         assert not app.query(Notice)
+
+
+async def test_thinking_is_shown_collapsed(server: ScriptedServer, workspace: Path) -> None:
+    from tui.widgets.thinking_block import ThinkingBlock
+
+    server.push(Text("The answer is 42.", reasoning="Six times seven is forty-two."))
+    app = make_app(server, workspace)
+    async with app.run_test() as pilot:
+        await send(pilot, app, "what is six times seven?")
+        await wait_for(pilot, lambda: turn_finished(app), "the reply")
+        block = app.query_one(ThinkingBlock)
+        assert block.collapsed
+        assert block.title == "thought · 29 characters"
+        assert block.entry.text == "Six times seven is forty-two."
+        assert app.query_one(AssistantMessage).source == "The answer is 42."

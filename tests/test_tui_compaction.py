@@ -34,9 +34,10 @@ IDLE_SECONDS = 0.3
 # The tail keeps one message: after two exchanges the first one is what an idle fold folds.
 IDLE_POLICY = small_policy(tail_messages=1)
 # A reply this long (about 400 tokens) makes the first exchange worth folding when idle.
-LONG_REPLY = "words " * 400
-# Tool results may take 40% of the small window, so reading big.txt whole forces a fold.
-BIG_READS = small_policy(tool_output_share=0.4)
+LONG_REPLY = "words " * 550
+# Tool results may take 40% of the small window, so reading big.txt forces a fold of the
+# earlier exchange (a tail of 300 tokens keeps none of it).
+BIG_READS = small_policy(tool_output_share=0.4, tail_tokens=300)
 
 
 async def test_a_fold_between_tool_calls_and_the_turn_finishes(
@@ -45,7 +46,7 @@ async def test_a_fold_between_tool_calls_and_the_turn_finishes(
     (workspace / "big.txt").write_text("line of the big file\n" * 200)  # about 1,000 tokens
     server.fallback = model(
         [
-            Text("earlier answer"),
+            Text(LONG_REPLY),  # something worth folding before the read
             ToolCalls([("read_file", {"path": "big.txt"})]),
             ToolCalls([("list_dir", {"path": "."})]),
             Text("done reading"),
@@ -112,7 +113,7 @@ async def test_an_idle_fold_completes_on_its_own(server: ScriptedServer, workspa
         await wait_for(pilot, lambda: work_finished(app), "its end")
         marker = app.query_one(CompactionMarker)
         assert marker.state == "done" and "into chunk 1 · idle" in marker.text
-        assert "freed too little" not in marker.text
+        assert "freed too little" not in marker.text, marker.text
         assert app.agent is not None and app.agent.history[1].meta.get("kind") == "summary"
         assert app.session is not None and len(app.session.archive.chunks()) == 1
         await pilot.pause(IDLE_SECONDS * 2)
@@ -196,7 +197,7 @@ async def test_escape_during_a_turns_fold_commit_interrupts_the_turn_after_it(
     (workspace / "big.txt").write_text("line of the big file\n" * 200)
     server.fallback = model(
         [
-            Text("earlier answer"),
+            Text(LONG_REPLY),  # something worth folding before the read
             ToolCalls([("read_file", {"path": "big.txt"})]),
             Stall(5),  # the call after the fold: the held Esc must stop the turn before it
         ]

@@ -9,6 +9,7 @@ from textual.pilot import Pilot
 from tui_support import make_app, model, small_policy, wait_for, work_finished
 
 from agent.events import Usage
+from agent.usage_tally import UsageTally
 from tui.app import PleatApp
 from tui.context_report import ContextGauge, ContextReport
 from tui.screens.approval import ApprovalScreen
@@ -37,6 +38,15 @@ REPORT = ContextReport(
     trigger=9_600,
     suspended_below=None,
     chunks=2,
+    usage=UsageTally(
+        calls=41,
+        compression_calls=2,
+        prompt_tokens=301_250,
+        cached_tokens=262_400,
+        cache_creation_tokens=31_900,
+        completion_tokens=9_870,
+        cost=0.4163,
+    ),
 )
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from conftest import TEST_API_KEY, TEST_MODEL
+from invariants import assert_history_valid
 from scripted_server import Reply, ScriptedServer, Text
 from textual.pilot import Pilot
 
@@ -114,10 +114,9 @@ def model(
 
 
 def assert_valid_history(history: list[Message]) -> None:
-    """System first, every tool call answered, no two user messages in a row."""
-    assert history[0].role == "system"
-    for before, message in itertools.pairwise(history):
-        assert not (before.role == "user" and message.role == "user")
+    """Valid as sent (system first, no two user messages in a row once a summary is merged
+    with the request after it), every tool call answered."""
+    assert_history_valid(history)
     assert not unanswered_calls(history)
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agent.messages import is_summary
+from agent.usage_tally import UsageTally
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -39,6 +40,7 @@ class ContextReport:
     trigger: int
     suspended_below: int | None
     chunks: int
+    usage: UsageTally = field(default_factory=UsageTally)  # the session's calls, as billed
 
     @property
     def gauge(self) -> ContextGauge:
@@ -71,6 +73,7 @@ def context_report(agent: Agent) -> ContextReport | None:
         trigger=budget.trigger_tokens,
         suspended_below=compactor.suspended_below,
         chunks=len(compactor.archive.chunks()),
+        usage=agent.usage,
     )
 
 

@@ -29,6 +29,18 @@ class ReplyEntry:
 
 
 @dataclass(eq=False)
+class ThinkingEntry:
+    """The model's reasoning before a reply (shown collapsed)."""
+
+    parts: list[str] = field(default_factory=list)
+    done: bool = False
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+@dataclass(eq=False)
 class ToolEntry:
     """A tool call and, once it finished, its result (and diff, for edits)."""
 
@@ -63,4 +75,4 @@ class FoldEntry:
     chunk: int | None = None
 
 
-Entry = UserEntry | ReplyEntry | ToolEntry | NoticeEntry | MarkdownEntry | FoldEntry
+Entry = UserEntry | ReplyEntry | ThinkingEntry | ToolEntry | NoticeEntry | MarkdownEntry | FoldEntry

@@ -82,6 +82,7 @@ async def show_session(
         await app.conversation.add_notice(f"resumed with a repair: {note}")
     app.status.session = session.id
     app.status.model = app.sessions.config.model or ""
+    app.status.cost = agent.usage.cost  # the session's bill so far, from its journal
     if count:
         await refresh_meter_soon(app)
     app.idle.arm()

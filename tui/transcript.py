@@ -7,7 +7,7 @@ from collections.abc import Callable
 from agent.loop import Agent
 from agent.messages import Message, ToolCall, is_summary
 from sessions.archive import ChunkArchive
-from tui.entries import Entry, FoldEntry, ReplyEntry, ToolEntry, UserEntry
+from tui.entries import Entry, FoldEntry, ReplyEntry, ThinkingEntry, ToolEntry, UserEntry
 
 Describe = Callable[[ToolCall], str]
 
@@ -48,6 +48,11 @@ def entries_from_history(
         elif message.role == "user" and not message.meta.get("injected"):
             entries.append(UserEntry(message.content or ""))
         elif message.role == "assistant":
+            thought = message.reasoning_content or "".join(
+                str(b.get("thinking") or "") for b in message.thinking_blocks
+            )
+            if thought:
+                entries.append(ThinkingEntry([thought], done=True))
             if message.content:
                 entries.append(ReplyEntry([message.content]))
             for call in message.tool_calls:

@@ -12,6 +12,7 @@ from agent.events import (
     Event,
     Retrying,
     TextDelta,
+    ThinkingDelta,
     ToolCallFinished,
     ToolCallStarted,
     TurnDone,
@@ -22,6 +23,7 @@ from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.compaction_marker import CompactionMarker
 from tui.widgets.conversation import Conversation
 from tui.widgets.status_bar import StatusBar
+from tui.widgets.thinking_block import ThinkingBlock
 from tui.widgets.tool_call import ToolCallBlock
 
 # The status while the model is working on a reply.
@@ -59,11 +61,20 @@ class TurnView:
         self.changed = changed
         self.busy_state = busy_state
         self.reply: AssistantMessage | None = None
+        self.thinking: ThinkingBlock | None = None
         self.tools: dict[str, ToolCallBlock] = {}
         self.fold: CompactionMarker | None = None
 
     async def show(self, event: AnyEvent) -> None:
         """Render one agent event in place."""
+        if isinstance(event, ThinkingDelta):
+            if self.thinking is None:
+                self.thinking = await self.conversation.add_thinking()
+            self.thinking.write(event.text)
+            return
+        if self.thinking is not None:  # anything else ends the reasoning
+            self.thinking.finish()
+            self.thinking = None
         if isinstance(event, TextDelta):
             if self.reply is None:
                 self.reply = await self.conversation.add_assistant()
@@ -81,8 +92,9 @@ class TurnView:
             self.status.state = self.busy_state
             self.changed()
         elif isinstance(event, UsageReported):
-            self.status.usage = event.usage
-            self.status.add_cost(event.usage)
+            if event.purpose == "turn":  # the cache share shown is the conversation's
+                self.status.usage = event.usage
+            self.status.add_cost(event.usage)  # every call is billed, compression too
             self.changed()
         elif isinstance(event, Retrying):
             await self.conversation.add_notice(

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import re
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -24,16 +23,25 @@ from agent.compaction.rebuild import rebuild, summary_message
 from agent.compaction.redact import redact
 from agent.compaction.reply import CompressionReply, ReplyError, parse_reply
 from agent.compaction.shrink import apply_shrink, plan_shrink
-from agent.compaction.tail import Split, choose_split, fold_start
-from agent.events import CompactionDone, CompactionFailed, CompactionStarted, Event, Retrying
-from agent.llm import LLMError, LLMReply
-from agent.messages import Message, is_summary, provider_messages, units
+from agent.compaction.tail import Split, choose_split
+from agent.events import (
+    CompactionDone,
+    CompactionFailed,
+    CompactionStarted,
+    Event,
+    Retrying,
+    ThinkingDelta,
+    Usage,
+    UsageReported,
+)
+from agent.llm import MIN_STATED_WINDOW, LLMError, LLMReply, StatedLimits
+from agent.messages import Message, is_summary, provider_messages
 from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive, ChunkInfo
 
-# Pull-back rounds when the compression call would not fit or the provider says it overflows
-# (after the first round's single unit, see Compactor._pull_back_rounds): each round doubles;
-# past the last, the head itself is too big and is summarized in pieces.
+# Units pulled back, round by round, while the compression call would not fit or the provider
+# says it overflows (the first round's single unit is the newest, see _pull_back_rounds): each
+# round doubles; past the last, the head itself is too big and is summarized in pieces.
 PULL_BACK_ROUNDS = (1, 2, 4, 8)
 # A compression reply that calls a tool or lacks a summary gets one more try.
 REPLY_TRIES = 2
@@ -64,15 +72,6 @@ def archive_failure(directory: Path, error: OSError) -> str:
     return f"cannot write the archive in {directory}: {why}"
 
 
-# Provider wordings that state the real window in an overflow error (OpenAI, vLLM: "maximum
-# context length is 16384 tokens"; Anthropic: "210000 tokens > 200000 maximum").
-_STATED_WINDOW = (
-    re.compile(r"maximum context length is (\d+)", re.IGNORECASE),
-    re.compile(r"\d+ tokens? > (\d+) maximum", re.IGNORECASE),
-    re.compile(r"context (?:window|length|size) (?:is|of) (\d+)", re.IGNORECASE),
-)
-
-
 # The system prompt of the "separate" style's own summarization requests.
 SEPARATE_SYSTEM_PROMPT = (
     "You summarize a coding agent's conversation so the agent can continue the work from "
@@ -86,8 +85,12 @@ class SummaryModel(Protocol):
     def context_window(self) -> int: ...
 
     def stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-    ) -> AsyncIterator[str | Retrying | LLMReply]: ...
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[str | ThinkingDelta | Retrying | LLMReply]: ...
 
 
 class CompactionError(Exception):
@@ -98,12 +101,22 @@ class CompactionError(Exception):
 class _Calls:
     """Usage of the compression call(s) of one compaction."""
 
-    prompt_tokens: int = 0
-    cached_tokens: int = 0
+    usages: list[Usage] = field(default_factory=list)
 
     def add(self, reply: LLMReply) -> None:
-        self.prompt_tokens += reply.usage.prompt_tokens
-        self.cached_tokens += reply.usage.cached_tokens
+        self.usages.append(reply.usage)
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(usage.prompt_tokens for usage in self.usages)
+
+    @property
+    def cached_tokens(self) -> int:
+        return sum(usage.cached_tokens for usage in self.usages)
+
+    def reported(self, model: str) -> list[UsageReported]:
+        """One event per call: journaled and billed like every other model call."""
+        return [UsageReported(usage, model, purpose="compression") for usage in self.usages]
 
 
 @dataclass(frozen=True)
@@ -129,6 +142,7 @@ class Compactor:
         secrets: Sequence[str] = (),
         window: int | None = None,
         style: str = "insert",
+        output_floor: int = 0,
     ) -> None:
         self.policy = policy
         # "insert": the instruction goes into the live conversation (cache reuse); "separate":
@@ -140,6 +154,9 @@ class Compactor:
         self.new_id = new_id
         self.secrets = tuple(secrets)
         self._window = window
+        # Output tokens a reply needs beyond the policy's reserve: a thinking budget and its
+        # answer, or the max_tokens a provider said it counts against the window (0: none).
+        self._output_floor = output_floor
         # Called with the name of each step as it completes ("summarized", "archived");
         # crash-safety tests stop the process there.
         self.step_hook: Callable[[str], None] | None = None
@@ -160,16 +177,23 @@ class Compactor:
     def budget(self) -> Budget:
         if self._window is None:
             self._window = self.policy.context_window or self.llm.context_window()
-        return Budget.of(self.policy, self._window)
+        return Budget.of(self.policy, self._window, reserved_at_least=self._output_floor)
 
-    def learn_from_overflow(self, error_message: str) -> None:
-        """The provider refused a request as too long: trust the window it states (when it
-        states one smaller than ours), and drop the size report that proved optimistic."""
-        for pattern in _STATED_WINDOW:
-            match = pattern.search(error_message)
-            if match and int(match.group(1)) >= 1_024:
-                self._window = min(self.budget.window, int(match.group(1)))
-                break
+    def learn_from_overflow(self, limits: StatedLimits, sent: Sequence[Message]) -> None:
+        """The provider refused `sent` as too long: trust the window it states (when smaller
+        than ours; from Ollama's "exceeded by N", our count of the request less N), keep the
+        output it counted free, calibrate our token counts by its count of the request, and
+        drop the size report that proved optimistic."""
+        local = self.tokens.local_estimate(sent)
+        window = limits.window
+        if window is None and limits.excess is not None:
+            window = self.tokens.scaled(local) - limits.excess
+        if window is not None and window >= MIN_STATED_WINDOW:
+            self._window = min(self.budget.window, window)
+        if limits.output is not None and limits.output < self.budget.window // 2:
+            self._output_floor = max(self._output_floor, limits.output)
+        if limits.requested is not None:
+            self.tokens.calibrate(limits.requested, local)
         self.tokens.reset_report()
         self.suspended_below = None
 
@@ -292,11 +316,15 @@ class Compactor:
         before = self.tokens.size(history)
         yield CompactionStarted(reason, before, len(history))
         calls = _Calls()
+        model = str(getattr(self.llm, "model", "") or "")
         try:
             fold = await self._summarize(history, tools, reason=reason, focus=focus, calls=calls)
             self.step("summarized")
-            new_history, chunk, merged, folded = await self._archive_and_rebuild(history, fold)
+            rebuilt = await self._archive_and_rebuild(history, fold)
+            new_history, chunk, merged, folded, shrunk = rebuilt
         except (CompactionError, LLMError, ReplyError, OSError) as error:
+            for event in calls.reported(model):
+                yield event
             if isinstance(error, OSError):  # the chunk write: nothing of it is left visible
                 message = archive_failure(self.archive.directory, error)
             else:
@@ -305,6 +333,8 @@ class Compactor:
                 self.suspended_below = before + int(self.policy.min_gain * self.budget.usable)
             yield CompactionFailed(reason, f"compaction failed, history unchanged: {message}")
             return
+        for event in calls.reported(model):
+            yield event
         # Step 8: check the gain; a fold that freed too little pauses automatic folding.
         self.tokens.reset_report()
         after = self.tokens.estimate(new_history)
@@ -329,6 +359,7 @@ class Compactor:
             seconds=time.monotonic() - started,
             suspended=suspended,
             history=new_history,
+            shrunk_messages=shrunk,
         )
 
     # -- steps 3 and 4: choose the tail, insert the instruction, ask ----------------------
@@ -392,7 +423,7 @@ class Compactor:
                 reply = await self._ask(request, tools, calls)
             except LLMError as error:
                 if error.kind == "context_overflow":
-                    self.learn_from_overflow(error.message)
+                    self.learn_from_overflow(error.limits, request)
                     continue
                 if reason == "overflow":
                     return self._ledger_fold(
@@ -410,11 +441,10 @@ class Compactor:
         """Units to pull back, round by round. The newest unit (the reply and tool results
         that arrived since the last request) is pulled back from the start: the compression
         call is then exactly the last request plus the instruction, a full cache hit, and the
-        unit is reattached verbatim. Unless it is too big to keep: then it is folded."""
-        spans = units(history, fold_start(history))
-        newest = sum(self.tokens.count(m) for m in history[spans[-1][0] :]) if spans else 0
-        first = 1 if newest <= self.budget.tail_tokens else 0
-        return (first, *(n for n in PULL_BACK_ROUNDS if n > first))
+        unit is reattached verbatim. However big it is: the model has not read those results
+        yet, so they are never folded into a summary; if they cannot fit, the last rung shrinks
+        them to stubs it can read back (agent/compaction/shrink.py)."""
+        return PULL_BACK_ROUNDS
 
     def foldable_tokens(self, history: list[Message]) -> int:
         """Tokens a fold would take out of the live history on its first try (0: nothing to
@@ -439,7 +469,10 @@ class Compactor:
         problem = "no reply"
         for _ in range(REPLY_TRIES):
             reply: LLMReply | None = None
-            async for item in self.llm.stream(provider_messages(request), tools):
+            stream = self.llm.stream(
+                provider_messages(request), tools, max_tokens=self.budget.reserved
+            )
+            async for item in stream:
                 if isinstance(item, LLMReply):
                     reply = item
             assert reply is not None
@@ -510,7 +543,7 @@ class Compactor:
 
     async def _archive_and_rebuild(
         self, history: list[Message], fold: _Fold
-    ) -> tuple[list[Message], ChunkInfo, bool, int]:
+    ) -> tuple[list[Message], ChunkInfo, bool, int, int]:
         split, reply = fold.split, fold.reply
         chunks = self.archive.chunks()
         folded = split.folded(history)
@@ -544,4 +577,4 @@ class Compactor:
         for message in shrunk:
             self.tokens.forget(message)
         new_history = rebuild(history[0], summary, tail, split.pulled_back(history))
-        return new_history, chunk, merged, len(folded)
+        return new_history, chunk, merged, len(folded), len(shrunk)

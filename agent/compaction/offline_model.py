@@ -30,7 +30,11 @@ class OfflineSummarizer:
         return self.window
 
     async def stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
     ) -> AsyncIterator[LLMReply]:
         self.calls += 1
         text = self.summarize(messages[:-1])

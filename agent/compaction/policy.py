@@ -94,8 +94,10 @@ class Budget:
     tool_output_tokens: int  # the most one tool result may take
 
     @classmethod
-    def of(cls, policy: CompactionPolicy, window: int) -> Budget:
-        reserved = min(policy.reserved_output_tokens, window // 4)
+    def of(cls, policy: CompactionPolicy, window: int, *, reserved_at_least: int = 0) -> Budget:
+        """The numbers for `window`; `reserved_at_least` is output the provider said it counts
+        against the window (its max_tokens), kept free beyond the policy's reserve."""
+        reserved = max(min(policy.reserved_output_tokens, window // 4), reserved_at_least)
         usable = window - reserved
         return cls(
             window=window,
@@ -110,6 +112,11 @@ class Budget:
                 min(policy.tool_output_max_tokens, int(policy.tool_output_share * usable)),
             ),
         )
+
+    @property
+    def reserved(self) -> int:
+        """Tokens kept free for the reply (the max_tokens sent where a provider needs one)."""
+        return self.window - self.usable
 
     def summary_target(self, policy: CompactionPolicy, folded_tokens: int) -> int:
         wanted = int(folded_tokens * policy.summary_ratio)

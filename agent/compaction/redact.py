@@ -192,9 +192,12 @@ class KnownSecrets:
             dataclasses.replace(call, arguments=self.text(call.arguments))
             for call in message.tool_calls
         )
+        reasoning = message.reasoning_content
         return dataclasses.replace(
             message,
             content=None if message.content is None else self.text(message.content),
             tool_calls=calls,
             meta=self.value(message.meta),
+            thinking_blocks=tuple(self.value(dict(b)) for b in message.thinking_blocks),
+            reasoning_content=None if reasoning is None else self.text(reasoning),
         )

@@ -64,9 +64,16 @@ def choose_split(
     pulled = min(len(spans) - 1, trailing + pull_back_units)
     if pulled > trailing and history[spans[-1 - pulled][0]].role == "user":
         # The instruction must not follow a user message (it would be merged into the user's
-        # words): send the reply after it too. The call is then the last request, its reply
-        # and the instruction: the last request is still a cached prefix.
-        pulled -= 1
+        # words). Send the reply after it too when it is small enough to keep (the call is then
+        # the last request, its reply and the instruction: the last request is still a cached
+        # prefix); else pull that user message back as well.
+        begin, end = spans[-pulled]
+        if sum(count(m) for m in history[begin:end]) <= tail_tokens:
+            pulled -= 1
+        elif pulled + 1 <= len(spans) - 1:
+            pulled += 1
+        else:
+            return None  # only that request is left to fold: nothing worth a summary
     send_end = spans[-1 - pulled][1] if pulled else len(history)
     # Keep units from the newest (not pulled back) backwards while they fit the budgets.
     kept_messages = kept_tokens = 0

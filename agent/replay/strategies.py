@@ -66,7 +66,11 @@ class _BilledModel:
         return self.inner.context_window()
 
     async def stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        max_tokens: int | None = None,
     ) -> AsyncIterator[str | Retrying | LLMReply]:
         charge = self.cache.request(messages, tools, cacheable=self.cacheable)
         self.result.billed += charge.cost
@@ -149,6 +153,6 @@ async def run_strategy(
             if size > budget.window:
                 result.overflow_at = index  # a provider refuses it: the session ends here
                 break
-            tokens.report(size, len(history))
+            tokens.report(size, history, len(history))
         history.append(message)
     return result

@@ -52,6 +52,24 @@ def state_line(report: ContextReport) -> str:
     return f"{chunks} · {when}"
 
 
+def billing_line(report: ContextReport) -> str:
+    """The session's calls as the provider bills them: every call, compression included."""
+    usage = report.usage
+    if not usage.calls:
+        return "no model calls yet in this session"
+    calls = f"{usage.calls:,} call{'s' if usage.calls != 1 else ''}"
+    if usage.compression_calls:
+        calls += f" ({usage.compression_calls:,} for folds)"
+    cached = usage.cached_tokens / usage.prompt_tokens if usage.prompt_tokens else 0.0
+    line = f"{calls} · input {usage.prompt_tokens:,} tokens, {cached:.0%} from cache"
+    if usage.cache_creation_tokens:
+        line += f", {usage.cache_creation_tokens:,} written to it"
+    line += f" · output {usage.completion_tokens:,}"
+    if usage.cost is not None:
+        line += f" · ${usage.cost:.4f}"
+    return line
+
+
 class ContextScreen(ModalScreen[None]):
     """The breakdown of one moment's context; Escape closes it."""
 
@@ -78,6 +96,7 @@ class ContextScreen(ModalScreen[None]):
                 table.add_row(label, number, Text(share, justify="right"), key=label)
             yield table
             yield Static(state_line(self.report), id="context-state", markup=False)
+            yield Static(billing_line(self.report), id="context-billing", markup=False)
             yield Static(EXPLANATION, id="context-note", markup=False)
 
     def action_close(self) -> None:

@@ -16,6 +16,7 @@ from tui.entries import (
     NoticeEntry,
     NoticeKind,
     ReplyEntry,
+    ThinkingEntry,
     ToolEntry,
     UserEntry,
 )
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from tui.widgets.assistant_message import AssistantMessage
     from tui.widgets.compaction_marker import CompactionMarker
     from tui.widgets.notice import Notice
+    from tui.widgets.thinking_block import ThinkingBlock
     from tui.widgets.tool_call import ToolCallBlock
     from tui.widgets.user_message import UserMessage
 
@@ -55,12 +57,14 @@ def _widget_classes() -> dict[type, Any]:
     from tui.widgets.assistant_message import AssistantMessage
     from tui.widgets.compaction_marker import CompactionMarker
     from tui.widgets.notice import Notice
+    from tui.widgets.thinking_block import ThinkingBlock
     from tui.widgets.tool_call import ToolCallBlock
     from tui.widgets.user_message import UserMessage
 
     return {
         UserEntry: UserMessage,
         ReplyEntry: AssistantMessage,
+        ThinkingEntry: ThinkingBlock,
         ToolEntry: ToolCallBlock,
         NoticeEntry: Notice,
         MarkdownEntry: AppMarkdown,
@@ -125,6 +129,9 @@ class Conversation(VerticalScroll):
 
     async def add_assistant(self) -> AssistantMessage:
         return cast("AssistantMessage", await self.add(ReplyEntry()))
+
+    async def add_thinking(self) -> ThinkingBlock:
+        return cast("ThinkingBlock", await self.add(ThinkingEntry()))
 
     async def add_tool_call(self, summary: str) -> ToolCallBlock:
         return cast("ToolCallBlock", await self.add(ToolEntry(summary)))

@@ -45,7 +45,7 @@ class StatusBar(Static):
     workspace: reactive[str] = reactive("")
     state: reactive[str] = reactive("idle")
     usage: reactive[Usage | None] = reactive(None)  # of the last model call
-    cost: reactive[float | None] = reactive(None)  # USD summed over this run's calls
+    cost: reactive[float | None] = reactive(None)  # USD of the session's calls, folds included
     context: reactive[ContextGauge | None] = reactive(None)
     folding: reactive[FoldStatus] = reactive("idle")
 

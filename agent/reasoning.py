@@ -1,0 +1,64 @@
+"""A streamed reply's reasoning, assembled: signed thinking blocks, redacted ones, plain text.
+
+litellm streams Anthropic's thinking as deltas of `thinking_blocks` (text pieces, then one
+piece carrying the block's signature) and, for every provider, `reasoning_content` text. A
+signature closes a block; a redacted block arrives whole. The blocks must go back to the
+provider exactly as they came (agent/messages.py keeps them on the reply).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _field(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+class ReasoningAssembler:
+    """Collects one reply's reasoning from its stream deltas."""
+
+    def __init__(self) -> None:
+        self.blocks: list[dict[str, Any]] = []
+        self._text: list[str] = []  # the open thinking block's text so far
+        self._reasoning: list[str] = []  # every piece of reasoning_content
+        self._saw_reasoning = False
+
+    def add(self, delta: Any) -> str:
+        """Take a delta's reasoning; returns its new reasoning text (for the UI), or ""."""
+        shown = ""
+        piece = _field(delta, "reasoning_content")
+        if isinstance(piece, str):
+            self._saw_reasoning = True
+            self._reasoning.append(piece)
+            shown = piece
+        for block in _field(delta, "thinking_blocks") or ():
+            kind = _field(block, "type")
+            if kind == "redacted_thinking":
+                self._close()
+                self.blocks.append({"type": "redacted_thinking", "data": _field(block, "data")})
+                continue
+            text = _field(block, "thinking")
+            if isinstance(text, str) and text:
+                self._text.append(text)
+                if not shown:
+                    shown = text
+            signature = _field(block, "signature")
+            if isinstance(signature, str) and signature:
+                self._close(signature)
+        return shown
+
+    def _close(self, signature: str | None = None) -> None:
+        if signature is None and not self._text:
+            return
+        block: dict[str, Any] = {"type": "thinking", "thinking": "".join(self._text)}
+        if signature is not None:
+            block["signature"] = signature
+        self.blocks.append(block)
+        self._text = []
+
+    def result(self) -> tuple[tuple[dict[str, Any], ...], str | None]:
+        """(thinking blocks, reasoning content) of the whole reply."""
+        self._close()
+        reasoning = "".join(self._reasoning) if self._saw_reasoning else None
+        return tuple(self.blocks), reasoning or None

@@ -1,0 +1,48 @@
+"""What a session's model calls cost so far: every call, compression included, as billed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agent.events import CallPurpose, Usage
+
+
+@dataclass
+class UsageTally:
+    """Running totals of a session's calls (the journal's usage records, summed)."""
+
+    calls: int = 0
+    compression_calls: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0  # read from the provider's cache
+    cache_creation_tokens: int = 0  # written to it (billed above plain input by Anthropic)
+    completion_tokens: int = 0
+    cost: float | None = None  # USD; None until a call with a known price
+
+    def add(self, usage: Usage, purpose: CallPurpose = "turn") -> None:
+        self.calls += 1
+        self.compression_calls += purpose == "compression"
+        self.prompt_tokens += usage.prompt_tokens
+        self.cached_tokens += usage.cached_tokens
+        self.cache_creation_tokens += usage.cache_creation_tokens
+        self.completion_tokens += usage.completion_tokens
+        if usage.cost is not None:
+            self.cost = (self.cost or 0.0) + usage.cost
+
+    def add_record(self, record: dict[str, Any]) -> None:
+        """Count a journal usage record (fields as Session.usage wrote them)."""
+
+        def number(name: str) -> int:
+            value = record.get(name, 0)
+            return int(value) if isinstance(value, int | float) and value >= 0 else 0
+
+        cost = record.get("cost")
+        usage = Usage(
+            prompt_tokens=number("prompt_tokens"),
+            completion_tokens=number("completion_tokens"),
+            cached_tokens=number("cached_tokens"),
+            cache_creation_tokens=number("cache_creation_tokens"),
+            cost=float(cost) if isinstance(cost, int | float) else None,
+        )
+        self.add(usage, "compression" if record.get("purpose") == "compression" else "turn")

@@ -1,0 +1,39 @@
+"""The model's reasoning: a collapsed block titled with its size, the text inside."""
+
+from __future__ import annotations
+
+from textual.widgets import Collapsible, Static
+
+from tui.entries import ThinkingEntry
+
+# Characters of reasoning shown when the block is opened: a long think is summarized by its
+# start; the model's reply says what came of it.
+SHOWN_CHARS = 4_000
+
+
+def _title(entry: ThinkingEntry) -> str:
+    size = len(entry.text)
+    return f"thought · {size:,} characters" if entry.done else f"thinking… {size:,} characters"
+
+
+def _shown(entry: ThinkingEntry) -> str:
+    text = entry.text
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "\n…"
+
+
+class ThinkingBlock(Collapsible):
+    """Reasoning, collapsed: the title grows while it streams; opening it shows the text."""
+
+    def __init__(self, entry: ThinkingEntry) -> None:
+        self.body = Static(_shown(entry), markup=False, classes="thinking")
+        super().__init__(self.body, title=_title(entry), collapsed=True)
+        self.entry = entry
+
+    def write(self, text: str) -> None:
+        self.entry.parts.append(text)
+        self.title = _title(self.entry)
+        self.body.update(_shown(self.entry))
+
+    def finish(self) -> None:
+        self.entry.done = True
+        self.title = _title(self.entry)
