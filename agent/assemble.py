@@ -15,7 +15,6 @@ from agent.loop import Agent
 from agent.messages import Message
 from agent.permissions import Approver
 from agent.prompt import system_prompt
-from agent.request_shape import ANSWER_TOKENS_AFTER_THINKING, thinking_budget
 from agent.tokens import TokenLedger
 from sessions.store import Session, SessionError, latest_session
 from tools.registry import default_registry
@@ -34,13 +33,6 @@ def crash_hook() -> Callable[[str], None] | None:
             os.kill(os.getpid(), signal.SIGKILL)
 
     return kill_at
-
-
-def reply_room(thinking: str) -> int:
-    """Output tokens a reply needs at least: with thinking on, its budget and room for the
-    answer after it (0: the policy's reserve decides)."""
-    budget = thinking_budget(thinking)
-    return budget + ANSWER_TOKENS_AFTER_THINKING if budget else 0
 
 
 def open_session(
@@ -82,7 +74,6 @@ def build_agent(
             TokenLedger(registry.schemas()),
             new_id=agent.new_id,
             secrets=secrets,
-            output_floor=reply_room(config.thinking),
         )
         engine.step_hook = crash_hook()
         return engine

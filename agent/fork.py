@@ -38,7 +38,9 @@ async def fork_session(agent: Agent, parent: Session) -> tuple[Session, list[Mes
     # The parent's secrets (the API key) stay off the child's disk too: its history is journaled
     # below, before any agent of its own sets them.
     child.journal.secrets, child.archive.secrets = parent.journal.secrets, parent.archive.secrets
+    child.outputs.secrets = parent.outputs.secrets
     newest = child.archive.copy_from(parent.archive)
+    child.outputs.copy_from(parent.outputs)  # the history cites kept outputs by number
     history = [Message.from_record(m.to_record()) for m in agent.history]
     # Recorded as a compaction: replay yields this history, and the copied chunks are the
     # recorded archive state (so resuming the child keeps them).

@@ -15,9 +15,11 @@ from agent.messages import ToolCall
 from agent.offline import prepare_offline_env
 from agent.reasoning import ReasoningAssembler
 from agent.request_shape import (
+    ANSWER_TOKENS_AFTER_THINKING,
     THINKING_OFF,
     is_claude,
     thinking_arguments,
+    thinking_budget,
     with_cache_breakpoints,
     without_foreign_reasoning,
 )
@@ -405,22 +407,34 @@ class LLM:
         """A Claude model by litellm's provider (cache breakpoints, max_tokens required)."""
         return is_claude(self._resolve(), self._provider)
 
-    def context_window(self) -> int:
-        """The model's input window from litellm's model facts, else the fallback."""
+    def _model_info(self, *keys: str) -> int | None:
+        """The first of `keys` litellm's model facts give for this model (None: unknown)."""
         litellm = _litellm()
         try:
             self._resolve()
         except LLMError:
-            return FALLBACK_CONTEXT_WINDOW  # the model call itself reports the unknown model
+            return None  # the model call itself reports the unknown model
         for name in (self._model, self.settings.model):
             try:
                 info = litellm.get_model_info(name)
             except Exception:
                 continue
-            window = info.get("max_input_tokens") or info.get("max_tokens")
-            if window:
-                return int(window)
-        return FALLBACK_CONTEXT_WINDOW
+            for key in keys:
+                if info.get(key):
+                    return int(info[key])
+        return None
+
+    def context_window(self) -> int:
+        """The model's input window from litellm's model facts, else the fallback."""
+        return self._model_info("max_input_tokens", "max_tokens") or FALLBACK_CONTEXT_WINDOW
+
+    def reply_limits(self) -> tuple[int, int | None]:
+        """(the least output a reply needs, the most the model can give): with thinking on a
+        Claude model, its budget and room for the answer after it (Anthropic requires
+        max_tokens above the budget); the model's output limit when litellm knows it."""
+        budget = thinking_budget(self.settings.thinking)
+        floor = budget + ANSWER_TOKENS_AFTER_THINKING if budget and self.claude else 0
+        return floor, self._model_info("max_output_tokens")
 
     async def stream(
         self,

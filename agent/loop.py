@@ -30,12 +30,15 @@ from agent.messages import Message, ToolCall
 from agent.permissions import ApprovalRequest, Approver
 from agent.usage_tally import UsageTally
 from tools.base import OutputKeeper, ToolContext, ToolError, ToolOutput
-from tools.output_budget import OutputBudget
+from tools.output_budget import MIN_OUTPUT_TOKENS, OutputBudget
 from tools.registry import ToolRegistry, validate_arguments
 
 # Compactions forced by the provider's context-overflow error before one model call gives up:
 # the first normally suffices; a second covers a misjudged size after pulling back.
 MAX_OVERFLOW_RECOVERIES = 2
+# Parallel calls of one reply share one result's budget, down to this fraction of it each: a
+# reply of many reads then still fits the window, and a few reads each get a useful page.
+PARALLEL_SHARE_FLOOR = 4
 # Rounds of the ladder (fold, then shrink tool results) before a request is declared too big:
 # the second round folds what the first round's stubs made foldable.
 LADDER_ROUNDS = 2
@@ -317,7 +320,7 @@ class Agent:
                 return
             for call in reply.tool_calls:
                 yield ToolCallStarted(call, self._describe(call))
-                output = await self._run_tool(call)
+                output = await self._run_tool(call, len(reply.tool_calls))
                 if cut and output.is_error:
                     output = ToolOutput(f"{output.text}\n{CUT_ARGUMENTS_NOTE}", True, output.meta)
                 self.add(msg.tool_result(call, output.text, is_error=output.is_error))
@@ -335,12 +338,16 @@ class Agent:
         """Output tokens the window keeps for the reply (sent as max_tokens where needed)."""
         return self.compactor.budget.reserved if self.compactor is not None else None
 
-    def tool_context(self) -> ToolContext:
-        """The context of the next tool run: its output bounded by the model's window."""
+    def tool_context(self, calls: int = 1) -> ToolContext:
+        """The context of a tool run: its output bounded by the model's window, shared among
+        the `calls` of one reply (each gets at least a quarter of a whole result's budget:
+        past that, the last rung shrinks what does not fit)."""
         if self.compactor is None:
             return self.context
-        budget = OutputBudget(self.compactor.budget.tool_output_tokens, self.compactor.count_text)
-        return dataclasses.replace(self.context, budget=budget)
+        whole = self.compactor.budget.tool_output_tokens
+        share = max(whole // max(1, calls), whole // PARALLEL_SHARE_FLOOR, MIN_OUTPUT_TOKENS)
+        budget = OutputBudget(min(whole, share), self.compactor.count_text)
+        return dataclasses.replace(self.context, budget=budget, page_tokens=whole)
 
     def _describe(self, call: ToolCall) -> str:
         tool = self.registry.get(call.name)
@@ -348,10 +355,10 @@ class Agent:
             return f"{call.name}(?)"
         return tool.describe_call(call.parsed_arguments())
 
-    async def _run_tool(self, call: ToolCall) -> ToolOutput:
+    async def _run_tool(self, call: ToolCall, calls: int = 1) -> ToolOutput:
         """Validate, ask approval for side effects, run. Every failure becomes a result."""
         tool = self.registry.get(call.name)
-        context = self.tool_context()
+        context = self.tool_context(calls)
         if tool is not None and not tool.read_only:
             try:
                 args = validate_arguments(tool, call.arguments)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -126,6 +127,14 @@ def unanswered_calls(history: list[Message]) -> list[ToolCall]:
             answered = {m.tool_call_id for m in history[index + 1 :] if m.role == "tool"}
             return [c for c in message.tool_calls if c.id not in answered]
     return []
+
+
+def unread_results(history: Sequence[Message]) -> set[str]:
+    """Ids of the tool results the model has not read yet: those after its last reply."""
+    for index in range(len(history) - 1, -1, -1):
+        if history[index].role == "assistant":
+            return {m.id for m in history[index + 1 :] if m.role == "tool"}
+    return {m.id for m in history if m.role == "tool"}
 
 
 def is_summary(message: Message) -> bool:

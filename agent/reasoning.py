@@ -60,5 +60,7 @@ class ReasoningAssembler:
     def result(self) -> tuple[tuple[dict[str, Any], ...], str | None]:
         """(thinking blocks, reasoning content) of the whole reply."""
         self._close()
+        if self.blocks:  # the blocks hold the same text (litellm sends both): kept once
+            return tuple(self.blocks), None
         reasoning = "".join(self._reasoning) if self._saw_reasoning else None
-        return tuple(self.blocks), reasoning or None
+        return (), reasoning or None

@@ -50,8 +50,10 @@ def message_tokens(message: Message) -> int:
         total += count_text(call.name) + count_text(call.arguments) + PER_MESSAGE_OVERHEAD
     if message.role == "tool" and message.name:
         total += count_text(message.name)
-    # Reasoning sent back with a reply counts while its tool turn lasts (Anthropic); counted
-    # always, which errs on the safe side. Blocks when there are any, else the plain text.
+    # Reasoning goes back only with replies that called tools (agent/request_shape.py), and
+    # providers count it only there (Anthropic drops earlier turns' thinking): counted there.
+    if not message.tool_calls:
+        return total
     if message.thinking_blocks:
         total += sum(
             count_text(str(b.get("thinking") or b.get("data") or ""))

@@ -47,6 +47,9 @@ class InstantModel:
     def context_window(self) -> int:
         return self.window
 
+    def reply_limits(self) -> tuple[int, int | None]:
+        return 0, None  # no thinking, no output limit to respect
+
     async def stream(
         self, messages: list[dict[str, Any]], tools: Any = None, *, max_tokens: int | None = None
     ) -> AsyncIterator[LLMReply]:

@@ -50,14 +50,27 @@ class KeptOutputs:
         """Store a full output; returns its number. Raises OSError when it cannot be written."""
         data = self.secrets.text(text).encode(ENCODING, ENCODING_ERRORS)
         with self._lock:
-            if not self.directory.is_dir():
-                self.directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-                os.chmod(self.directory, DIR_MODE)  # mkdir's mode is filtered by the umask
-                fsync_dir(self.directory.parent)
+            self._ensure_directory()
             numbers = self.numbers()
             number = numbers[-1] + 1 if numbers else 1
             atomic_write(self.path(number), data)
         return number
+
+    def copy_from(self, other: KeptOutputs) -> int:
+        """Copy every kept output of another session here, numbers kept (a fork's inheritance:
+        its history cites them by number). Returns how many were copied."""
+        numbers = other.numbers()
+        with self._lock:
+            for number in numbers:
+                self._ensure_directory()
+                atomic_write(self.path(number), other.path(number).read_bytes())
+        return len(numbers)
+
+    def _ensure_directory(self) -> None:
+        if not self.directory.is_dir():
+            self.directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+            os.chmod(self.directory, DIR_MODE)  # mkdir's mode is filtered by the umask
+            fsync_dir(self.directory.parent)
 
     def read(self, number: int) -> str:
         """The text of a kept output. Raises FileNotFoundError (or another OSError)."""

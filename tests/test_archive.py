@@ -94,6 +94,7 @@ def conversation(start: int, count: int) -> list[Message]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(folded=st.lists(messages, min_size=1, max_size=6), shrunk=st.lists(messages, max_size=3))
 def test_any_messages_round_trip_exactly(folded: list[Message], shrunk: list[Message]) -> None:

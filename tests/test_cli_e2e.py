@@ -12,6 +12,10 @@ import pytest
 from conftest import TEST_API_KEY, TEST_MODEL
 from scripted_server import ScriptedServer, Text, ToolCalls
 
+# Slow (each test runs pleat as a process: litellm's import takes seconds): left out of the
+# fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 
 def pleat(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}

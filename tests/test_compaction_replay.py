@@ -34,6 +34,7 @@ def test_the_data_is_what_its_readme_says(sessions: list) -> None:
     assert sizes[0] == 28 and sizes[-1] == 292
 
 
+@pytest.mark.slow  # the sixty recorded sessions through the engine
 async def test_sixty_sessions_keep_every_invariant(sessions: list, tmp_path: Path) -> None:
     policy = CompactionPolicy(context_window=WINDOW)
     budget = Budget.of(policy, WINDOW)

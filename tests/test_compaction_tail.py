@@ -20,7 +20,7 @@ from agent.compaction.policy import CompactionPolicy
 from agent.compaction.rebuild import rebuild
 from agent.compaction.tail import choose_split
 from agent.events import CompactionDone
-from agent.messages import Message, ToolCall, is_summary, provider_messages, units
+from agent.messages import Message, ToolCall, is_summary, provider_messages, units, unread_results
 from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive
 
@@ -79,6 +79,7 @@ def summary() -> Message:
     return Message(role="user", content="new summary", id="s1", meta={"kind": "summary"})
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     kinds=st.lists(unit_kinds, min_size=1, max_size=40),
@@ -109,11 +110,15 @@ def test_split_and_rebuild_keep_histories_valid(
     if split is None:
         spans = units(history, 2 if with_summary else 1)
         roles = [history[begin].role for begin, _ in spans]
+        trailing = 0
         while len(roles) > 1 and roles[-1] == "user":
             roles.pop()  # an unanswered request is pulled back, never folded
-        # Nothing to fold, or only a request whose reply is too big to send with it (the
-        # instruction may not follow the request, and the reply is not folded unseen).
-        assert len(roles) < 2 or (roles[0] == "user" and "user" not in roles[1:])
+            trailing += 1
+        # Nothing to fold; or the pull back reaches the first request, whose reply is too big
+        # to send with it (the instruction may not follow a request, and a reply is not folded
+        # unread), so only that request would be folded.
+        reaches_first = trailing + pull_back >= len(spans) - 1
+        assert len(roles) < 2 or (roles[0] == "user" and reaches_first)
         return
     folded, tail, pulled = split.folded(history), split.tail(history), split.pulled_back(history)
     # A partition: every message after the head is folded, kept or pulled back, exactly once.
@@ -235,3 +240,27 @@ def _renamed_calls(messages: list[Message]) -> list[Message]:
 
 async def _collect(stream: Any) -> list[Any]:
     return [event async for event in stream]
+
+
+def test_the_newest_results_are_never_folded_or_stubbed_unread() -> None:
+    """The first tool round after a request: the reply and its results are sent with the
+    instruction (the request before them cannot end the call) and kept whole, whatever the
+    tail's budgets; the cheap tier leaves them alone."""
+    for calls, size in ((3, 6_000), (12, 40)):
+        history = build_history(
+            [("user", 5), ("assistant", 30), ("user", 5), ("tools", calls, size)], False
+        )
+        # With unique paths, so no result supersedes another.
+        split = choose_split(
+            history, count, tail_messages=12, tail_tokens=100_000, pull_back_units=1
+        )
+        assert split is not None
+        newest = [m for m in history if m.role == "tool"]
+        tail = split.tail(history)
+        assert all(m in tail for m in newest), (calls, split)
+        unread = unread_results(history)
+        new_tail, shrunk = shrink_tail(
+            tail, chunk=1, stale_chars=200, fresh_results=0, unread=unread
+        )
+        assert [m.content for m in new_tail if m.role == "tool"] == [m.content for m in newest]
+        assert all(m.role != "tool" for m in shrunk)

@@ -295,6 +295,7 @@ def git_init(directory: Path) -> None:
     subprocess.run(["git", "init", "-q", str(directory)], check=True)
 
 
+@pytest.mark.slow
 async def test_no_tool_but_an_approved_run_command_starts_a_process(
     server: ScriptedServer, workspace: Path
 ) -> None:

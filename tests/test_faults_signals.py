@@ -25,6 +25,9 @@ from agent.loop import CANCELLED_TOOL_RESULT
 from agent.permissions import approve_all
 from sessions.store import Session, list_sessions
 
+# Slow (real processes signalled): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 # Seconds allowed for things that take well under one (pleat starting up takes a few, litellm's
 # import): a bound that keeps a broken build from hanging the suite, never a speed assertion.
 GENEROUS_SECONDS = 60.0

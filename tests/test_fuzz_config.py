@@ -32,6 +32,9 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 
+# Slow (hypothesis fuzzing): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 # Every setting's key, and every key of the [compaction] table.
 SETTINGS = [f.name for f in dataclasses.fields(Config) if f.name != COMPACTION]
 POLICY_KEYS = CompactionPolicy.keys()

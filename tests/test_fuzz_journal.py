@@ -28,6 +28,9 @@ from agent.permissions import approve_all
 from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.store import CHUNKS_DIR, Session, SessionError
 
+# Slow (hypothesis fuzzing): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 # Damaged copies tried: each costs ~15 ms (write the copy, replay, resume, read the archive),
 # so 250 stay within ~4 s while hitting every record kind (header, messages, tool results,
 # compactions, usage) with each kind of damage many times.

@@ -22,6 +22,9 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 
+# Slow (hypothesis fuzzing): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 # Text between tags: any unicode (emoji, RTL, combining marks, NUL, line separators) except
 # the angle brackets, so noise never forms or breaks a tag by itself.
 NOISE = st.text(st.characters(exclude_characters="<>", codec="utf-8"), max_size=12)

@@ -29,6 +29,9 @@ FUZZ = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
+
+# Slow (hypothesis fuzzing): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
 # What dispatch answers when a tool raised something other than ToolError: a bug.
 CRASH_PREFIX = "internal error in "
 # run_command is left out of valid-shaped calls: a random command line run by /bin/sh could

@@ -22,6 +22,9 @@ from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.store import Session
 
 WINDOW = 8_000
+# Parallel reads in one reply: each gets at least a quarter of a whole result's budget, so
+# sixteen of them cannot all fit an 8k window.
+PARTS = 16
 INSTRUCTION_MARK = "[pleat: context compaction"
 SUMMARY = "<topics>parts</topics><summary>## Task\nread the parts</summary>"
 
@@ -47,15 +50,15 @@ async def run(agent: Agent, prompt: str) -> list[Event]:
 async def test_parallel_results_too_big_together_are_shrunk_and_the_turn_goes_on(
     server: ScriptedServer, workspace: Path
 ) -> None:
-    """Five reads in one reply, each within its budget, overflow the window together: nothing
-    older can be folded, so the results are stubbed (originals archived) and the model reads
-    them back one at a time."""
-    for i in range(5):
+    """Sixteen reads in one reply, each within its share of the budget, overflow the window
+    together: nothing older can be folded, so the results are stubbed (originals archived) and
+    the model reads them back one at a time."""
+    for i in range(PARTS):
         (workspace / f"part{i}.txt").write_text(
             "".join(f"part {i} line {n}: some words here\n" for n in range(120))
         )
     server.context_window = WINDOW
-    reads = [("read_file", {"path": f"part{i}.txt"}) for i in range(5)]
+    reads = [("read_file", {"path": f"part{i}.txt"}) for i in range(PARTS)]
 
     def model(body: dict[str, Any]) -> Text | ToolCalls:
         last = body["messages"][-1]
@@ -72,7 +75,7 @@ async def test_parallel_results_too_big_together_are_shrunk_and_the_turn_goes_on
 
     server.fallback = model
     agent, session = make_agent(server, workspace, tool_output_share=0.3)
-    events = await run(agent, "read the five parts at once")
+    events = await run(agent, "read the parts at once")
     session.close()
     done = events[-1]
     assert isinstance(done, TurnDone) and done.text == "read them all", events[-3:]
@@ -118,18 +121,17 @@ async def test_a_request_too_big_by_itself_says_what_to_shorten(
 async def test_a_fold_that_cannot_free_anything_is_not_attempted(
     server: ScriptedServer, workspace: Path
 ) -> None:
-    """Past the threshold with only a short first request to fold, no compression call is made
-    (its summary message would be as big as what it folds)."""
+    """Past the threshold with only the short request before the newest (unread, so never
+    folded) result, no compression call is made: its summary would be as big as what it
+    folds."""
     (workspace / "wide.txt").write_text("".join(f"row {n} " + "x" * 60 + "\n" for n in range(400)))
     server.context_window = WINDOW
-    server.push(
-        ToolCalls([("read_file", {"path": "wide.txt"})]),
-        ToolCalls([("read_file", {"path": "wide.txt", "offset": 200})]),
-        Text("done"),
-    )
-    agent, session = make_agent(server, workspace, tool_output_share=0.35)
+    server.push(ToolCalls([("read_file", {"path": "wide.txt"})]), Text("done"))
+    agent, session = make_agent(server, workspace, tool_output_share=0.5, threshold=0.5)
     events = await run(agent, "hi")
     session.close()
     assert isinstance(events[-1], TurnDone) and events[-1].text == "done", events[-3:]
+    assert agent.compactor is not None
+    assert server.requests[-1].prompt_tokens >= agent.compactor.budget.trigger_tokens * 0.9
     assert not [r for r in server.requests if INSTRUCTION_MARK in str(r.messages[-1])]
     assert max(r.prompt_tokens for r in server.requests) <= WINDOW

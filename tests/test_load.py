@@ -22,6 +22,9 @@ from agent.tokens import count_text
 from sessions.journal import JOURNAL_NAME
 from sessions.store import CHUNKS_DIR, Session
 
+# Slow (ten thousand messages): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 # The session: a system prompt, then exchanges of a request, MAX_CALLS command rounds and an
 # answer, until MESSAGES messages.
 MESSAGES = 10_000

@@ -35,7 +35,7 @@ def outputs(tmp_path: Path) -> KeptOutputs:
 
 
 def context(workspace: Path, outputs: KeptOutputs | None, tokens: int = SMALL) -> ToolContext:
-    return ToolContext(workspace, OutputBudget(tokens, count_text), outputs)
+    return ToolContext(workspace, OutputBudget(tokens, count_text), outputs, page_tokens=tokens)
 
 
 async def page_through(

@@ -12,12 +12,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import TEST_MODEL
 from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.compaction.redact import REDACTED, KnownSecrets
 from agent.messages import Message, ToolCall
 from sessions.archive import ChunkArchive
+
+# Slow (runs pleat as a process): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
 
 # A key shaped like no known token format, so only the known-key redaction can catch it (the
 # pattern-based redaction of summaries would catch an sk-... key on its own).

@@ -316,15 +316,15 @@ async def test_after_resume_the_first_instruction_is_its_own_message(
 
     server.fallback = model
     session = Session.create(workspace, model=TEST_MODEL)
-    agent = agent_for(server, session, workspace)
-    small = CompactionPolicy(context_window=4_500)
-    agent.compactor.policy = small  # type: ignore[union-attr]
+    agent = agent_for(server, session, workspace)  # a 16k window: no fold before the resume
     for i in range(3):
         await chat(agent, f"request {i}")
     session.close()
+    assert not any(INSTRUCTION_MARK in str(r.messages[-1]["content"]) for r in server.requests)
     resumed, history, _ = Session.resume(session.id)
     agent = agent_for(server, resumed, workspace, history)
-    agent.compactor.policy = small  # type: ignore[union-attr]
+    # Resumed with a smaller window (e.g. another model): past the threshold at once.
+    agent.compactor.policy = CompactionPolicy(context_window=4_500)  # type: ignore[union-attr]
     events = await chat(agent, "a request after --continue")
     resumed.close()
     assert any(isinstance(e, CompactionDone) for e in events)
@@ -334,7 +334,8 @@ async def test_after_resume_the_first_instruction_is_its_own_message(
     *sent, instruction = compression.messages
     assert instruction["content"].startswith(INSTRUCTION_MARK)  # its own message, nothing before
     assert sent[-1]["role"] == "assistant"
-    # The call is the last request of the earlier run plus its reply: a cached prefix.
     before_resume = server.requests[2].messages
-    assert sent[: len(before_resume)] == before_resume
+    # The call shares its prefix with the last request of the earlier run: a cache hit.
+    shared = min(len(sent), len(before_resume))
+    assert sent[:shared] == before_resume[:shared] and shared >= len(before_resume) - 1
     assert compression.cached_tokens > 0

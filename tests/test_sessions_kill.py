@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import TEST_API_KEY, TEST_MODEL
 from invariants import assert_history_valid
 from scripted_server import ScriptedServer, Text, ToolCalls
@@ -28,6 +29,9 @@ INSTRUCTION_MARK = "[pleat: context compaction"
 SUMMARY = (
     "<topics>files</topics><continues_previous>true</continues_previous><summary>reading</summary>"
 )
+
+# Slow (real processes killed and resumed): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
 # Seconds after a run's first model request at which it is killed: within them it streams,
 # runs tools, writes the journal and compacts several times.
 KILL_AFTER = (0.0, 2.5)

@@ -117,7 +117,8 @@ async def test_grep_pages_matches_and_cuts_long_lines(workspace: Path, ctx: Tool
     assert small.budget.fits(capped.text)
     shown = len(lines) - 1
     assert lines[-1].startswith(f"[matches 1-{shown} of 250, as many as fit")
-    assert f'next: grep pattern="hit" offset={shown}; matches are in 1 file' in lines[-1]
+    assert f'next: grep pattern="hit" offset={shown}; or narrow the pattern' in lines[-1]
+    assert lines[-1].endswith("(the matches are in 1 file)]")
     assert capped.meta == {"matches": 250, "files": 1, "shown": shown, "truncated": True}
     wide = await GrepTool().run({"pattern": "FOUND"}, ctx)
     assert "FOUND" in wide.text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import TEST_MODEL
 from scripted_server import ScriptedServer, Stall, Text, ToolCalls
 from textual.widgets import Label
@@ -21,6 +22,9 @@ from tui.widgets.prompt_input import PromptInput
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.tool_call import ToolCallBlock
 from tui.widgets.user_message import UserMessage
+
+# Slow (the whole TUI under Textual's pilot): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
 
 
 async def test_chat_streams_the_reply(server: ScriptedServer, workspace: Path) -> None:

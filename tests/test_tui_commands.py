@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import TEST_API_KEY, TEST_MODEL
 from scripted_server import ScriptedServer, Text
 from tui_support import (
@@ -32,6 +33,9 @@ from tui.widgets.notice import Notice
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.user_message import UserMessage
 
+# Slow (the whole TUI under Textual's pilot): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 
 def notices(app, kind: str | None = None) -> list[str]:
     return [n.text for n in app.query(Notice) if kind is None or n.kind == kind]
@@ -40,6 +44,7 @@ def notices(app, kind: str | None = None) -> list[str]:
 async def test_compact_with_a_focus_folds_and_shows_the_marker(
     server: ScriptedServer, workspace: Path
 ) -> None:
+
     server.fallback = model([Text("one " * 50), Text("two")], lambda _: summary_reply("alpha"))
     app = make_app(server, workspace, compaction=small_policy())
     async with app.run_test() as pilot:

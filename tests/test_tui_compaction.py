@@ -28,6 +28,9 @@ from tui.widgets.prompt_input import PromptInput
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.tool_call import ToolCallBlock
 
+# Slow (the whole TUI under Textual's pilot): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
+
 # Seconds of idleness before an idle fold in these tests: long enough that the test's own
 # steps after a turn come first, short enough to keep the test quick.
 IDLE_SECONDS = 0.3
@@ -43,6 +46,7 @@ BIG_READS = small_policy(tool_output_share=0.4, tail_tokens=300)
 async def test_a_fold_between_tool_calls_and_the_turn_finishes(
     server: ScriptedServer, workspace: Path
 ) -> None:
+
     (workspace / "big.txt").write_text("line of the big file\n" * 200)  # about 1,000 tokens
     server.fallback = model(
         [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from scripted_server import ScriptedServer, Text
 from tui_support import exchange, make_app, model, wait_for, work_finished
 
@@ -11,6 +12,9 @@ from tui.screens.context import ContextScreen
 from tui.widgets.completion_list import CompletionList
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.user_message import UserMessage
+
+# Slow (the whole TUI under Textual's pilot): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
 
 
 async def test_new_lines_and_sending(server: ScriptedServer, workspace: Path) -> None:
@@ -30,6 +34,7 @@ async def test_new_lines_and_sending(server: ScriptedServer, workspace: Path) ->
 async def test_history_walks_from_the_first_and_last_line(
     server: ScriptedServer, workspace: Path
 ) -> None:
+
     server.fallback = model([Text("one"), Text("two")])
     app = make_app(server, workspace)
     async with app.run_test() as pilot:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from scripted_server import ScriptedServer, Text, ToolCalls
 from textual.pilot import Pilot
 from tui_support import make_app, model, small_policy, wait_for, work_finished
@@ -17,6 +18,9 @@ from tui.screens.chunks import ChunkBrowserScreen
 from tui.screens.context import ContextScreen
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.status_bar import StatusBar
+
+# Slow (the whole TUI under Textual's pilot): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
 
 # A terminal of this size shows a whole exchange with room to spare; fixed so the snapshot does
 # not depend on the machine running the tests.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from scripted_server import ScriptedServer, Text
 from tui_support import exchange, make_app, model, seed_session, small_policy, started, wait_for
 
@@ -13,6 +14,9 @@ from tui.widgets.conversation import INITIAL, LOAD_BATCH, MAX_WIDGETS, PRUNE_SLA
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.tool_call import ToolCallBlock
 from tui.widgets.user_message import UserMessage
+
+# Slow (the whole TUI under Textual's pilot): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
 
 # A long session: 1,000 exchanges, 2,000 messages after the system prompt.
 LONG_SESSION_EXCHANGES = 1_000
@@ -35,6 +39,7 @@ async def test_resume_shows_the_latest_messages(server: ScriptedServer, workspac
 async def test_resume_of_a_folded_session_starts_with_its_marker(
     server: ScriptedServer, workspace: Path
 ) -> None:
+
     server.fallback = model([Text("one " * 50), Text("two"), Text("three")])
     first = make_app(server, workspace, compaction=small_policy())
     async with first.run_test() as pilot:

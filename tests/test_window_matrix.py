@@ -37,6 +37,9 @@ SUMMARY = (
     "<topics>big output</topics><continues_previous>false</continues_previous>"
     "<summary>\n## Task\nFind the last line of the big output.\n</summary>"
 )
+
+# Slow (twenty end-to-end runs over big trees): left out of the fast set, `pytest -m 'not slow'`.
+pytestmark = pytest.mark.slow
 # Model calls one run may make: the first call, the jump to the end, a retry after a shrink.
 MAX_TOOL_CALLS = 6
 

@@ -11,14 +11,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.kept_output_reader import read_kept_output
+from tools.kept_output_reader import READER_TOOL_NAME, read_kept_output
 from tools.output_budget import OutputBudget, lines_that_fit
 
 if TYPE_CHECKING:
     from sessions.archive import ChunkArchive, ChunkInfo
 
-# The name the compaction summary tells the model to call (agent/compaction/rebuild.py cites it).
-READER_TOOL_NAME = "read_archive"
 # Characters of messages per read page at most (~10k tokens): a big read that still fits
 # comfortably in a large window next to the live conversation; a smaller window's tool-output
 # budget makes pages smaller (page_chars). A header and a footer line come on top.
@@ -414,7 +412,7 @@ def _body(message: _Message) -> str:
 def page_chars(budget: OutputBudget) -> int:
     """Characters of messages per page under a tool-output budget (stable for one window, so a
     page number means the same page from call to call)."""
-    return max(1_000, min(PAGE_CHARS, budget.minus(PAGE_FRAME_TOKENS).chars))
+    return max(1_000, min(PAGE_CHARS, budget.minus(PAGE_FRAME_TOKENS).safe_chars))
 
 
 def _split(text: str, part_chars: int) -> list[str]:
@@ -579,7 +577,7 @@ def _read(
     page = int(args.get("page", 1))
     if page < 1:
         raise ToolError("page must be at least 1")
-    size = page_chars(ctx.budget)
+    size = page_chars(OutputBudget(ctx.page_tokens, ctx.budget.count))
     if "output" in args:
         if any(key in args for key in ("chunk", "id", "from_id", "to_id", "page")):
             raise ToolError("`output` is read on its own, with `offset` and `limit` (lines)")

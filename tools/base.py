@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from tools.output_budget import OutputBudget
+from tools.output_budget import DEFAULT_OUTPUT_TOKENS, OutputBudget
 
 
 class ToolError(Exception):
@@ -32,6 +32,9 @@ class ToolContext:
     workspace: Path
     budget: OutputBudget = field(default_factory=OutputBudget)
     outputs: OutputKeeper | None = None
+    # The budget of a result when it is the only one of its reply: what numbered pages are
+    # sized by (read_archive), so that a page number means the same page from call to call.
+    page_tokens: int = DEFAULT_OUTPUT_TOKENS
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,9 @@
-"""Paging through a kept output (a tool result cut to fit, kept whole): read_archive output=N."""
+"""Paging through a kept output (a tool result cut to fit, kept whole): read_archive output=N.
+
+Lines are numbered as the cut note numbered them: long lines count as pieces of
+LINE_PIECE_CHARS characters (tools/output_budget.py), so every character of a one-line megabyte
+is reachable by line number, and no piece is too long for a page.
+"""
 
 from __future__ import annotations
 
@@ -6,37 +11,29 @@ from typing import Any
 
 from tools.base import ToolContext, ToolError
 from tools.output_budget import (
+    LINE_PIECE_CHARS,
     NOTE_TOKENS,
-    OutputBudget,
-    clip_to_budget,
-    lines_that_fit,
+    largest_fitting,
+    numbered,
+    split_long_lines,
     tail_lines_that_fit,
 )
 
-# Characters of one line shown, as read_file shows them (longer ones are cut and marked).
-MAX_LINE_CHARS = 2000
+# The tool that reads archived messages and kept outputs back (tools/archive_reader.py).
+READER_TOOL_NAME = "read_archive"
 
 
-def numbered(number: int, line: str, line_chars: int) -> str:
-    """One line as shown: its number, a tab, the text (cut when too long)."""
-    if len(line) > line_chars:
-        line = line[:line_chars] + " [line cut]"
-    return f"{number:6}\t{line}"
-
-
-def last_page_offset(lines: list[str], room: OutputBudget, line_chars: int) -> int:
-    """The first line of the last page: the most trailing lines that fit the budget together."""
-    total = len(lines)
-    window = min(total, room.chars // 7 + 1)  # a shown line takes at least 7 characters
-    tail = [numbered(n, lines[n - 1], line_chars) for n in range(total - window + 1, total + 1)]
-    return total - max(1, tail_lines_that_fit(tail, room)) + 1
+def read_more_call(number: int, offset: int, limit: int | None = None) -> str:
+    """The exact call that pages kept output `number` from line `offset`."""
+    call = f"{READER_TOOL_NAME} action=read output={number} offset={offset}"
+    return call if limit is None else f"{call} limit={limit}"
 
 
 def read_kept_output(
     ctx: ToolContext, number: int, args: dict[str, Any]
 ) -> tuple[str, dict[str, Any]]:
     """Lines of kept output `number` from `offset` (1-based), numbered like read_file, as many
-    as `limit` and the budget allow, with a note naming the next call."""
+    as `limit` and the budget allow, with a note naming the next call and the last lines."""
     if ctx.outputs is None:
         raise ToolError("this session keeps no tool outputs")
     offset = int(args.get("offset", 1))
@@ -49,36 +46,42 @@ def read_kept_output(
         raise ToolError(f"there is no kept output {number} in this session") from None
     except OSError as error:
         raise ToolError(f"kept output {number} cannot be read: {error.strerror or error}") from None
-    lines = text.split("\n")
+    lines = split_long_lines(text)
     total = len(lines)
     if offset > total:
         raise ToolError(f"offset {offset} is past the end of kept output {number} ({total} lines)")
-    room = ctx.budget.minus(NOTE_TOKENS)
-    line_chars = min(MAX_LINE_CHARS, max(80, room.chars // 4))
+    budget = ctx.budget
     end = total if limit is None else min(total, offset - 1 + limit)
-    shown = []
+    shown: list[str] = []
     used = 0
-    for index in range(offset - 1, end):
-        entry = numbered(index + 1, lines[index], line_chars)
-        used += len(entry) + 1
-        if shown and used > room.chars:
+    for index in range(offset - 1, end):  # gather what could fit; the exact count trims below
+        shown.append(numbered(index + 1, lines[index], LINE_PIECE_CHARS))
+        used += len(shown[-1]) + 1
+        if used > budget.gather_chars:
             break
-        shown.append(entry)
-    keep = lines_that_fit(shown, room)
-    if keep == 0:
-        shown = [clip_to_budget(shown[0], room) + " [line cut]"]
-        keep = 1
-    shown = shown[:keep]
-    last = offset + keep - 1
-    title = f"[kept output {number} · lines {offset:,}-{last:,} of {total:,}]"
-    parts = [title, *shown]
-    if last < total:
-        end_offset = max(last + 1, last_page_offset(lines, room, line_chars))
-        parts.append(
-            f"[next: read_archive action=read output={number} offset={last + 1} limit={keep}; "
-            f"the last lines: offset={end_offset} limit={total - end_offset + 1}]"
-        )
-    else:
-        parts.append(f"[kept output {number}: the end]")
+    room = budget.minus(NOTE_TOKENS)
+    tail_window = min(total, room.gather_chars // 7 + 1)  # a shown line takes 7+ characters
+    tail = [
+        numbered(n, lines[n - 1], LINE_PIECE_CHARS)
+        for n in range(total - tail_window + 1, total + 1)
+    ]
+    last_page = total - max(1, tail_lines_that_fit(tail, room)) + 1
+
+    def render(count: int) -> str:
+        last = offset + count - 1
+        parts = [f"[kept output {number} · lines {offset:,}-{last:,} of {total:,}]"]
+        parts += shown[:count]
+        if last < total:
+            end_offset = max(last + 1, last_page)
+            parts.append(
+                f"[next: {read_more_call(number, last + 1, count)}; the last lines: "
+                f"offset={end_offset} limit={total - end_offset + 1}]"
+            )
+        else:
+            parts.append(f"[kept output {number}: the end]")
+        return "\n".join(parts)
+
+    count = largest_fitting(len(shown), render, budget)
+    last = offset + count - 1
     meta = {"output": number, "first_line": offset, "last_line": last, "total_lines": total}
-    return "\n".join(parts), meta
+    return render(count), meta

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.output_budget import page_note, page_of, repeat_call
+from tools.output_budget import Page, page_note, page_text, repeat_call
 from tools.paths import display_path, open_in_workspace, resolve_in_workspace
 
 # The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
@@ -69,24 +69,22 @@ class ListDirTool(Tool):
     parameters = _PARAMETERS
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        def work() -> tuple[list[str], str]:
+        skip = int(args.get("offset", 0))
+        again = repeat_call(self.name, args)
+
+        def note(page: Page) -> str:
+            return page_note(page, "entries", ctx.budget, again, "use glob with a pattern")
+
+        def work() -> tuple[list[str], str, Page, str]:
             path = resolve_in_workspace(ctx.workspace, args.get("path", "."))
             rel = display_path(ctx.workspace, path)
-            return _entries(ctx.workspace, path, rel), rel
+            names = _entries(ctx.workspace, path, rel)
+            # Paged here: fitting the budget counts tokens, which must not block the UI.
+            page, text = page_text(names[skip:], skip, ctx.budget, note, total=len(names))
+            return names, rel, page, text
 
-        names, rel = await asyncio.to_thread(work)
+        names, rel, page, text = await asyncio.to_thread(work)
         if not names:
             return ToolOutput(f"({rel} is empty)", meta={"count": 0})
-        skip = int(args.get("offset", 0))
-        page = page_of(names[skip:], skip, ctx.budget, total=len(names))
         meta = {"count": len(names), "shown": len(page.lines), "truncated": not page.complete}
-        if page.complete:
-            return ToolOutput("\n".join(page.lines), meta=meta)
-        note = page_note(
-            page,
-            "entries",
-            ctx.budget,
-            repeat_call(self.name, args),
-            "or use glob with a pattern to narrow down",
-        )
-        return ToolOutput("\n".join([*page.lines, note]), meta=meta)
+        return ToolOutput(text, meta=meta)

@@ -1,10 +1,10 @@
 """One bound for every tool's output: a share of the model's usable window, counted in tokens.
 
 The agent gives each tool run an OutputBudget (tools/base.py's ToolContext carries it). Tools
-that can page (read_file, grep, glob, list_dir, read_archive) fill their output up to it and say
-exactly how to get the rest; the registry then checks every result against it, so any tool,
-including ones added later, is cut to its first and last lines with the full text kept for
-paging (tools/kept_outputs.py).
+that can page (read_file, grep, glob, list_dir, read_archive) fill their output, note included,
+up to it and say exactly how to get the rest; the registry then checks every result against it
+(tools/output_guard.py), so any tool, including ones added later, is cut to its first and last
+lines with the full text kept for paging (sessions/outputs.py).
 """
 
 from __future__ import annotations
@@ -14,25 +14,33 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# Characters per token assumed while a tool sizes its output before counting it: source code and
-# logs run 3-4 characters per token under current tokenizers, so 3 keeps a first cut within the
-# budget for nearly all text; the exact count (OutputBudget.count) settles the rest.
-CHARS_PER_TOKEN = 3
-# The budget when no model window is known (a tool run outside an agent, e.g. in a test): about
-# 100k characters, the absolute cap pleat's tools had before outputs followed the window.
+# Characters per token gathered before the exact count trims: no text worth reading runs more
+# than 5 characters per token (English prose about 4.5, code 3-4), so gathering this many never
+# leaves a budget underfilled; the count then keeps what fits.
+GATHER_CHARS_PER_TOKEN = 5
+# Characters per token when nothing is counted afterwards (read_archive's pages must keep their
+# numbering from call to call): code and logs run 3-4, so 3 stays within the budget for nearly
+# all text; what does not (dense Unicode) is cut by the registry's check and kept for paging.
+SAFE_CHARS_PER_TOKEN = 3
+# The budget when no model window is known (a tool run outside an agent, e.g. in a test):
+# compaction's default tool_output_max_tokens, so the same figure governs everywhere.
 DEFAULT_OUTPUT_TOKENS = 25_000
 # The smallest budget ever given: a tool needs room for a few lines and its note on how to go on.
 MIN_OUTPUT_TOKENS = 200
 # Share of a cut output kept from its start; the rest comes from its end, where commands put
 # their summaries, final errors and test totals.
 HEAD_SHARE = 1 / 3
-# Tokens set aside for the note a cut output ends with (sizes and how to read the rest).
+# Tokens set aside for the note of a cut output while sizing its parts (the exact fit is then
+# checked with the note in place).
 NOTE_TOKENS = 80
+# Lines longer than this are numbered and paged in pieces of this many characters (a minified
+# bundle or a JSON reply on one line stays reachable to its end); a piece fits any budget.
+LINE_PIECE_CHARS = 500
 
 
 def rough_count(text: str) -> int:
     """A tokenizer-free count that never undercounts ordinary text (the agent passes a real one)."""
-    return -(-len(text) // CHARS_PER_TOKEN)
+    return -(-len(text) // SAFE_CHARS_PER_TOKEN)
 
 
 @dataclass(frozen=True)
@@ -43,35 +51,72 @@ class OutputBudget:
     count: Callable[[str], int] = rough_count
 
     @property
-    def chars(self) -> int:
-        """Characters a tool may gather before the exact count decides."""
-        return self.tokens * CHARS_PER_TOKEN
+    def gather_chars(self) -> int:
+        """Characters a tool may gather before the exact count decides what fits."""
+        return self.tokens * GATHER_CHARS_PER_TOKEN
+
+    @property
+    def safe_chars(self) -> int:
+        """Characters that fit for nearly all text, when no count follows."""
+        return self.tokens * SAFE_CHARS_PER_TOKEN
 
     def fits(self, text: str) -> bool:
-        return len(text) <= self.chars and self.count(text) <= self.tokens
+        return self.count(text) <= self.tokens
 
     def minus(self, tokens: int) -> OutputBudget:
         """The budget left after `tokens` are spent elsewhere (a note, a header)."""
         return OutputBudget(max(MIN_OUTPUT_TOKENS // 2, self.tokens - tokens), self.count)
 
 
-def lines_that_fit(lines: Sequence[str], budget: OutputBudget) -> int:
-    """How many leading lines, joined by newlines, fit the budget (binary search on the count)."""
-    total = 0
-    limit = 0
-    for line in lines:  # first by characters: cheap, and an upper bound on what can fit
-        total += len(line) + 1
-        if total > budget.chars + 1:
-            break
-        limit += 1
-    low, high = 0, limit
+def numbered(number: int, text: str, line_chars: int) -> str:
+    """One line as read_file and kept outputs show it: number, tab, text (cut when too long)."""
+    if len(text) > line_chars:
+        text = text[:line_chars] + " [line cut]"
+    return f"{number:6}\t{text}"
+
+
+def line_chars_for(budget: OutputBudget, most: int) -> int:
+    """Characters of one shown line: at most `most`, and a quarter of the budget, so that a few
+    lines and a note always fit."""
+    return min(most, max(80, budget.safe_chars // 4))
+
+
+def split_long_lines(text: str, width: int = LINE_PIECE_CHARS) -> list[str]:
+    """The text's lines, each longer than `width` split into pieces of `width` characters."""
+    pieces: list[str] = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            pieces.append(line)
+        else:
+            pieces += [line[i : i + width] for i in range(0, len(line), width)]
+    return pieces
+
+
+def largest_fitting(limit: int, render: Callable[[int], str], budget: OutputBudget) -> int:
+    """The most items k in [1, limit] whose rendering (items and note) fits the budget, by a
+    binary search on the exact count; 1 when even one does not (the caller cuts it)."""
+    low, high = 1, max(1, limit)
     while low < high:
         middle = (low + high + 1) // 2
-        if budget.count("\n".join(lines[:middle])) <= budget.tokens:
+        if budget.fits(render(middle)):
             low = middle
         else:
             high = middle - 1
     return low
+
+
+def lines_that_fit(lines: Sequence[str], budget: OutputBudget) -> int:
+    """How many leading lines, joined by newlines, fit the budget (0 if not even one)."""
+    total = 0
+    limit = 0
+    for line in lines:  # first by characters: cheap, and an upper bound on what can fit
+        total += len(line) + 1
+        if total > budget.gather_chars + 1:
+            break
+        limit += 1
+    if limit == 0 or not budget.fits(lines[0]):
+        return 0
+    return largest_fitting(limit, lambda k: "\n".join(lines[:k]), budget)
 
 
 def tail_lines_that_fit(lines: Sequence[str], budget: OutputBudget) -> int:
@@ -83,7 +128,7 @@ def clip_to_budget(text: str, budget: OutputBudget) -> str:
     """A single line or block cut to the budget by characters (for text with no useful lines)."""
     if budget.fits(text):
         return text
-    low, high = 0, min(len(text), budget.chars)
+    low, high = 0, min(len(text), budget.gather_chars)
     while low < high:
         middle = (low + high + 1) // 2
         if budget.count(text[:middle]) <= budget.tokens:
@@ -95,44 +140,44 @@ def clip_to_budget(text: str, budget: OutputBudget) -> str:
 
 @dataclass(frozen=True)
 class HeadAndTail:
-    """A text cut to its first and last lines."""
+    """A text cut to its first and last lines (long lines counted in pieces)."""
 
     head: list[str]
     tail: list[str]
     total_lines: int
     total_bytes: int
-
-    @property
-    def omitted_lines(self) -> int:
-        return self.total_lines - len(self.head) - len(self.tail)
-
-    @property
-    def first_omitted(self) -> int:
-        """1-based number of the first line left out."""
-        return len(self.head) + 1
+    first_omitted: int  # 1-based number of the first line not shown whole
+    last_omitted: int  # and of the last one
+    pieces: bool  # long lines were split into pieces of LINE_PIECE_CHARS
 
 
-def head_and_tail(text: str, budget: OutputBudget) -> HeadAndTail:
-    """The first and last lines of `text` within the budget (a third from the start). A single
-    line longer than its share is cut by characters."""
-    lines = text.split("\n")
+def head_and_tail(text: str, budget: OutputBudget, note_tokens: int = NOTE_TOKENS) -> HeadAndTail:
+    """The first and last lines of `text` within the budget, less `note_tokens` for the note
+    between them (a third from the start). A line only partly shown counts as cut, so the range
+    named for reading is complete."""
+    lines = split_long_lines(text)
     size = len(text.encode("utf-8", "surrogatepass"))
-    room = budget.minus(NOTE_TOKENS)
+    room = budget.minus(note_tokens)
     head_budget = OutputBudget(max(1, int(room.tokens * HEAD_SHARE)), budget.count)
     head_count = lines_that_fit(lines, head_budget)
     head = lines[:head_count]
+    first_omitted = head_count + 1
     if head_count == 0 and lines:
         head = [clip_to_budget(lines[0], head_budget) + " [line cut]"]
+        first_omitted = 1
         head_count = 1
     spent = budget.count("\n".join(head))
     tail_budget = OutputBudget(max(1, room.tokens - spent), budget.count)
     rest = lines[head_count:]
     tail_count = tail_lines_that_fit(rest, tail_budget)
     tail = rest[len(rest) - tail_count :] if tail_count else []
+    last_omitted = len(lines) - tail_count
     if not tail and rest:
-        last = rest[-1]
-        tail = ["[line cut] " + last[len(last) - len(clip_to_budget(last[::-1], tail_budget)) :]]
-    return HeadAndTail(head, tail, len(lines), size)
+        end = rest[-1]
+        shown = clip_to_budget(end[::-1], tail_budget)[::-1]
+        tail = ["[line cut] " + shown]
+    pieces = len(lines) != text.count("\n") + 1
+    return HeadAndTail(head, tail, len(lines), size, first_omitted, last_omitted, pieces)
 
 
 @dataclass(frozen=True)
@@ -153,30 +198,52 @@ class Page:
         return self.skipped + len(self.lines)
 
 
-def page_of(items: Sequence[str], skipped: int, budget: OutputBudget, total: int = -1) -> Page:
-    """The items from `skipped` on that fit the budget (a note's room kept); a first item too
-    long alone is cut. `total` defaults to len(items) (pass it when items is only a window)."""
-    room = budget.minus(NOTE_TOKENS)
-    items = list(items)
-    count = lines_that_fit(items, room)
-    shown = items[:count]
-    if not shown and items:
-        shown = [clip_to_budget(items[0], room) + " [cut]"]
-    return Page(shown, skipped, total if total >= 0 else skipped + len(items))
+def page_text(
+    items: Sequence[str],
+    skipped: int,
+    budget: OutputBudget,
+    note: Callable[[Page], str],
+    *,
+    total: int,
+    exact: bool = True,
+) -> tuple[Page, str]:
+    """The items from `skipped` on (`items` starts there) that fit the budget together with the
+    note the page then needs; a first item too long alone is cut."""
+    items = list(items[: max(1, budget.gather_chars // 2)])  # an item takes 2+ characters
+
+    def render(count: int) -> str:
+        page = Page(items[:count], skipped, total, exact)
+        lines = page.lines if page.complete else [*page.lines, note(page)]
+        return "\n".join(lines)
+
+    if not items:
+        page = Page([], skipped, total, exact)
+        return page, note(page)
+    count = largest_fitting(len(items), render, budget)
+    if not budget.fits(render(count)):  # one item too long for the budget with its note
+        room = budget.minus(budget.count(note(Page(items[:1], skipped, total, exact))))
+        items = [clip_to_budget(items[0], room) + " [cut]"]
+        count = 1
+    return Page(items[:count], skipped, total, exact), render(count)
 
 
 def page_note(page: Page, noun: str, budget: OutputBudget, next_call: str, narrow: str) -> str:
     """The note under a partial listing: which items, of how many, and the exact next call."""
     total = f"{page.total:,}" if page.exact else f"at least {page.total:,}"
-    span = f"{noun} {page.skipped + 1:,}-{page.next_offset:,} of {total}"
     if not page.lines:
+        if not page.exact:
+            return f"[counting stopped at {page.total:,} {noun}; {narrow}]"
         return f"[no {noun} past offset={page.skipped:,}: there are {total}]"
-    more = page.next_offset < page.total or not page.exact
-    fit = f", as many as fit the tool-output budget (~{budget.tokens:,} tokens)" if more else ""
-    parts = [f"{span}{fit}"]
-    if more:
-        parts.append(f"next: {next_call} offset={page.next_offset}")
-        parts.append(narrow)
+    span = f"{noun} {page.skipped + 1:,}-{page.next_offset:,} of {total}"
+    if page.next_offset >= page.total:
+        if page.exact:
+            return f"[{span}]"
+        return f"[{span}: counting stopped there; {narrow}]"
+    parts = [
+        f"{span}, as many as fit the tool-output budget (~{budget.tokens:,} tokens)",
+        f"next: {next_call} offset={page.next_offset}",
+        f"or {narrow}",
+    ]
     return "[" + "; ".join(parts) + "]"
 
 

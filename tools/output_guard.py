@@ -11,36 +11,19 @@ from __future__ import annotations
 import dataclasses
 
 from tools.base import ToolContext, ToolOutput
-from tools.output_budget import head_and_tail
+from tools.kept_output_reader import read_more_call
+from tools.output_budget import LINE_PIECE_CHARS, HeadAndTail, head_and_tail
 
-# The tool that reads kept outputs back (tools/archive_reader.py defines it under this name).
-READER = "read_archive"
-
-
-def read_more_call(number: int, offset: int) -> str:
-    """The exact call that pages a kept output from line `offset`."""
-    return f"{READER} action=read output={number} offset={offset}"
+# A kept output's number and line numbers as wide as they can get, for sizing the note before
+# the numbers are known.
+WIDEST_NUMBER = 9_999_999
 
 
-def keep_within_budget(output: ToolOutput, ctx: ToolContext) -> ToolOutput:
-    """The output unchanged when it fits ctx.budget; else its first and last lines, a note with
-    the sizes and how to get the rest, and meta saying what was cut and where it is kept."""
-    if ctx.budget.fits(output.text):
-        return output
-    cut = head_and_tail(output.text, ctx.budget)
-    kept: int | None = None
-    why_not_kept = "no session to keep it in"
-    if ctx.outputs is not None:
-        try:
-            kept = ctx.outputs.keep(output.text)
-        except OSError as error:
-            why_not_kept = f"it could not be written: {error.strerror or error}"
-    first, last = cut.first_omitted, cut.first_omitted + cut.omitted_lines - 1
-    sizes = f"{cut.total_lines:,} lines, {cut.total_bytes:,} bytes"
-    if cut.omitted_lines > 0:
-        span = f"lines {first:,}-{last:,} of {cut.total_lines:,} were cut to fit the context"
-    else:
-        span = f"its long lines were cut to fit the context ({cut.total_lines:,} lines)"
+def _note(cut: HeadAndTail, kept: int | None, why_not_kept: str) -> str:
+    first, last = cut.first_omitted, cut.last_omitted
+    unit = f"lines (long ones in {LINE_PIECE_CHARS}-character pieces)" if cut.pieces else "lines"
+    sizes = f"{cut.total_lines:,} {unit}, {cut.total_bytes:,} bytes"
+    span = f"lines {first:,}-{last:,} of {cut.total_lines:,} were cut to fit the context"
     if kept is not None:
         where = (
             f"the full output ({sizes}) is kept as output {kept}: read it with "
@@ -48,8 +31,27 @@ def keep_within_budget(output: ToolOutput, ctx: ToolContext) -> ToolOutput:
         )
     else:
         where = f"the full output ({sizes}) was not kept: {why_not_kept}"
-    note = f"[{span}; {where}]"
-    text = "\n".join([*cut.head, note, *cut.tail]) if cut.tail else "\n".join([*cut.head, note])
+    return f"[{span}; {where}]"
+
+
+def keep_within_budget(output: ToolOutput, ctx: ToolContext) -> ToolOutput:
+    """The output unchanged when it fits ctx.budget; else its first and last lines, a note with
+    the sizes and how to get the rest, and meta saying what was cut and where it is kept."""
+    budget = ctx.budget
+    if budget.fits(output.text):
+        return output
+    widest = HeadAndTail([], [], WIDEST_NUMBER, WIDEST_NUMBER, 1, WIDEST_NUMBER, True)
+    room = budget.count(_note(widest, WIDEST_NUMBER, "")) + 2
+    cut = head_and_tail(output.text, budget, note_tokens=room)
+    kept: int | None = None
+    why_not_kept = "no session to keep it in"
+    if ctx.outputs is not None:
+        try:
+            kept = ctx.outputs.keep(output.text)
+        except OSError as error:
+            why_not_kept = f"it could not be written: {error.strerror or error}"
+    note = _note(cut, kept, why_not_kept)
+    text = "\n".join([*cut.head, note, *cut.tail])
     meta = {
         **output.meta,
         "truncated": True,

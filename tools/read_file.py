@@ -15,7 +15,9 @@ from tools.output_budget import (
     NOTE_TOKENS,
     OutputBudget,
     clip_to_budget,
-    lines_that_fit,
+    largest_fitting,
+    line_chars_for,
+    numbered,
     tail_lines_that_fit,
 )
 from tools.paths import display_path, open_in_workspace, resolve_in_workspace
@@ -76,10 +78,11 @@ def _check_kind(info: os.stat_result, rel: str) -> None:
 def _read_window(
     workspace: Path, path: Path, rel: str, offset: int, limit: int, budget: OutputBudget
 ) -> _Window:
-    """Stream the file once: skip to `offset`, keep up to `limit` lines within the budget, count
-    the rest. Opened without following a symlink swapped in since the check (tools/paths.py)."""
+    """Stream the file once: skip to `offset`, gather up to `limit` lines (as many as could fit
+    the budget), count the rest. Opened without following a symlink swapped in since the check
+    (tools/paths.py). The exact fit, note included, is made by _fitted."""
     room = budget.minus(NOTE_TOKENS)
-    line_chars = min(MAX_LINE_CHARS, max(80, room.chars // 4))
+    line_chars = line_chars_for(budget, MAX_LINE_CHARS)
     try:
         _check_kind(path.stat(), rel)  # devices and pipes are refused before being opened
         fd = open_in_workspace(workspace, path, os.O_RDONLY | os.O_NONBLOCK, rel)
@@ -109,11 +112,11 @@ def _read_window(
                     continue
                 text, replaced = decode_line(raw, cut)
                 window.replaced |= replaced
-                if cut or len(text) > line_chars:
-                    text = text[:line_chars] + " [line cut]"
-                    window.cut_lines = True
-                shown = f"{lineno:6}\t{text}"
-                if window.lines and chars + len(shown) + 1 > room.chars:
+                shown = numbered(lineno, text, line_chars)
+                if cut and len(text) <= line_chars:  # the rest of the line was never read
+                    shown += " [line cut]"
+                window.cut_lines |= cut or len(text) > line_chars
+                if window.lines and chars + len(shown) + 1 > budget.gather_chars:
                     window.hit_budget = True  # this line starts the next window
                     break
                 window.lines.append(shown)
@@ -125,8 +128,7 @@ def _read_window(
             if window.hit_budget or len(window.lines) >= limit:
                 rest, window.total_exact = _count_rest(stream)
             window.total = lineno + rest
-            _fit_exactly(window, room)
-            if window.hit_budget and window.total_exact and window.last < window.total:
+            if window.last < window.total and window.total_exact:
                 window.last_page = _last_page_start(stream, window, room)
     except FileNotFoundError as exc:
         raise ToolError(f"file not found: {rel}") from exc
@@ -140,7 +142,7 @@ def _read_window(
 def _last_page_start(stream: BinaryIO, window: _Window, room: OutputBudget) -> int:
     """The first line of the last window: as many trailing lines as fit the budget, found by
     reading only the file's end (a budget's worth of bytes and one long line more)."""
-    span = room.chars + MAX_LINE_BYTES
+    span = room.gather_chars + MAX_LINE_BYTES
     stream.seek(max(0, window.size - span))
     data = stream.read(span)
     pieces = data.split(b"\n")
@@ -149,28 +151,32 @@ def _last_page_start(stream: BinaryIO, window: _Window, room: OutputBudget) -> i
     if window.size > span:
         pieces = pieces[1:]  # the first piece may be the end of a longer line
     first = window.total - len(pieces) + 1
-    shown = []
-    for number, raw in enumerate(pieces, first):
-        text, _ = decode_line(raw.removesuffix(b"\r"), False)
-        if len(text) > window.line_chars:
-            text = text[: window.line_chars] + " [line cut]"
-        shown.append(f"{number:6}\t{text}")
+    shown = [
+        numbered(number, decode_line(raw.removesuffix(b"\r"), False)[0], window.line_chars)
+        for number, raw in enumerate(pieces, first)
+    ]
     return window.total - max(1, tail_lines_that_fit(shown, room)) + 1
 
 
-def _fit_exactly(window: _Window, room: OutputBudget) -> None:
-    """Drop lines past the exact token count of the budget (the gathering above went by
-    characters); a first line too long for it alone is cut."""
-    keep = lines_that_fit(window.lines, room)
-    if keep == len(window.lines):
-        return
-    window.hit_budget = True
-    if keep == 0:
-        window.lines = [clip_to_budget(window.lines[0], room.minus(10)) + " [line cut]"]
+def _fitted(window: _Window, rel: str, offset: int, budget: OutputBudget) -> str:
+    """The output with as many of the gathered lines as fit the budget with their notes (the
+    exact count decides); a first line too long for it alone is cut."""
+    gathered, hit = list(window.lines), window.hit_budget
+
+    def render(count: int) -> str:
+        window.lines = gathered[:count]
+        window.last = window.first + len(window.lines) - 1
+        window.hit_budget = hit or count < len(gathered)
+        return _render(window, rel, offset, budget)
+
+    if not gathered:
+        return render(0)
+    text = render(largest_fitting(len(gathered), render, budget))
+    if not budget.fits(text):  # one line and its notes are too much for a tiny budget
+        gathered[0] = clip_to_budget(gathered[0], budget.minus(NOTE_TOKENS * 2)) + " [line cut]"
         window.cut_lines = True
-        keep = 1
-    window.lines = window.lines[:keep]
-    window.last = window.first + keep - 1
+        text = render(1)
+    return text
 
 
 def _render(window: _Window, rel: str, offset: int, budget: OutputBudget) -> str:
@@ -188,7 +194,9 @@ def _render(window: _Window, rel: str, offset: int, budget: OutputBudget) -> str
         if window.hit_budget:
             note += f", as many as fit this model's tool-output budget (~{budget.tokens:,} tokens)"
         note += f"; next: read_file path={path} offset={window.last + 1} limit={shown}"
-        end_offset = window.last_page or window.total - shown + 1
+        # The last lines as they fit the budget when it cut this read, else as many as asked.
+        cut_by_budget = window.hit_budget and window.last_page
+        end_offset = window.last_page if cut_by_budget else window.total - shown + 1
         if window.total_exact and end_offset > window.last + 1:
             note += f"; the last lines: offset={end_offset} limit={window.total - end_offset + 1}"
         notes.append(note + "]")
@@ -229,12 +237,13 @@ class ReadFileTool(Tool):
         if offset < 1 or limit < 1:
             raise ToolError("offset and limit must be at least 1")
 
-        def work() -> tuple[_Window, str]:
+        def work() -> tuple[_Window, str, str]:
             path = resolve_in_workspace(ctx.workspace, args["path"])
             rel = display_path(ctx.workspace, path)
-            return _read_window(ctx.workspace, path, rel, offset, limit, ctx.budget), rel
+            window = _read_window(ctx.workspace, path, rel, offset, limit, ctx.budget)
+            return window, rel, _fitted(window, rel, offset, ctx.budget)  # counted off the loop
 
-        window, rel = await asyncio.to_thread(work)
+        window, rel, text = await asyncio.to_thread(work)
         meta = {
             "path": rel,
             "first_line": window.first,
@@ -242,4 +251,4 @@ class ReadFileTool(Tool):
             "total_lines": window.total,
             "truncated": window.last < window.total or window.cut_lines,
         }
-        return ToolOutput(_render(window, rel, offset, ctx.budget), meta=meta)
+        return ToolOutput(text, meta=meta)

@@ -25,10 +25,11 @@ __all__ = ["ToolRegistry", "default_registry", "validate_arguments"]
 
 log = logging.getLogger(__name__)
 
-# Results up to this many characters are checked against the budget on the event loop (a count
-# of a few thousand characters takes microseconds); longer ones are counted, cut and kept in a
-# worker thread, so the UI never waits on a tokenizer or a disk write.
-INLINE_CHECK_CHARS = 4_096
+# Results up to this many characters are checked against the budget on the event loop: they fit
+# any budget (at least MIN_OUTPUT_TOKENS tokens, and no text runs 3 tokens a character), so the
+# check is a count of a few hundred characters; longer ones are counted, and cut and kept when
+# too long, in a worker thread, so the UI never waits on a tokenizer or a disk write.
+INLINE_CHECK_CHARS = 64
 
 
 class ToolRegistry:

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.globbing import compile_glob
-from tools.output_budget import NOTE_TOKENS, Page, page_note, page_of, repeat_call
+from tools.output_budget import Page, page_note, page_text, repeat_call
 from tools.paths import display_path, open_in_workspace, resolve_in_workspace, workspace_root
 from tools.text_io import BINARY_SNIFF_BYTES, decode_line, iter_lines, looks_binary
 from tools.visible_files import visible_files
@@ -102,28 +102,31 @@ class GlobTool(Tool):
             raise ToolError("the glob pattern must be relative; choose the directory with `path`")
         matcher = compile_glob(pattern.removeprefix("./"), braces=True)
 
-        def work(stop: threading.Event) -> tuple[list[str], str]:
+        skip = int(args.get("offset", 0))
+
+        again = repeat_call(self.name, args)
+
+        def note(page: Page) -> str:
+            return page_note(page, "files", ctx.budget, again, "use a narrower pattern or path")
+
+        def work(stop: threading.Event) -> tuple[list[str], str, Page, str]:
             root, start, start_rel = _search_root(ctx, args.get("path"))
             if not start.is_dir():
                 raise ToolError(f"{start_rel} is a file, not a directory")
             files = visible_files(root, start, stop=stop)
             hits = [f for f in files if matcher.fullmatch(_relative_to_start(f, start_rel))]
-            return hits, start_rel
+            # Paged here: fitting the budget counts tokens, which must not block the UI.
+            page, text = page_text(hits[skip:], skip, ctx.budget, note, total=len(hits))
+            return hits, start_rel, page, text
 
-        hits, start_rel = await _in_thread(work)
+        hits, start_rel, page, text = await _in_thread(work)
         if not hits:
             hint = ""
             if "/" not in pattern:
                 hint = f" (it only matches files directly in {start_rel}; try **/{pattern})"
             return ToolOutput(f"no files match {pattern!r} in {start_rel}{hint}", meta={"count": 0})
-        skip = int(args.get("offset", 0))
-        page = page_of(hits[skip:], skip, ctx.budget, total=len(hits))
         meta = {"count": len(hits), "shown": len(page.lines), "truncated": not page.complete}
-        if page.complete:
-            return ToolOutput("\n".join(page.lines), meta=meta)
-        narrow = "or use a narrower pattern or path"
-        note = page_note(page, "files", ctx.budget, repeat_call(self.name, args), narrow)
-        return ToolOutput("\n".join([*page.lines, note]), meta=meta)
+        return ToolOutput(text, meta=meta)
 
 
 @dataclass
@@ -138,6 +141,7 @@ class _GrepReport:
     files_matched: int = 0
     capped: bool = False
     skipped_large: int = 0
+    page: Page | None = None  # the page shown, once fitted
 
     def add(self, line: str) -> None:
         self.matches += 1
@@ -235,10 +239,13 @@ class GrepTool(Tool):
             subject = name.rsplit("/", 1)[-1] if on_name else _relative_to_start(name, start_rel)
             return glob_matcher.fullmatch(subject) is not None
 
-        def work(stop: threading.Event) -> tuple[_GrepReport, str]:
+        again = repeat_call(self.name, args)
+
+        def work(stop: threading.Event) -> tuple[_GrepReport, str, str]:
             root, start, start_rel = _search_root(ctx, args.get("path"))
-            room = ctx.budget.minus(NOTE_TOKENS)
-            report = _GrepReport(skip=int(args.get("offset", 0)), room_chars=room.chars)
+            report = _GrepReport(
+                skip=int(args.get("offset", 0)), room_chars=ctx.budget.gather_chars
+            )
             searched_any = False
             for name in visible_files(root, start, stop=stop):
                 if stop.is_set() or report.capped:
@@ -255,28 +262,43 @@ class GrepTool(Tool):
                     continue
             if start.is_file() and not searched_any and not report.skipped_large:
                 raise ToolError(f"{start_rel} looks like a binary file (NUL bytes); not searched")
-            return report, start_rel
+            if not report.matches:
+                return report, start_rel, ""
+            skipped = ""
+            if report.skipped_large:
+                skipped = f"[skipped {report.skipped_large} files over {MAX_GREP_FILE_BYTES} bytes]"
+            files = f"{report.files_matched:,} file{'s' if report.files_matched != 1 else ''}"
+            narrow = f"narrow the pattern, path or glob (the matches are in {files})"
 
-        report, start_rel = await _in_thread(work)
-        notes: list[str] = []
-        if report.skipped_large:
-            notes.append(f"[skipped {report.skipped_large} files over {MAX_GREP_FILE_BYTES} bytes]")
+            def note(page: Page) -> str:
+                return page_note(page, "matches", ctx.budget, again, narrow)
+
+            # Paged here: fitting the budget counts tokens, which must not block the UI.
+            room = ctx.budget.minus(ctx.budget.count(skipped) + 1) if skipped else ctx.budget
+            page, text = page_text(
+                report.lines,
+                report.skip,
+                room,
+                note,
+                total=report.matches,
+                exact=not report.capped,
+            )
+            report.page = page
+            return report, start_rel, "\n".join(filter(None, [text, skipped]))
+
+        report, start_rel, text = await _in_thread(work)
         if not report.matches:
             where = start_rel + (f" (files matching {file_glob!r})" if file_glob else "")
             text = f"no matches for {pattern!r} in {where}; gitignored and binary files are skipped"
-            return ToolOutput("\n".join([text, *notes]), meta={"matches": 0, "files": 0})
-        page = page_of(report.lines, report.skip, ctx.budget, total=report.matches)
-        page = Page(page.lines, page.skipped, page.total, exact=not report.capped)
-        if not page.complete:
-            files = f" in {report.files_matched:,} file{'s' if report.files_matched != 1 else ''}"
-            narrow = f"matches are{files}; or narrow the pattern, path or glob"
-            notes.insert(
-                0, page_note(page, "matches", ctx.budget, repeat_call(self.name, args), narrow)
-            )
+            if report.skipped_large:
+                text += f"\n[skipped {report.skipped_large} files over {MAX_GREP_FILE_BYTES} bytes]"
+            return ToolOutput(text, meta={"matches": 0, "files": 0})
+        page = report.page
+        assert page is not None
         meta = {
             "matches": report.matches,
             "files": report.files_matched,
             "shown": len(page.lines),
             "truncated": not page.complete,
         }
-        return ToolOutput("\n".join([*page.lines, *notes]), meta=meta)
+        return ToolOutput(text, meta=meta)

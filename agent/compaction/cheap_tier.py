@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
+from agent.compaction.shrink import shrink_stub
 from agent.messages import Message, ToolCall
-
-# Characters of a shrunk output kept in its stub, so the model still sees what it was.
-STUB_PREVIEW_CHARS = 300
 
 
 def _calls_by_id(messages: Sequence[Message]) -> dict[str, ToolCall]:
@@ -17,13 +16,20 @@ def _calls_by_id(messages: Sequence[Message]) -> dict[str, ToolCall]:
 
 
 def shrink_tail(
-    tail: Sequence[Message], *, chunk: int, stale_chars: int, fresh_results: int
+    tail: Sequence[Message],
+    *,
+    chunk: int,
+    stale_chars: int,
+    fresh_results: int,
+    unread: AbstractSet[str] = frozenset(),
 ) -> tuple[list[Message], list[Message]]:
     """(new tail, originals of the messages that were shrunk). Ids are kept, so a stub's
-    message id is the id the archive holds its full text under."""
+    message id is the id the archive holds its full text under. The newest `fresh_results`
+    and the `unread` ones (results the model has not read yet) are never shrunk."""
     calls = _calls_by_id(tail)
     results = [i for i, m in enumerate(tail) if m.role == "tool"]
     fresh = set(results[-fresh_results:]) if fresh_results else set()
+    fresh |= {i for i in results if tail[i].id in unread}
     newest_by_call: dict[tuple[str, str], int] = {}
     for index in results:
         call = calls.get(tail[index].tool_call_id or "")
@@ -37,7 +43,10 @@ def shrink_tail(
             call = None  # already a stub; its original is archived in that chunk
         text = message.content or ""
         stub: str | None = None
-        if call is not None and newest_by_call.get((call.name, call.arguments), index) != index:
+        superseded = (
+            newest_by_call.get((call.name, call.arguments), index) != index if call else False
+        )
+        if call is not None and index not in fresh and superseded:
             newer = tail[newest_by_call[(call.name, call.arguments)]].id
             stub = (
                 f"[pleat: superseded: {call.name} was called again with the same arguments; "
@@ -45,12 +54,7 @@ def shrink_tail(
                 f"as message {message.id}.]"
             )
         elif call is not None and index not in fresh and len(text) > stale_chars:
-            preview = text[:STUB_PREVIEW_CHARS].rstrip()
-            stub = (
-                f"[pleat: this {call.name} output ({len(text)} characters) was shrunk; the "
-                f"full text is archived in chunk {chunk} as message {message.id}. It began:]\n"
-                f"{preview}\n[...]"
-            )
+            stub = shrink_stub(message, chunk, "was shrunk in a fold (already read)")
         if stub is None:
             new_tail.append(message)
         else:

@@ -35,7 +35,7 @@ from agent.events import (
     UsageReported,
 )
 from agent.llm import MIN_STATED_WINDOW, LLMError, LLMReply, StatedLimits
-from agent.messages import Message, is_summary, provider_messages
+from agent.messages import Message, is_summary, provider_messages, unread_results
 from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive, ChunkInfo
 
@@ -49,8 +49,14 @@ REPLY_TRIES = 2
 # and the reader tool's directions (250-350 tokens in the recorded sessions' folds).
 SUMMARY_OVERHEAD_TOKENS = 300
 # Tokens of slack when checking that a request fits: the local count is an estimate of the
-# provider's tokenizer, and 5% of a 16k window is roughly the error seen between them.
+# provider's tokenizer, and 5% of a 16k window is roughly the error seen between them ...
 FIT_MARGIN_SHARE = 0.05
+# ... but never more than this: the error is a share of what is counted afresh (reports and
+# calibration cover the rest), and 5% of a million-token window would waste 50k tokens.
+FIT_MARGIN_MAX = 8_192
+# A provider that refuses a request as too long without saying by how much: its window is
+# taken to be this share of the refused request, so the next one is clearly smaller.
+UNSTATED_WINDOW_SHARE = 0.9
 
 
 # The disk failures a chunk write meets, in the words the user reads (other errors give the
@@ -83,6 +89,10 @@ class SummaryModel(Protocol):
     """What the engine needs of a model: agent.llm.LLM, or replay's offline summarizer."""
 
     def context_window(self) -> int: ...
+
+    def reply_limits(self) -> tuple[int, int | None]:
+        """(the least output a reply needs, the most the model can give, or None)."""
+        ...
 
     def stream(
         self,
@@ -142,7 +152,6 @@ class Compactor:
         secrets: Sequence[str] = (),
         window: int | None = None,
         style: str = "insert",
-        output_floor: int = 0,
     ) -> None:
         self.policy = policy
         # "insert": the instruction goes into the live conversation (cache reuse); "separate":
@@ -154,9 +163,10 @@ class Compactor:
         self.new_id = new_id
         self.secrets = tuple(secrets)
         self._window = window
-        # Output tokens a reply needs beyond the policy's reserve: a thinking budget and its
-        # answer, or the max_tokens a provider said it counts against the window (0: none).
-        self._output_floor = output_floor
+        # Output tokens a provider said it counts against the window (its max_tokens in an
+        # overflow error), kept free beyond the policy's reserve (0: none stated).
+        self._output_floor = 0
+        self._reply_limits: tuple[int, int | None] | None = None  # from the model, on first use
         # Called with the name of each step as it completes ("summarized", "archived");
         # crash-safety tests stop the process there.
         self.step_hook: Callable[[str], None] | None = None
@@ -177,17 +187,28 @@ class Compactor:
     def budget(self) -> Budget:
         if self._window is None:
             self._window = self.policy.context_window or self.llm.context_window()
-        return Budget.of(self.policy, self._window, reserved_at_least=self._output_floor)
+        if self._reply_limits is None:
+            self._reply_limits = self.llm.reply_limits()
+        floor, cap = self._reply_limits
+        return Budget.of(
+            self.policy,
+            self._window,
+            reserved_at_least=max(floor, self._output_floor),
+            reserved_at_most=cap,
+        )
 
     def learn_from_overflow(self, limits: StatedLimits, sent: Sequence[Message]) -> None:
         """The provider refused `sent` as too long: trust the window it states (when smaller
-        than ours; from Ollama's "exceeded by N", our count of the request less N), keep the
-        output it counted free, calibrate our token counts by its count of the request, and
-        drop the size report that proved optimistic."""
+        than ours; from Ollama's "exceeded by N", our count of the request less N; from an
+        error with no numbers, a little less than the request), keep the output it counted
+        free, calibrate our token counts by its count of the request, and drop the size report
+        that proved optimistic."""
         local = self.tokens.local_estimate(sent)
         window = limits.window
         if window is None and limits.excess is not None:
             window = self.tokens.scaled(local) - limits.excess
+        if limits == StatedLimits():  # no numbers at all
+            window = int(self.tokens.scaled(local) * UNSTATED_WINDOW_SHARE)
         if window is not None and window >= MIN_STATED_WINDOW:
             self._window = min(self.budget.window, window)
         if limits.output is not None and limits.output < self.budget.window // 2:
@@ -222,10 +243,15 @@ class Compactor:
         summary = self.budget.summary_target(self.policy, foldable) + SUMMARY_OVERHEAD_TOKENS
         return foldable - summary
 
+    @property
+    def margin(self) -> int:
+        """Tokens of slack when checking that a request fits (FIT_MARGIN_SHARE, capped)."""
+        return min(int(self.budget.window * FIT_MARGIN_SHARE), FIT_MARGIN_MAX)
+
     def excess(self, history: list[Message]) -> int:
         """Tokens the next request is over what it may take (negative: room left): the usable
         window (the reply's reserve kept free) less the estimate's safety margin."""
-        margin = int(self.budget.window * FIT_MARGIN_SHARE)
+        margin = self.margin
         return self.tokens.size(history) + margin - self.budget.usable
 
     def fits(self, history: list[Message]) -> bool:
@@ -252,7 +278,7 @@ class Compactor:
             message = archive_failure(self.archive.directory, error)
             return CompactionFailed(reason, f"could not shrink tool results: {message}")
         self.step("archived")
-        new_history, _ = apply_shrink(history, plan, chunk.number, "did not fit the context window")
+        new_history = apply_shrink(history, plan, chunk.number, "did not fit the context window")
         for message in originals:
             self.tokens.forget(message)
         self.tokens.reset_report()
@@ -280,14 +306,14 @@ class Compactor:
         message alone need more than the window allows (which part to cut included); None
         when they fit (then folding and shrinking can always make room)."""
         system = self.tokens.count(history[0]) if history else 0
-        tools = self.tokens.tools_tokens
+        tools = self.tokens.scaled(self.tokens.tools_tokens)
         request = next(
             (m for m in reversed(history) if m.role == "user" and not m.meta.get("injected")),
             None,
         )
         own = self.tokens.count(request) if request is not None else 0
         budget = self.budget
-        margin = int(budget.window * FIT_MARGIN_SHARE)
+        margin = self.margin
         if system + tools + own + margin <= budget.usable:
             return None
         parts = {"your message": own, "the system prompt (with AGENTS.md or CLAUDE.md)": system}
@@ -387,12 +413,18 @@ class Compactor:
         )
         return Message(role="user", content=text, meta={"kind": "instruction", "injected": True})
 
+    def _summary_output(self, target: int) -> int:
+        """Output tokens kept for a compression reply (and sent as its max_tokens where a
+        provider needs one): twice the summary asked for, or what thinking needs, within the
+        reply's reserve."""
+        floor = self._reply_limits[0] if self._reply_limits else 0
+        return min(self.budget.reserved, max(2 * target, floor))
+
     def _fits(self, request: list[Message], target: int) -> bool:
-        """The request (history prefix + instruction) plus the summary fit the window; the
-        prefix is sized from the provider's last report when it covers it."""
+        """The request (history prefix + instruction) plus the summary's output fit the window;
+        the prefix is sized from the provider's last report when it covers it."""
         size = self.tokens.size(request[:-1]) + self.tokens.count(request[-1])
-        margin = int(self.budget.window * FIT_MARGIN_SHARE)
-        return size + target + margin <= self.budget.window
+        return size + self._summary_output(target) + self.margin <= self.budget.window
 
     async def _summarize(
         self,
@@ -420,7 +452,7 @@ class Compactor:
             if not self._fits(request, target):
                 continue
             try:
-                reply = await self._ask(request, tools, calls)
+                reply = await self._ask(request, tools, calls, self._summary_output(target))
             except LLMError as error:
                 if error.kind == "context_overflow":
                     self.learn_from_overflow(error.limits, request)
@@ -463,15 +495,17 @@ class Compactor:
         return self.budget.summary_target(self.policy, folded_tokens)
 
     async def _ask(
-        self, request: list[Message], tools: list[dict[str, Any]], calls: _Calls
+        self,
+        request: list[Message],
+        tools: list[dict[str, Any]],
+        calls: _Calls,
+        max_tokens: int,
     ) -> CompressionReply:
         """One compression call (same system prompt, same tools: a cache hit), one retry."""
         problem = "no reply"
         for _ in range(REPLY_TRIES):
             reply: LLMReply | None = None
-            stream = self.llm.stream(
-                provider_messages(request), tools, max_tokens=self.budget.reserved
-            )
+            stream = self.llm.stream(provider_messages(request), tools, max_tokens=max_tokens)
             async for item in stream:
                 if isinstance(item, LLMReply):
                     reply = item
@@ -503,7 +537,7 @@ class Compactor:
         target = self._target(history, split)
         system = system or history[0]
         room = self.budget.usable - target - self.tokens.count(system)
-        room -= int(self.budget.window * FIT_MARGIN_SHARE) + 1_000  # the instruction's own size
+        room -= self.margin + 1_000  # the instruction's own size
         pieces = split_into_pieces(split.folded(history), self.tokens.count, max(room, 500))
         head = history[1] if len(history) > 1 and is_summary(history[1]) else None
         running = head.meta.get("summary") if head is not None else None
@@ -520,7 +554,7 @@ class Compactor:
                     f"as a transcript]\n\n{transcript}\n\n{text}"
                 )
                 request = [system, Message(role="user", content=body, meta={"injected": True})]
-                reply = await self._ask(request, tools, calls)
+                reply = await self._ask(request, tools, calls, self._summary_output(target))
                 running, topics = reply.summary, reply.topics or topics
                 continues = continues or (number == 1 and reply.continues_previous)
         except (LLMError, ReplyError) as error:
@@ -556,6 +590,7 @@ class Compactor:
             chunk=number,
             stale_chars=self.policy.stale_tool_output_chars,
             fresh_results=self.policy.fresh_tool_results,
+            unread=unread_results(history),
         )
         topics = redact(reply.topics, self.secrets)
         tokens = sum(self.tokens.count(m) for m in folded)

@@ -29,6 +29,9 @@ class OfflineSummarizer:
     def context_window(self) -> int:
         return self.window
 
+    def reply_limits(self) -> tuple[int, int | None]:
+        return 0, None  # no thinking, no output limit to respect
+
     async def stream(
         self,
         messages: list[dict[str, Any]],

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-# The least a tool result is ever allowed, however small the window: a few lines and the note
-# saying how to read on.
-MIN_TOOL_OUTPUT_TOKENS = 200
+from tools.output_budget import DEFAULT_OUTPUT_TOKENS, MIN_OUTPUT_TOKENS
 
 
 class PolicyError(ValueError):
@@ -47,13 +45,14 @@ class CompactionPolicy:
     # Requests kept verbatim in the summary message, newest first, within this many characters.
     request_budget_chars: int = 4_000
     # Every tool result is cut to this share of the usable window (the model pages for the rest,
-    # or reads the full text kept on disk): 0.2 keeps a result small enough to stay verbatim
-    # through a fold (the kept tail takes up to a quarter of the usable window), while a 16k
-    # window still shows about 150 lines of code per read.
+    # or reads the full text kept on disk): 0.2 lets five results sit side by side, and in
+    # windows up to 40k keeps a result within the kept tail's quarter of the window (larger
+    # results are pulled back whole through a fold, never folded unread); a 16k window still
+    # shows about 150 lines of code per read.
     tool_output_share: float = 0.2
     # ... and never more than this many tokens, whatever the window: Claude Code's cap on one
     # file read; past it a single result costs more attention than it gives.
-    tool_output_max_tokens: int = 25_000
+    tool_output_max_tokens: int = DEFAULT_OUTPUT_TOKENS
 
     def __post_init__(self) -> None:
         checks = {
@@ -71,7 +70,7 @@ class CompactionPolicy:
             "min_gain": 0.0 <= self.min_gain < 1.0,
             "request_budget_chars": 0 <= self.request_budget_chars,
             "tool_output_share": 0.02 <= self.tool_output_share <= 0.5,
-            "tool_output_max_tokens": MIN_TOOL_OUTPUT_TOKENS <= self.tool_output_max_tokens,
+            "tool_output_max_tokens": MIN_OUTPUT_TOKENS <= self.tool_output_max_tokens,
         }
         for key, ok in checks.items():
             if not ok:
@@ -94,10 +93,22 @@ class Budget:
     tool_output_tokens: int  # the most one tool result may take
 
     @classmethod
-    def of(cls, policy: CompactionPolicy, window: int, *, reserved_at_least: int = 0) -> Budget:
-        """The numbers for `window`; `reserved_at_least` is output the provider said it counts
-        against the window (its max_tokens), kept free beyond the policy's reserve."""
+    def of(
+        cls,
+        policy: CompactionPolicy,
+        window: int,
+        *,
+        reserved_at_least: int = 0,
+        reserved_at_most: int | None = None,
+    ) -> Budget:
+        """The numbers for `window`. The reply's reserve is the policy's (at most a quarter of
+        the window), raised to `reserved_at_least` (a thinking budget and its answer, or the
+        max_tokens a provider said it counts), lowered to `reserved_at_most` (the model's own
+        output limit), and never more than half the window."""
         reserved = max(min(policy.reserved_output_tokens, window // 4), reserved_at_least)
+        if reserved_at_most:
+            reserved = min(reserved, reserved_at_most)
+        reserved = min(reserved, window // 2)
         usable = window - reserved
         return cls(
             window=window,
@@ -108,7 +119,7 @@ class Budget:
                 policy.summary_min_tokens // 2, min(policy.summary_max_tokens, usable // 10)
             ),
             tool_output_tokens=max(
-                MIN_TOOL_OUTPUT_TOKENS,
+                MIN_OUTPUT_TOKENS,
                 min(policy.tool_output_max_tokens, int(policy.tool_output_share * usable)),
             ),
         )

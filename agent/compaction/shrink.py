@@ -14,10 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent.compaction.tail import fold_start
-from agent.messages import Message
+from agent.messages import Message, unread_results
+from tools.kept_output_reader import READER_TOOL_NAME
 
 # Characters of a shrunk result's start kept in its stub, so the model still sees what it was
-# (the cheap tier's stubs keep as much: agent/compaction/cheap_tier.py).
+# (a few lines: enough to recognise a file or a log).
 STUB_PREVIEW_CHARS = 300
 # A result is worth shrinking only when its stub frees at least this many tokens; smaller ones
 # would cost a read_archive call each for almost nothing.
@@ -31,8 +32,9 @@ def shrink_stub(message: Message, chunk: int, why: str) -> str:
     preview = text[:STUB_PREVIEW_CHARS].rstrip()
     return (
         f"[pleat: this {message.name or 'tool'} output ({len(text):,} characters) {why}; its full "
-        f"text is archived in chunk {chunk} as message {message.id}: read it with read_archive "
-        f"action=read id={message.id} (it comes in pages that fit). It began:]\n{preview}\n[...]"
+        f"text is archived in chunk {chunk} as message {message.id}: read it with "
+        f"{READER_TOOL_NAME} action=read id={message.id} (it comes in pages that fit). It "
+        f"began:]\n{preview}\n[...]"
     )
 
 
@@ -41,7 +43,6 @@ class ShrinkPlan:
     """Which tool results to shrink (indices into the history) to bring it under a size."""
 
     indices: tuple[int, ...]
-    freed: int  # tokens the stubs free, by the local count
 
 
 def plan_shrink(
@@ -53,7 +54,7 @@ def plan_shrink(
     shrunk again, a loop). Never the system prompt or a summary, never one already shrunk.
     When all of them together do not free enough, all are planned: the caller checks the fit."""
     start = fold_start(list(history))
-    newest = max((i for i, m in enumerate(history) if m.role == "assistant"), default=-1)
+    unread = unread_results(history)
     candidates = []
     for index in range(start, len(history)):
         message = history[index]
@@ -62,7 +63,7 @@ def plan_shrink(
         stub_cost = STUB_PREVIEW_CHARS // 2  # a stub's own size, roughly, in tokens
         gain = count(message) - stub_cost
         if gain >= MIN_TOKENS_FREED:
-            candidates.append((index > newest, -gain, index))
+            candidates.append((message.id in unread, -gain, index))
     candidates.sort()
     chosen: list[int] = []
     freed = 0
@@ -71,20 +72,18 @@ def plan_shrink(
             break
         chosen.append(index)
         freed -= negative_gain
-    return ShrinkPlan(tuple(sorted(chosen)), freed)
+    return ShrinkPlan(tuple(sorted(chosen)))
 
 
 def apply_shrink(
     history: Sequence[Message], plan: ShrinkPlan, chunk: int, why: str
-) -> tuple[list[Message], list[Message]]:
-    """(new history with stubs, the originals replaced). Ids stay: a stub's id is the id its
-    original is archived under."""
+) -> list[Message]:
+    """The history with the planned results replaced by stubs. Ids stay: a stub's id is the id
+    its original is archived under."""
     new_history = list(history)
-    originals: list[Message] = []
     for index in plan.indices:
         message = history[index]
-        originals.append(message)
         meta = {**message.meta, "shrunk_to_chunk": chunk}
         stub = shrink_stub(message, chunk, why)
         new_history[index] = dataclasses.replace(message, content=stub, meta=meta)
-    return new_history, originals
+    return new_history

@@ -61,6 +61,7 @@ def choose_split(
     trailing = 0
     while trailing < len(spans) and history[spans[-1 - trailing][0]].role == "user":
         trailing += 1
+    forced = 0  # newest units kept in the tail whatever its budgets
     pulled = min(len(spans) - 1, trailing + pull_back_units)
     if pulled > trailing and history[spans[-1 - pulled][0]].role == "user":
         # The instruction must not follow a user message (it would be merged into the user's
@@ -70,6 +71,7 @@ def choose_split(
         begin, end = spans[-pulled]
         if sum(count(m) for m in history[begin:end]) <= tail_tokens:
             pulled -= 1
+            forced = 1  # sent with the instruction, so kept: never folded unread
         elif pulled + 1 <= len(spans) - 1:
             pulled += 1
         else:
@@ -81,8 +83,10 @@ def choose_split(
     while tail_index > 1:
         begin, end = spans[tail_index - 1]
         size = sum(count(m) for m in history[begin:end])
-        if kept_messages + (end - begin) > tail_messages or kept_tokens + size > tail_tokens:
+        over = kept_messages + (end - begin) > tail_messages or kept_tokens + size > tail_tokens
+        if over and forced <= 0:
             break
+        forced -= 1
         kept_messages += end - begin
         kept_tokens += size
         tail_index -= 1

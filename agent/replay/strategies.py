@@ -65,6 +65,9 @@ class _BilledModel:
     def context_window(self) -> int:
         return self.inner.context_window()
 
+    def reply_limits(self) -> tuple[int, int | None]:
+        return self.inner.reply_limits()
+
     async def stream(
         self,
         messages: list[dict[str, Any]],
