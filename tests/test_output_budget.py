@@ -192,3 +192,26 @@ async def test_a_huge_archive_message_is_read_in_budget_pages(
         assert f"archived line {n}\n" in joined + "\n"
     lines = [line for line in listed(texts) if line.startswith("archived line ")]
     assert lines == [f"archived line {n}" for n in range(1, 6_001)]
+
+
+async def test_a_single_long_line_is_reachable_to_its_end(
+    tmp_path: Path, workspace: Path, outputs: KeptOutputs
+) -> None:
+    """A 200 KB output on one line (a JSON reply, a minified bundle): its pieces are numbered
+    and the notes lead through every one of them."""
+    line = "".join(f"{n:06d}," for n in range(30_000))  # 210,000 characters, no newline
+    (workspace / "one.json").write_text(line)
+    ctx = context(workspace, outputs, tokens=1_500)
+    registry = default_registry(archive=ChunkArchive(tmp_path / "chunks", "s"))
+    first = await registry.dispatch("run_command", {"command": "cat one.json"}, ctx)
+    assert ctx.budget.fits(first.text)
+    assert "long ones in 500-character pieces" in first.text
+    tool, args = next_call(first.text) or ("", {})
+    texts = await page_through(registry, ctx, tool, args, limit=2_000)
+    pieces = numbered_lines(texts)
+    last = max(pieces)
+    assert pieces[last] == "exit code: 0"
+    shown = "".join(pieces[n] for n in sorted(pieces) if n != last)
+    assert shown.endswith("029999,")
+    start = args["offset"]
+    assert shown == line[(start - 1) * 500 :]

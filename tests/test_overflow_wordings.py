@@ -150,3 +150,33 @@ def test_calibration_follows_the_providers_count() -> None:
     assert ledger.ratio == 1.0
     ledger.calibrate(100 * local, local)
     assert ledger.ratio == 2.5  # capped: a count that large is not a tokenizer's difference
+
+
+async def test_an_overflow_without_numbers_still_recovers(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """A provider that only says "too long": pleat takes its window to be a little under what
+    it sent, folds or shrinks, and the turn finishes."""
+    wording_server(server, lambda asked: "Your input exceeds the context window of this model.")
+    agent = make_agent(server, workspace, context_window=100_000)
+    fill_history(agent, turns=16, chars=4_000)
+    events = await run(agent, "and now?")
+    assert isinstance(events[-1], TurnDone) and events[-1].text == "recovered", events[-4:]
+    assert agent.compactor is not None and agent.compactor.budget.window < 100_000
+
+
+def test_the_reply_reserve_respects_the_models_output_limit() -> None:
+    from agent.compaction.policy import Budget, CompactionPolicy
+    from agent.llm import LLM, ModelSettings
+
+    policy = CompactionPolicy()
+    # Bedrock's Claude 3 Opus gives at most 4,096 output tokens: the reserve is no more.
+    opus = LLM(ModelSettings(model="bedrock/anthropic.claude-3-opus-20240229-v1:0"))
+    floor, cap = opus.reply_limits()
+    assert (floor, cap) == (0, 4_096)
+    assert Budget.of(policy, 200_000, reserved_at_most=cap).reserved == 4_096
+    # Thinking needs its budget and an answer, on Claude only; never more than half a window.
+    thinking = LLM(ModelSettings(model="claude-sonnet-4-5", thinking="16000"))
+    assert thinking.reply_limits()[0] == 16_000 + 4_096
+    assert LLM(ModelSettings(model="gpt-4o", thinking="16000")).reply_limits()[0] == 0
+    assert Budget.of(policy, 8_192, reserved_at_least=20_096).reserved == 4_096

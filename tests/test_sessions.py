@@ -274,6 +274,7 @@ async def test_fork_carries_summary_and_chunks_and_stops_at_depth_three(
 
     session, agent = await long_session(server, workspace, turns=4)
     parent_chunks = [c.number for c in session.archive.chunks()]
+    kept = session.outputs.keep("the full text of a cut output\n" * 3)  # cited by number
     lineage = [session.id]
     current, current_agent = session, agent
     for depth in (1, 2, 3):
@@ -282,6 +283,7 @@ async def test_fork_carries_summary_and_chunks_and_stops_at_depth_three(
         assert child.header["parent"] == lineage[-1] and child.header["fork_depth"] == depth
         assert "new session" in note
         assert [c.number for c in child.archive.chunks()][: len(parent_chunks)] == parent_chunks
+        assert child.outputs.read(kept) == session.outputs.read(kept)  # kept outputs go along
         current.close()
         child.close()
         # The child resumes as recorded: its history, its copied chunks kept.
