@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from loopback_server import LoopbackServer
 
 # Characters per token for the server's own count (the usual rule of thumb).
 CHARS_PER_TOKEN = 4
@@ -107,7 +108,7 @@ class PromptCache:
         }
 
 
-class AnthropicServer:
+class AnthropicServer(LoopbackServer):
     """Serves scripted replies at http://127.0.0.1:<port> (a context manager)."""
 
     def __init__(self, api_key: str, fallback: Callable[[dict[str, Any]], Reply]) -> None:
@@ -116,23 +117,11 @@ class AnthropicServer:
         self.script: deque[Reply] = deque()
         self.requests: list[Received] = []
         self.cache = PromptCache()
-        self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        super().__init__(self._handler_class())
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> AnthropicServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        return self.root_url
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self

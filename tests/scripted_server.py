@@ -10,13 +10,14 @@ request it received, and models a provider's prefix prompt cache so usage report
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from loopback_server import LoopbackServer
 
 # Characters per token for the server's own token estimate: the usual rule of thumb for English
 # and code under OpenAI's tokenizers; the server only needs a stable, plausible count.
@@ -143,7 +144,7 @@ class ReceivedRequest:
         return self.body.get("messages", [])
 
 
-class ScriptedServer:
+class ScriptedServer(LoopbackServer):
     """Serve scripted replies at http://127.0.0.1:<port>/v1 (use as a context manager)."""
 
     def __init__(
@@ -161,15 +162,11 @@ class ScriptedServer:
         self.script: deque[Reply | Responder] = deque()
         self.requests: list[ReceivedRequest] = []
         self.cache = PrefixCache()
-        self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        super().__init__(self._handler_class())
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"{self.root_url}/v1"
 
     def wait_for_requests(self, count: int, timeout: float = 30.0) -> None:
         """Block until `count` requests have arrived (call from a thread, not the event loop)."""
@@ -182,14 +179,6 @@ class ScriptedServer:
     def push(self, *replies: Reply | Responder) -> None:
         with self._lock:
             self.script.extend(replies)
-
-    def __enter__(self) -> ScriptedServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
 
     # -- request handling -------------------------------------------------------------
 
