@@ -79,6 +79,7 @@ def compression_requests(server: ScriptedServer) -> list[ReceivedRequest]:
     return [r for r in server.requests if is_compression(r.body)]
 
 
+@pytest.mark.slow  # forty reads through the real loop
 async def test_forty_file_reads_in_one_request_under_a_16k_window(
     server: ScriptedServer, workspace: Path
 ) -> None:

@@ -209,6 +209,7 @@ def flipping(layout: Layout) -> Iterator[list[int]]:
         thread.join()
 
 
+@pytest.mark.slow  # a 400-call race
 async def test_tools_racing_a_symlink_flipper_never_leave_the_workspace(
     layout: Layout, flipping: list[int]
 ) -> None:

@@ -117,6 +117,7 @@ def wording_server(server: ScriptedServer, wording: Callable[[int], str]) -> Non
     server.fallback = reply
 
 
+@pytest.mark.slow  # nine providers end to end
 @pytest.mark.parametrize("provider", list(WORDINGS))
 async def test_pleat_learns_the_window_from_each_wording(
     server: ScriptedServer, workspace: Path, provider: str
