@@ -10,6 +10,7 @@ from typing import Any, Protocol, TypeVar
 
 from agent import messages as msg
 from agent.compaction.engine import Compactor
+from agent.compaction.last_rung import shrink_to_fit, too_small
 from agent.events import (
     CallPurpose,
     CompactionDone,
@@ -205,7 +206,7 @@ class Agent:
     async def _shrink(self, reason: str) -> tuple[Event | None, ErrorEvent | None]:
         """The last rung as one step: archive the originals, swap in the stubs, record it."""
         assert self.compactor is not None
-        shrunk = await self.compactor.shrink_to_fit(self.history, reason=reason)
+        shrunk = await shrink_to_fit(self.compactor, self.history, reason=reason)
         problem = None
         if isinstance(shrunk, CompactionDone):
             async for event in self._swap_in(shrunk):
@@ -240,7 +241,7 @@ class Agent:
             if not self.compactor.foldable_tokens(self.history):
                 break
             reason = "overflow"
-        if problem_text := self.compactor.too_small(self.history):
+        if problem_text := too_small(self.compactor, self.history):
             raise ContextTooSmall(problem_text)
 
     def replace_history(self, done: CompactionDone) -> None:

@@ -22,7 +22,6 @@ from agent.compaction.policy import Budget, CompactionPolicy
 from agent.compaction.rebuild import rebuild, summary_message
 from agent.compaction.redact import redact
 from agent.compaction.reply import CompressionReply, ReplyError, parse_reply
-from agent.compaction.shrink import apply_shrink, plan_shrink
 from agent.compaction.tail import Split, choose_split
 from agent.events import (
     CompactionDone,
@@ -256,75 +255,6 @@ class Compactor:
 
     def fits(self, history: list[Message]) -> bool:
         return self.excess(history) <= 0
-
-    # -- the last rung: shrink tool results -------------------------------------------------
-
-    async def shrink_to_fit(self, history: list[Message], *, reason: str) -> Event | None:
-        """Archive the largest tool results verbatim and stub them until the request fits
-        (agent/compaction/shrink.py). CompactionDone (method "shrink") with the new history,
-        CompactionFailed when the archive cannot be written, None when nothing can shrink."""
-        started = time.monotonic()
-        before = self.tokens.estimate(history)  # the same measure as the size after
-        plan = plan_shrink(history, self.tokens.count, self.excess(history))
-        if not plan.indices:
-            return None
-        originals = [history[index] for index in plan.indices]
-        chunks = self.archive.chunks()
-        topics = chunks[-1].topics if chunks else "tool outputs too large for the context window"
-        write = self.archive.merge_into_last if chunks else self.archive.write_chunk
-        try:
-            chunk = await asyncio.to_thread(write, [], topics=topics, tokens=0, shrunk=originals)
-        except OSError as error:
-            message = archive_failure(self.archive.directory, error)
-            return CompactionFailed(reason, f"could not shrink tool results: {message}")
-        self.step("archived")
-        new_history = apply_shrink(history, plan, chunk.number, "did not fit the context window")
-        for message in originals:
-            self.tokens.forget(message)
-        self.tokens.reset_report()
-        return CompactionDone(
-            reason=reason,
-            chunk=chunk.number,
-            topics=chunk.topics,
-            merged=bool(chunks) and chunk.number == chunks[-1].number,
-            method="shrink",
-            folded_messages=0,
-            tokens_before=before,
-            tokens_after=self.tokens.estimate(new_history),
-            messages_before=len(history),
-            messages_after=len(new_history),
-            prompt_tokens=0,
-            cached_tokens=0,
-            seconds=time.monotonic() - started,
-            suspended=False,
-            history=new_history,
-            shrunk_messages=len(originals),
-        )
-
-    def too_small(self, history: list[Message]) -> str | None:
-        """Why no request can fit, when the system prompt, the tool schemas and the user's own
-        message alone need more than the window allows (which part to cut included); None
-        when they fit (then folding and shrinking can always make room)."""
-        system = self.tokens.count(history[0]) if history else 0
-        tools = self.tokens.scaled(self.tokens.tools_tokens)
-        request = next(
-            (m for m in reversed(history) if m.role == "user" and not m.meta.get("injected")),
-            None,
-        )
-        own = self.tokens.count(request) if request is not None else 0
-        budget = self.budget
-        margin = self.margin
-        if system + tools + own + margin <= budget.usable:
-            return None
-        parts = {"your message": own, "the system prompt (with AGENTS.md or CLAUDE.md)": system}
-        biggest = max(parts, key=lambda name: parts[name])
-        advice = f"shorten {biggest}" if parts[biggest] > tools else "use a larger model"
-        return (
-            f"context window exceeded: the system prompt ({system:,} tokens), the tool schemas "
-            f"({tools:,}) and your message ({own:,}) alone need more than the "
-            f"{budget.usable - margin:,} tokens this model's {budget.window:,}-token window "
-            f"leaves after {budget.window - budget.usable:,} for the reply and a margin; {advice}"
-        )
 
     # -- the whole event ---------------------------------------------------------------------
 
