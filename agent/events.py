@@ -7,6 +7,21 @@ from typing import Any, Literal
 
 from agent.messages import ToolCall
 
+# A provider failure's class (agent/llm.py classifies every litellm error as one of these).
+ProviderErrorKind = Literal[
+    "context_overflow", "rate_limit", "transient", "auth", "config", "bad_request"
+]
+# Every failure a front end may be told of: a provider's, or the journal's, a reply cut at the
+# output limit, an empty reply, the tool-iteration cap.
+ErrorKind = ProviderErrorKind | Literal["journal", "truncated", "bad_reply", "iteration_cap"]
+# Why a fold happens: the context reached the threshold or the message cap, the provider said
+# it overflowed, the user asked (/compact), the UI was idle, or a fork hands the work over.
+FoldReason = Literal["threshold", "message_cap", "overflow", "manual", "idle", "fork"]
+# How a fold was made: "insert" (in the live conversation), "pieces" (an oversized head),
+# "ledger" (no model summary), "separate" (replay's baseline), "shrink" (tool results stubbed,
+# nothing folded).
+FoldMethod = Literal["insert", "pieces", "ledger", "separate", "shrink"]
+
 
 @dataclass(frozen=True)
 class Usage:
@@ -74,13 +89,13 @@ class Retrying:
 class ErrorEvent:
     """A failure the user must see: one line, no traceback. `kind` is the error class."""
 
-    kind: str
+    kind: ErrorKind
     message: str
 
 
 @dataclass(frozen=True)
 class CompactionStarted:
-    reason: str  # "threshold", "message_cap", "overflow", "manual", "idle"
+    reason: FoldReason
     tokens: int
     messages: int
 
@@ -89,13 +104,11 @@ class CompactionStarted:
 class CompactionDone:
     """A fold that happened: what it cost and what it freed. `history` is the rebuilt one."""
 
-    reason: str
+    reason: FoldReason
     chunk: int
     topics: str
     merged: bool  # appended to the previous chunk (<continues_previous> was true)
-    # "insert" (in the live conversation), "pieces" (oversized head), "ledger" (no model
-    # summary), "separate" (replay's baseline), "shrink" (tool results stubbed, nothing folded)
-    method: str
+    method: FoldMethod
     folded_messages: int
     tokens_before: int
     tokens_after: int
@@ -115,7 +128,7 @@ class CompactionDone:
 class CompactionFailed:
     """No fold happened; the history is exactly as it was."""
 
-    reason: str
+    reason: FoldReason
     message: str
 
 

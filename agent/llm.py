@@ -8,8 +8,9 @@ import random
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
+from agent.events import ProviderErrorKind as ErrorKind
 from agent.events import Retrying, ThinkingDelta, Usage
 from agent.messages import ToolCall
 from agent.offline import prepare_offline_env
@@ -24,8 +25,6 @@ from agent.request_shape import (
     without_foreign_reasoning,
 )
 from agent.stream_assembly import ToolCallAssembler, stream_was_cut, usage_from
-
-ErrorKind = Literal["context_overflow", "rate_limit", "transient", "auth", "config", "bad_request"]
 
 # Provider messages that mean "the prompt does not fit", for the providers and proxies whose
 # errors litellm does not map to ContextWindowExceededError (Anthropic, OpenAI, Gemini, vLLM,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -17,6 +17,7 @@ from agent.events import (
     CompactionFailed,
     ErrorEvent,
     Event,
+    FoldReason,
     Retrying,
     TextDelta,
     ThinkingDelta,
@@ -155,10 +156,10 @@ class Agent:
         problem = await self.recorder.sync()
         return ErrorEvent("journal", problem) if problem else None
 
-    def api_messages(self) -> list[dict]:
+    def api_messages(self) -> list[dict[str, Any]]:
         return msg.provider_messages(self.history)
 
-    async def run_turn(self, prompt: str) -> AsyncIterator[Event]:
+    async def run_turn(self, prompt: str) -> AsyncGenerator[Event, None]:
         """Run one user request to its end. Interrupting the consumer (task cancellation or
         closing the generator) leaves a valid history: every tool call gets a result."""
         self.add(msg.user(prompt))
@@ -172,8 +173,8 @@ class Agent:
             raise
 
     async def compact(
-        self, *, reason: str = "manual", focus: str | None = None
-    ) -> AsyncIterator[Event]:
+        self, *, reason: FoldReason = "manual", focus: str | None = None
+    ) -> AsyncGenerator[Event, None]:
         """Fold the history now (/compact [focus]); events end with CompactionDone or Failed."""
         if self.compactor is None:
             yield CompactionFailed(reason, "compaction is not available in this session")
@@ -203,7 +204,7 @@ class Agent:
             yield problem
         self.compactor.step("recorded")
 
-    async def _shrink(self, reason: str) -> tuple[Event | None, ErrorEvent | None]:
+    async def _shrink(self, reason: FoldReason) -> tuple[Event | None, ErrorEvent | None]:
         """The last rung as one step: archive the originals, swap in the stubs, record it."""
         assert self.compactor is not None
         shrunk = await shrink_to_fit(self.compactor, self.history, reason=reason)

@@ -189,16 +189,18 @@ def _message(record: Any) -> Message:
 
 def _chunk_state(value: Any) -> dict[str, Any] | None:
     """The recorded chunk state, checked: {} (a fork of an archive-less session) or numbers."""
-    if value is None or value == {}:
-        return value
+    if value is None:
+        return None
     _require(isinstance(value, dict), "chunk state")
+    if not value:
+        return {}
     for key in CHUNK_STATE_INTEGERS:
         number = value.get(key)
         _require(type(number) is int and number >= 0, f"chunk state {key}")
     for key in ("tokens", "merges"):
         _require(key not in value or type(value[key]) is int, f"chunk state {key}")
     _require(isinstance(value.get("topics", ""), str), "chunk state topics")
-    return value
+    return dict(value)
 
 
 def _mend(history: list[Message]) -> tuple[list[Message], list[str]]:

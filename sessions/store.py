@@ -54,7 +54,11 @@ class Session:
     def create(
         cls, workspace: Path, *, model: str, parent: str | None = None, depth: int = 0
     ) -> Session:
-        header = {"id": new_session_id(), "workspace": str(workspace), "model": model}
+        header: dict[str, Any] = {
+            "id": new_session_id(),
+            "workspace": str(workspace),
+            "model": model,
+        }
         if parent is not None:
             header |= {"parent": parent, "fork_depth": depth}
         return cls(header["id"], header, fresh=True)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 # Releases of litellm that were published by an attacker; no lock may ever admit them.
@@ -36,6 +38,20 @@ def test_ruff_is_clean() -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.slow  # a cold type check of the whole code base takes half a minute
+def test_types_check_strictly() -> None:
+    """mypy --strict over agent/, tools/, sessions/ and tui/ (the [tool.mypy] table)."""
+    done = subprocess.run(
+        [str(BIN / "mypy")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Success: no issues found" in done.stdout
 
 
 def locked_versions(lock: Path) -> dict[str, str]:

@@ -63,14 +63,14 @@ async def test_slash_completion(server: ScriptedServer, workspace: Path) -> None
         prompt = app.query_one(PromptInput)
         await pilot.press("slash")
         await pilot.pause()
-        assert completions.visible and completions.option_count >= 10
+        assert completions.showing and completions.option_count >= 10
         await pilot.press("c", "o")
         await pilot.pause()
         names = [s.value for s in completions.completion.suggestions]
         assert names == ["/compact", "/context"]
         await pilot.press("tab")
         await pilot.pause()
-        assert prompt.value == "/compact " and not completions.visible
+        assert prompt.value == "/compact " and not completions.showing
         await pilot.press(*["backspace"] * 9, "slash", "c", "o", "n")
         await pilot.pause()
         await pilot.press("enter")  # runs the highlighted command at once
@@ -83,9 +83,9 @@ async def test_escape_closes_the_suggestions(server: ScriptedServer, workspace: 
         await pilot.press("slash")
         await pilot.pause()
         completions = app.query_one(CompletionList)
-        assert completions.visible
+        assert completions.showing
         await pilot.press("escape")
-        assert not completions.visible and app.is_running
+        assert not completions.showing and app.is_running
 
 
 async def test_file_completion_skips_ignored_files(server: ScriptedServer, workspace: Path) -> None:
@@ -100,9 +100,9 @@ async def test_file_completion_skips_ignored_files(server: ScriptedServer, works
         prompt = app.query_one(PromptInput)
         completions = app.query_one(CompletionList)
         await pilot.press(*"look at @ap")
-        await wait_for(pilot, lambda: completions.visible, "the file suggestions")
+        await wait_for(pilot, lambda: completions.showing, "the file suggestions")
         found = [s.value for s in completions.completion.suggestions]
         assert found == ["@apple.txt", "@src/app.py"]  # names starting so, shortest first
         await pilot.press("down", "tab")
         assert prompt.value == "look at @src/app.py "
-        assert not completions.visible
+        assert not completions.showing

@@ -209,22 +209,22 @@ def page_text(
 ) -> tuple[Page, str]:
     """The items from `skipped` on (`items` starts there) that fit the budget together with the
     note the page then needs; a first item too long alone is cut."""
-    items = list(items[: max(1, budget.gather_chars // 2)])  # an item takes 2+ characters
+    candidates = list(items[: max(1, budget.gather_chars // 2)])  # an item takes 2+ characters
 
     def render(count: int) -> str:
-        page = Page(items[:count], skipped, total, exact)
+        page = Page(candidates[:count], skipped, total, exact)
         lines = page.lines if page.complete else [*page.lines, note(page)]
         return "\n".join(lines)
 
-    if not items:
+    if not candidates:
         page = Page([], skipped, total, exact)
         return page, note(page)
-    count = largest_fitting(len(items), render, budget)
+    count = largest_fitting(len(candidates), render, budget)
     if not budget.fits(render(count)):  # one item too long for the budget with its note
-        room = budget.minus(budget.count(note(Page(items[:1], skipped, total, exact))))
-        items = [clip_to_budget(items[0], room) + " [cut]"]
+        room = budget.minus(budget.count(note(Page(candidates[:1], skipped, total, exact))))
+        candidates = [clip_to_budget(candidates[0], room) + " [cut]"]
         count = 1
-    return Page(items[:count], skipped, total, exact), render(count)
+    return Page(candidates[:count], skipped, total, exact), render(count)
 
 
 def page_note(page: Page, noun: str, budget: OutputBudget, next_call: str, narrow: str) -> str:

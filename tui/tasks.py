@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
-from agent.events import CompactionDone, CompactionFailed
+from agent.events import CompactionDone, CompactionFailed, FoldReason
 from agent.fork import ForkRefused
 from agent.loop import Agent
 from sessions.lock import SessionBusy
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 FORKING = "forking (folding first)"
 
 
-async def _consume(app: PleatApp, view: TurnView, events: AsyncIterator[AnyEvent]) -> None:
+async def _consume(app: PleatApp, view: TurnView, events: AsyncGenerator[AnyEvent, None]) -> None:
     """Show every event; after a fold's outcome, deliver an interruption held while it
     committed (see tui.fold_guard)."""
     async with aclosing(events) as stream:
@@ -57,7 +57,9 @@ async def run_turn(app: PleatApp, agent: Agent, text: str) -> None:
         app.idle.arm()
 
 
-async def run_compaction(app: PleatApp, agent: Agent, reason: str, focus: str | None) -> None:
+async def run_compaction(
+    app: PleatApp, agent: Agent, reason: FoldReason, focus: str | None
+) -> None:
     """/compact [focus] (reason "manual") or an idle fold (reason "idle"); cancelled before it
     commits, it leaves history and archive as they were."""
     view = TurnView(app.conversation, app.status, app.refresh_context, busy_state=COMPACTING)

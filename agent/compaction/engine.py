@@ -28,6 +28,8 @@ from agent.events import (
     CompactionFailed,
     CompactionStarted,
     Event,
+    FoldMethod,
+    FoldReason,
     Retrying,
     ThinkingDelta,
     Usage,
@@ -134,7 +136,7 @@ class _Fold:
 
     split: Split
     reply: CompressionReply
-    method: str
+    method: FoldMethod
 
 
 class Compactor:
@@ -217,14 +219,14 @@ class Compactor:
         self.tokens.reset_report()
         self.suspended_below = None
 
-    def due(self, history: list[Message]) -> str | None:
+    def due(self, history: list[Message]) -> FoldReason | None:
         """The reason to fold before the next model call, or None."""
         size = self.tokens.size(history)
         if self.suspended_below is not None:
             if size < self.suspended_below:
                 return None
             self.suspended_below = None
-        reason = None
+        reason: FoldReason | None = None
         if size >= self.budget.trigger_tokens:
             reason = "threshold"
         elif self.policy.max_messages and len(history) >= self.policy.max_messages:
@@ -263,7 +265,7 @@ class Compactor:
         history: list[Message],
         tools: list[dict[str, Any]],
         *,
-        reason: str,
+        reason: FoldReason,
         focus: str | None = None,
     ) -> AsyncIterator[Event]:
         """Fold `history`; the last event is CompactionDone (with the new history) or
@@ -361,7 +363,7 @@ class Compactor:
         history: list[Message],
         tools: list[dict[str, Any]],
         *,
-        reason: str,
+        reason: FoldReason,
         focus: str | None,
         calls: _Calls,
     ) -> _Fold:
@@ -457,10 +459,10 @@ class Compactor:
         split: Split,
         focus: str | None,
         calls: _Calls,
-        reason: str,
+        reason: FoldReason,
         *,
         system: Message | None = None,
-        method: str = "pieces",
+        method: FoldMethod = "pieces",
     ) -> _Fold:
         """The head is larger than a window: summarize it piece by piece, each piece a
         transcript in one request, carrying the running summary forward."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from agent.compaction.engine import archive_failure
 from agent.compaction.shrink import apply_shrink, plan_shrink
-from agent.events import CompactionDone, CompactionFailed, Event
+from agent.events import CompactionDone, CompactionFailed, Event, FoldReason
 from agent.messages import Message
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 async def shrink_to_fit(
-    compactor: Compactor, history: list[Message], *, reason: str
+    compactor: Compactor, history: list[Message], *, reason: FoldReason
 ) -> Event | None:
     """Archive the largest tool results verbatim and stub them until the request fits
     (agent/compaction/shrink.py). CompactionDone (method "shrink") with the new history,
@@ -35,8 +35,8 @@ async def shrink_to_fit(
     try:
         chunk = await asyncio.to_thread(write, [], topics=topics, tokens=0, shrunk=originals)
     except OSError as error:
-        message = archive_failure(compactor.archive.directory, error)
-        return CompactionFailed(reason, f"could not shrink tool results: {message}")
+        why = archive_failure(compactor.archive.directory, error)
+        return CompactionFailed(reason, f"could not shrink tool results: {why}")
     compactor.step("archived")
     new_history = apply_shrink(history, plan, chunk.number, "did not fit the context window")
     for message in originals:

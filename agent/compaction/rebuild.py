@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from agent.compaction.ledger import Ledger, render_ledger
 from agent.messages import Message
 from sessions.archive import ChunkInfo
-from tools.archive_reader import READER_TOOL_NAME
+from tools.kept_output_reader import READER_TOOL_NAME
 
 # Previous chunks listed in the summary message, newest first; older ones are counted. Ten
 # lines keep the index small while covering a long working day of folds.

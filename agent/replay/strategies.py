@@ -12,7 +12,7 @@ from typing import Any
 from agent.compaction.engine import Compactor, SummaryModel
 from agent.compaction.offline_model import OfflineSummarizer
 from agent.compaction.policy import Budget, CompactionPolicy
-from agent.events import CompactionDone, CompactionFailed, Retrying
+from agent.events import CompactionDone, CompactionFailed, Retrying, ThinkingDelta
 from agent.llm import LLMReply
 from agent.messages import Message, provider_messages
 from agent.replay.cache_model import CacheModel
@@ -74,7 +74,7 @@ class _BilledModel:
         tools: list[dict[str, Any]] | None = None,
         *,
         max_tokens: int | None = None,
-    ) -> AsyncIterator[str | Retrying | LLMReply]:
+    ) -> AsyncIterator[str | ThinkingDelta | Retrying | LLMReply]:
         charge = self.cache.request(messages, tools, cacheable=self.cacheable)
         self.result.billed += charge.cost
         self.result.compression_prompt_tokens += charge.prompt_tokens

@@ -32,7 +32,8 @@ class CompletionList(OptionList, can_focus=False):
         self.display = True
 
     @property
-    def visible(self) -> bool:
+    def showing(self) -> bool:
+        """A completion is offered (not Textual's `visible`, which this must not shadow)."""
         return self.completion is not None
 
     def move(self, step: int) -> None:

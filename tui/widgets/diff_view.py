@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pygments.token import Token, _TokenType
 from textual.highlight import HighlightTheme, highlight
 from textual.widgets import Static
@@ -12,7 +10,7 @@ from textual.widgets import Static
 class DiffTheme(HighlightTheme):
     """Textual's highlight theme plus the diff tokens it leaves unstyled."""
 
-    STYLES: ClassVar[dict[_TokenType, str]] = {
+    STYLES: dict[_TokenType, str] = {  # noqa: RUF012  (Textual's own declaration, overridden)
         **HighlightTheme.STYLES,
         Token.Generic.Inserted: "$text-success",
         Token.Generic.Deleted: "$text-error",

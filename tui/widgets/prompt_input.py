@@ -75,16 +75,16 @@ class PromptInput(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
-        if key in ("enter", "tab") and self.completions.visible:
+        if key in ("enter", "tab") and self.completions.showing:
             self._complete()  # keys typed since the last Changed message was handled count
         handled = True
-        if key == "enter" and self.completions.visible:
+        if key == "enter" and self.completions.showing:
             self._accept(submit=True)
-        elif key == "tab" and self.completions.visible:
+        elif key == "tab" and self.completions.showing:
             self._accept(submit=False)
         elif key == "tab" and self._completing_word():
             pass  # the suggestions are still being listed: keep the focus here
-        elif key == "escape" and self.completions.visible:
+        elif key == "escape" and self.completions.showing:
             self.completions.show(None)
         elif key in NEWLINE_KEYS:
             self.insert("\n")
@@ -101,7 +101,7 @@ class PromptInput(TextArea):
             event.prevent_default()
 
     def action_up(self) -> None:
-        if self.completions.visible:
+        if self.completions.showing:
             self.completions.move(-1)
         elif self.cursor_at_first_line:
             self._walk_history(-1)
@@ -109,7 +109,7 @@ class PromptInput(TextArea):
             self.action_cursor_up()
 
     def action_down(self) -> None:
-        if self.completions.visible:
+        if self.completions.showing:
             self.completions.move(1)
         elif self.cursor_at_last_line:
             self._walk_history(1)
