@@ -8,14 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.compaction.engine import Compactor
-from agent.compaction.redact import KnownSecrets
 from agent.config import Config
 from agent.llm import LLM
 from agent.loop import Agent
-from agent.messages import Message
 from agent.permissions import Approver
 from agent.prompt import system_prompt
 from agent.tokens import TokenLedger
+from sessions.messages import Message
+from sessions.redact import KnownSecrets
 from sessions.store import Session, SessionError, latest_session
 from tools.registry import default_registry
 

@@ -1,10 +1,33 @@
-"""The `pleat` command: parses arguments and dispatches; imports nothing heavy (fast --help)."""
+"""The `pleat` command: parses arguments and dispatches; imports nothing heavy (fast --help).
+
+The interactive UI lives in the layer above (tui/); the entry point there (tui.main) hands in
+the function that starts it, so this module never imports the UI.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from agent.config import Config
+
+
+class StartUI(Protocol):
+    """Runs the interactive UI to its end and gives the exit code (tui.main.start_ui)."""
+
+    def __call__(
+        self,
+        config: Config | None,
+        workspace: Path,
+        *,
+        approve_everything: bool,
+        resume: str | None,
+        continue_latest: bool,
+    ) -> int: ...
+
 
 USAGE_EXAMPLES = """\
 examples:
@@ -111,7 +134,7 @@ def list_sessions_command(argv: list[str]) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, start_ui: StartUI | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["sessions"]:
         return list_sessions_command(argv[1:])
@@ -139,12 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     if not workspace.is_dir():
         return fail(f"workspace {workspace} is not a directory", 2)
     if args.prompt is None:
-        # The entry point is the composition root, the one place in agent/ that starts the UI
-        # (pyproject's import contract lists this edge); imported here, so --help and -p never
-        # pay for Textual. Without a model the UI still opens and explains how to set one.
-        from tui import app as tui_app
-
-        return tui_app.run(
+        # Without a model the UI still opens and explains how to set one.
+        if start_ui is None:
+            return fail("no prompt: give one with -p, or run `pleat` for the terminal UI", 2)
+        return start_ui(
             config,
             workspace,
             approve_everything=args.yes,
@@ -167,4 +188,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main())  # headless only: `pleat` (tui.main) is the entry point that has the UI

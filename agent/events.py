@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent.messages import ToolCall
+from sessions.messages import ToolCall
+from sessions.usage import CallPurpose, Usage
 
 # A provider failure's class (agent/llm.py classifies every litellm error as one of these).
 ProviderErrorKind = Literal[
@@ -21,17 +22,6 @@ FoldReason = Literal["threshold", "message_cap", "overflow", "manual", "idle", "
 # "ledger" (no model summary), "separate" (replay's baseline), "shrink" (tool results stubbed,
 # nothing folded).
 FoldMethod = Literal["insert", "pieces", "ledger", "separate", "shrink"]
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Token usage of one model call, as the provider reported it."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0  # prompt tokens read from the provider's cache
-    cache_creation_tokens: int = 0  # prompt tokens written to the cache (Anthropic)
-    cost: float | None = None  # in USD, when litellm knows the model's prices
 
 
 @dataclass(frozen=True)
@@ -61,10 +51,6 @@ class ToolCallFinished:
     text: str
     is_error: bool
     meta: dict[str, Any] = field(default_factory=dict)
-
-
-# What a model call was for: the turn itself, or a compression call of a fold.
-CallPurpose = Literal["turn", "compression"]
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent.events import CompactionDone, CompactionFailed
 from agent.loop import Agent
-from agent.messages import Message
+from sessions.messages import Message
 from sessions.store import MAX_FORK_DEPTH, Session, SessionError
 
 

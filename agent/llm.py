@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.events import ProviderErrorKind as ErrorKind
-from agent.events import Retrying, ThinkingDelta, Usage
-from agent.messages import ToolCall
+from agent.events import Retrying, ThinkingDelta
 from agent.offline import prepare_offline_env
 from agent.reasoning import ReasoningAssembler
 from agent.request_shape import (
@@ -25,6 +24,8 @@ from agent.request_shape import (
     without_foreign_reasoning,
 )
 from agent.stream_assembly import ToolCallAssembler, stream_was_cut, usage_from
+from sessions.messages import ToolCall
+from sessions.usage import Usage
 
 # Provider messages that mean "the prompt does not fit", for the providers and proxies whose
 # errors litellm does not map to ContextWindowExceededError (Anthropic, OpenAI, Gemini, vLLM,

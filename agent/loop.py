@@ -8,11 +8,9 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from agent import messages as msg
 from agent.compaction.engine import Compactor
 from agent.compaction.last_rung import shrink_to_fit, too_small
 from agent.events import (
-    CallPurpose,
     CompactionDone,
     CompactionFailed,
     ErrorEvent,
@@ -24,13 +22,13 @@ from agent.events import (
     ToolCallFinished,
     ToolCallStarted,
     TurnDone,
-    Usage,
     UsageReported,
 )
 from agent.llm import LLM, LLMError, LLMReply
-from agent.messages import Message, ToolCall
 from agent.permissions import ApprovalRequest, Approver
-from agent.usage_tally import UsageTally
+from sessions import messages as msg
+from sessions.messages import Message, ToolCall
+from sessions.usage import CallPurpose, Usage, UsageTally
 from tools.base import OutputKeeper, ToolContext, ToolError, ToolOutput
 from tools.output_budget import MIN_OUTPUT_TOKENS, OutputBudget
 from tools.registry import ToolRegistry, validate_arguments
@@ -88,7 +86,7 @@ class Recorder(Protocol):
 
     def message(self, message: Message) -> None: ...
 
-    def compaction(self, done: CompactionDone) -> None: ...
+    def compaction(self, chunk: int, merged: bool, history: list[Message]) -> None: ...
 
     def usage(self, model: str, usage: Usage, purpose: CallPurpose = "turn") -> None: ...
 
@@ -249,7 +247,7 @@ class Agent:
         """Swap in a rebuilt history (after its chunk is on disk) and record it."""
         self.history = list(done.history)
         if self.recorder is not None:
-            self.recorder.compaction(done)
+            self.recorder.compaction(done.chunk, done.merged, done.history)
 
     async def _turn(self) -> AsyncIterator[Event]:
         for iteration in range(1, self.max_tool_iterations + 1):

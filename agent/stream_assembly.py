@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.events import Usage
-from agent.messages import ToolCall
+from sessions.messages import ToolCall
+from sessions.usage import Usage
 
 
 def usage_from(raw: Any) -> Usage:

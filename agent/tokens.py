@@ -7,8 +7,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agent.messages import Message
 from agent.offline import prepare_offline_env
+from sessions.messages import Message
 
 # Tokens a chat format adds around each message (role markers, separators): OpenAI documents
 # 3-4 per message; 4 errs on the safe side.

@@ -45,7 +45,7 @@ key = hashlib.sha256(data).hexdigest()
 
 def seed(workspace: Path, messages: int) -> str:
     """A session on disk with `messages` messages after the system prompt."""
-    from agent.messages import Message
+    from sessions.messages import Message
     from sessions.store import Session
 
     session = Session.create(workspace, model="scripted-model")

@@ -61,8 +61,8 @@ Bare().run()
 PLEAT = (
     HOOK
     + """
-import agent.cli
-sys.exit(agent.cli.main(sys.argv[1:]))
+import tui.main
+sys.exit(tui.main.main(sys.argv[1:]))
 """
 )
 

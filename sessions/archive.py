@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agent.compaction.redact import KnownSecrets
-from agent.messages import Message, ToolCall
 from sessions.atomic import atomic_write, fsync_dir
+from sessions.messages import Message, ToolCall
+from sessions.redact import KnownSecrets
 
 # Chunk files are `chunk-0001.md`, ...: four digits keep a directory listing in order for any
 # realistic session; larger numbers simply get more digits.

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.compaction.redact import KnownSecrets
-from agent.messages import Message, ToolCall
-from agent.usage_tally import UsageTally
+from sessions.messages import Message, ToolCall
+from sessions.redact import KnownSecrets
+from sessions.usage import UsageTally
 
 JOURNAL_NAME = "journal.jsonl"
 # Transcripts hold code, command output and what the user typed: readable by the user only.
@@ -145,7 +145,7 @@ LOST_TOOL_RESULT = "lost: the journal line holding this tool call's result was d
 # Stands in for the first request when its line was damaged: providers want a user message
 # right after the system prompt.
 LOST_REQUEST = "[pleat: the first request of this session was lost: its journal line was damaged]"
-# The roles a message record may have (agent.messages.Role).
+# The roles a message record may have (sessions.messages.Role).
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 # Chunk-state fields Session.resume's archive reconciliation reads as integers.
 CHUNK_STATE_INTEGERS = ("number", "messages", "shrunk")

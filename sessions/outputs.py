@@ -13,8 +13,8 @@ import re
 import threading
 from pathlib import Path
 
-from agent.compaction.redact import KnownSecrets
 from sessions.atomic import atomic_write, fsync_dir
+from sessions.redact import KnownSecrets
 
 OUTPUTS_DIR = "outputs"
 # `output-0001.txt`, ...: four digits keep a listing in order for any realistic session.

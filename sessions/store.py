@@ -8,14 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.events import CallPurpose, CompactionDone, Usage
-from agent.messages import Message, last_id_number, tool_result, unanswered_calls
-from agent.usage_tally import UsageTally
 from sessions.archive import ChunkArchive
 from sessions.journal import JOURNAL_NAME, Journal, replay_journal
 from sessions.lock import SessionLock
+from sessions.messages import Message, last_id_number, tool_result, unanswered_calls
 from sessions.outputs import OUTPUTS_DIR, KeptOutputs
 from sessions.paths import data_home, new_session_id, private_dir, session_dir
+from sessions.usage import CallPurpose, Usage, UsageTally
 
 CHUNKS_DIR = "chunks"
 # What the model reads for a tool call whose process died before it answered.
@@ -97,12 +96,12 @@ class Session:
     def message(self, message: Message) -> None:
         self.journal.message(message)
 
-    def compaction(self, done: CompactionDone) -> None:
+    def compaction(self, chunk: int, merged: bool, history: list[Message]) -> None:
+        """Record a fold: the chunk it wrote (or merged into) and the history that replaced the
+        folded one."""
         chunks = self.archive.chunks()
-        state = next((c.state() for c in chunks if c.number == done.chunk), {})
-        self.journal.compaction(
-            chunk=done.chunk, merged=done.merged, chunk_state=state, history=done.history
-        )
+        state = next((c.state() for c in chunks if c.number == chunk), {})
+        self.journal.compaction(chunk=chunk, merged=merged, chunk_state=state, history=history)
 
     def usage(self, model: str, usage: Usage, purpose: CallPurpose = "turn") -> None:
         fields = {k: v for k, v in usage.__dict__.items() if v}

@@ -17,8 +17,8 @@ from agent.config import Config
 from agent.events import Event, TurnDone
 from agent.headless import run_turn
 from agent.loop import Agent
-from agent.messages import Message
 from agent.permissions import approve_all
+from sessions.messages import Message
 from sessions.store import Session
 
 # A window the scripted provider's small histories sit well inside; the archive tests fill it.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from agent.messages import Message, provider_messages
+from sessions.messages import Message, provider_messages
 
 
 def assert_provider_valid(sent: list[dict[str, Any]]) -> None:

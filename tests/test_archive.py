@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.messages import Message, ToolCall
 from sessions.archive import ChunkArchive, ChunkFormatError
+from sessions.messages import Message, ToolCall
 
 # Fragments that look like the archive's own syntax, mixed into random text.
 TRICKY = [

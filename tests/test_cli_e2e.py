@@ -21,7 +21,7 @@ def pleat(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproces
     environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     environ.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "agent.cli", *args],
+        [sys.executable, "-m", "tui.main", *args],
         cwd=cwd,
         env=environ,
         capture_output=True,

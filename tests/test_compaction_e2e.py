@@ -18,9 +18,9 @@ from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
 from agent.events import CompactionDone, CompactionFailed, Event, ToolCallFinished, TurnDone
 from agent.loop import Agent
-from agent.messages import Message
 from agent.permissions import approve_all
 from sessions.archive import ChunkArchive
+from sessions.messages import Message
 from sessions.store import Session
 
 WINDOW = 16_000
@@ -154,7 +154,7 @@ def fill_history(agent: Agent, turns: int, chars: int) -> None:
 
 
 def _call(call_id: str, t: int) -> Any:
-    from agent.messages import ToolCall
+    from sessions.messages import ToolCall
 
     return ToolCall(call_id, "read_file", json.dumps({"path": f"part{t}.txt"}))
 

@@ -12,10 +12,10 @@ from invariants import assert_history_valid
 
 from agent.compaction.policy import Budget, CompactionPolicy
 from agent.events import CompactionDone
-from agent.messages import Message, is_summary
 from agent.replay.recorded import read_sessions
 from agent.replay.strategies import run_strategy
 from sessions.archive import ChunkArchive
+from sessions.messages import Message, is_summary
 
 DATA = RECORDED_SESSIONS
 # Small enough that most of the 60 sessions fold, several of them many times.

@@ -20,9 +20,16 @@ from agent.compaction.policy import CompactionPolicy
 from agent.compaction.rebuild import rebuild
 from agent.compaction.tail import choose_split
 from agent.events import CompactionDone
-from agent.messages import Message, ToolCall, is_summary, provider_messages, units, unread_results
 from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive
+from sessions.messages import (
+    Message,
+    ToolCall,
+    is_summary,
+    provider_messages,
+    units,
+    unread_results,
+)
 
 
 def count(message: Message) -> int:

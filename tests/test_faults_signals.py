@@ -37,7 +37,7 @@ POLL_SECONDS = 0.02
 
 def pleat_args(server: ScriptedServer, workspace: Path, *extra: str) -> list[str]:
     return [
-        sys.executable, "-m", "agent.cli",
+        sys.executable, "-m", "tui.main",
         "--model", TEST_MODEL, "--api-base", server.base_url, "--api-key", TEST_API_KEY,
         "--cwd", str(workspace), "--yes", *extra,
     ]  # fmt: skip

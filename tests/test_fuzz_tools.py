@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from agent.messages import Message, ToolCall
 from sessions.archive import ChunkArchive
+from sessions.messages import Message, ToolCall
 from tools.base import ToolContext, ToolOutput
 from tools.registry import ToolRegistry, default_registry
 

@@ -13,9 +13,9 @@ HEAVY = ("litellm", "openai", "tiktoken", "aiohttp", "textual")
 PROBE = """
 import json, sys
 sys.argv = ["pleat", *{argv!r}]
-import agent.cli
+import tui.main
 try:
-    agent.cli.main()
+    tui.main.main()
 except SystemExit:
     pass
 heavy = sorted({{m.split(".")[0] for m in sys.modules}} & set({heavy!r}))
@@ -47,7 +47,7 @@ def test_importing_the_core_packages_imports_nothing_heavy() -> None:
 
 def test_console_script_help_answers() -> None:
     pleat = subprocess.run(
-        [sys.executable, "-m", "agent.cli", "--help"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "tui.main", "--help"], capture_output=True, text=True, timeout=60
     )
     assert pleat.returncode == 0
     assert "--prompt" in pleat.stdout and "--api-base" in pleat.stdout

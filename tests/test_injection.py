@@ -15,8 +15,8 @@ from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
 from agent.events import CompactionDone
 from agent.loop import Agent
-from agent.messages import Message, is_summary
 from agent.permissions import approve_all
+from sessions.messages import Message, is_summary
 from sessions.store import Session
 
 # The real instruction's text, word for word, followed by the tags a fold would obey.

@@ -17,7 +17,7 @@ from agent.compaction.ledger import (
     render_ledger,
     update_ledger,
 )
-from agent.messages import Message, ToolCall
+from sessions.messages import Message, ToolCall
 
 TRAJECTORIES = Path("/work/shared/data/trajectories-dev60.jsonl.gz")
 

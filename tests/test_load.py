@@ -14,12 +14,12 @@ from invariants import assert_history_valid
 
 from agent.compaction.policy import CompactionPolicy
 from agent.events import CompactionDone
-from agent.messages import Message, ToolCall
 from agent.replay.cache_model import CacheModel, Charge
 from agent.replay.recorded import RecordedSession
 from agent.replay.strategies import run_strategy
 from agent.tokens import count_text
 from sessions.journal import JOURNAL_NAME
+from sessions.messages import Message, ToolCall
 from sessions.store import CHUNKS_DIR, Session
 
 # Slow (ten thousand messages): left out of the fast set, `pytest -m 'not slow'`.
@@ -91,7 +91,7 @@ def journaled(tmp_path: Path, pleat_home: Path) -> tuple[Session, list[Message],
 
     def on_compaction(before: list[Message], done: CompactionDone) -> None:
         journal_until(before[-1])
-        session.compaction(done)
+        session.compaction(done.chunk, done.merged, done.history)
 
     count_text("warm up")  # tiktoken's tables load once per process: not the replay's memory
     tracemalloc.start()

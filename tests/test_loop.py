@@ -24,9 +24,9 @@ from agent.events import (
 )
 from agent.llm import LLM, ModelSettings
 from agent.loop import CANCELLED_TOOL_RESULT, Agent
-from agent.messages import Message, unanswered_calls
 from agent.permissions import ApprovalRequest, Decision, approve_all, refuse_headless
 from agent.prompt import system_prompt
+from sessions.messages import Message, unanswered_calls
 from tools.registry import default_registry
 
 

@@ -15,9 +15,9 @@ import pytest
 from hints import next_call
 
 from agent.compaction.policy import CompactionPolicy
-from agent.messages import Message
 from agent.tokens import count_text
 from sessions.archive import ChunkArchive
+from sessions.messages import Message
 from sessions.outputs import KeptOutputs
 from tools.archive_reader import ArchiveReaderTool
 from tools.base import Tool, ToolContext, ToolOutput

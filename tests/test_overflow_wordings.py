@@ -137,7 +137,7 @@ async def test_pleat_learns_the_window_from_each_wording(
 
 
 def test_calibration_follows_the_providers_count() -> None:
-    from agent.messages import Message
+    from sessions.messages import Message
 
     ledger = TokenLedger()
     history = [Message(role="user", content="word " * 1_000, id=f"m{i}") for i in range(3)]

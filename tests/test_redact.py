@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.compaction.redact import REDACTED, redact
+from sessions.redact import REDACTED, redact
 
 PEM = (
     "-----BEGIN RSA PRIVATE KEY-----\n"

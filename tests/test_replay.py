@@ -109,7 +109,7 @@ async def test_strategies_agree_where_they_must(short_sessions: list, tmp_path: 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "agent.cli", "replay", *args],
+        [sys.executable, "-m", "tui.main", "replay", *args],
         capture_output=True,
         text=True,
         timeout=120,

@@ -16,9 +16,9 @@ import pytest
 from conftest import TEST_MODEL
 from scripted_server import ScriptedServer, Text, ToolCalls
 
-from agent.compaction.redact import REDACTED, KnownSecrets
-from agent.messages import Message, ToolCall
 from sessions.archive import ChunkArchive
+from sessions.messages import Message, ToolCall
+from sessions.redact import REDACTED, KnownSecrets
 
 # Slow (runs pleat as a process): left out of the fast set, `pytest -m 'not slow'`.
 pytestmark = pytest.mark.slow
@@ -60,7 +60,7 @@ def test_the_key_never_reaches_disk_or_the_terminal(workspace: Path, pleat_home:
         environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
         done = subprocess.run(
             [
-                sys.executable, "-m", "agent.cli",
+                sys.executable, "-m", "tui.main",
                 "-p", f"my key is {KEY}; read the files",
                 "--model", TEST_MODEL,
                 "--api-base", server.base_url,

@@ -20,10 +20,10 @@ from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
 from agent.events import CompactionDone, Event
 from agent.loop import Agent
-from agent.messages import Message, ToolCall
 from agent.permissions import approve_all
 from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.lock import SessionBusy
+from sessions.messages import Message, ToolCall
 from sessions.store import INTERRUPTED_TOOL_RESULT, Session, list_sessions
 
 INSTRUCTION_MARK = "[pleat: context compaction"

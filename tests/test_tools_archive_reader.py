@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from agent.messages import Message, ToolCall
 from sessions.archive import ChunkArchive
+from sessions.messages import Message, ToolCall
 from tools.archive_reader import (
     EMPTY_ARCHIVE,
     MAX_HITS,

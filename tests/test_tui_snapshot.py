@@ -9,8 +9,7 @@ from scripted_server import ScriptedServer, Text, ToolCalls
 from textual.pilot import Pilot
 from tui_support import make_app, model, small_policy, wait_for, work_finished
 
-from agent.events import Usage
-from agent.usage_tally import UsageTally
+from sessions.usage import Usage, UsageTally
 from tui.app import PleatApp
 from tui.context_report import ContextGauge, ContextReport
 from tui.screens.approval import ApprovalScreen

@@ -27,8 +27,8 @@ from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
 from agent.events import ErrorEvent, ToolCallFinished, TurnDone
 from agent.loop import Agent
-from agent.messages import Message
 from agent.permissions import approve_all
+from sessions.messages import Message
 from sessions.store import Session
 
 WINDOWS = (4_096, 8_192, 16_384, 32_768)

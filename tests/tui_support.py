@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 
 from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
-from agent.messages import Message, unanswered_calls
+from sessions.messages import Message, unanswered_calls
 from sessions.store import Session
 from tui.app import PleatApp
 from tui.widgets.prompt_input import PromptInput

@@ -8,8 +8,9 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from sessions.messages import Message, ToolCall
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.kept_output_reader import READER_TOOL_NAME, read_kept_output
 from tools.output_budget import OutputBudget, lines_that_fit
@@ -55,40 +56,12 @@ WHITESPACE = re.compile(r"\s+")
 BARE_NUMBER = re.compile(r"\d+\Z")
 
 
-class _Call(Protocol):
-    """What the reader uses of a tool call (agent.messages.ToolCall; tools never import agent)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def arguments(self) -> str: ...
-
-
-class _Message(Protocol):
-    """What the reader uses of an archived message (agent.messages.Message)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def role(self) -> str: ...
-    @property
-    def content(self) -> str | None: ...
-    @property
-    def tool_calls(self) -> Sequence[_Call]: ...
-    @property
-    def tool_call_id(self) -> str | None: ...
-    @property
-    def name(self) -> str | None: ...
-
-
 @dataclass(frozen=True)
 class _Entry:
     """One archived message and where it sits."""
 
     chunk: int
-    message: _Message
+    message: Message
     # The full original of a tool output the live conversation holds only as a stub.
     original: bool
 
@@ -235,7 +208,7 @@ def _compile_query(query: str, case_sensitive: bool) -> _Query:
     return _Query(pattern, required, described)
 
 
-def _call_text(call: _Call) -> str:
+def _call_text(call: ToolCall) -> str:
     """A call's arguments as searched: JSON strings decoded (so quotes and newlines in a command
     or a written file match as typed), one `key: value` per line; raw text if not an object."""
     try:
@@ -250,7 +223,7 @@ def _call_text(call: _Call) -> str:
     )
 
 
-def _fields(message: _Message) -> list[tuple[str, str]]:
+def _fields(message: Message) -> list[tuple[str, str]]:
     """(label, text) of everything searched in a message: its content, then each tool call."""
     fields = [("", message.content)] if message.content else []
     fields += [(f"call {call.name}", _call_text(call)) for call in message.tool_calls]
@@ -290,7 +263,7 @@ def _snippet(text: str, spans: Sequence[tuple[int, int]]) -> str:
     return "".join(pieces).strip()
 
 
-def _who(message: _Message) -> str:
+def _who(message: Message) -> str:
     """The role, with the tool's name on tool results: "assistant", "tool read_file"."""
     return f"{message.role} {message.name}" if message.name else message.role
 
@@ -398,7 +371,7 @@ def _header(entry: _Entry, part: str = "") -> str:
     return "[" + " · ".join(fields) + "]"
 
 
-def _body(message: _Message) -> str:
+def _body(message: Message) -> str:
     """The content verbatim, then each tool call with its raw arguments, one per line."""
     lines: list[str] = []
     if message.content:

@@ -28,8 +28,8 @@ from tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from agent.loop import Agent
-    from agent.messages import Message
     from agent.permissions import ApprovalRequest
+    from sessions.messages import Message
     from sessions.store import Session
     from tui.approvals import Answer
     from tui.session_host import SessionHost

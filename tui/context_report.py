@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agent.messages import is_summary
-from agent.usage_tally import UsageTally
+from sessions.messages import is_summary
+from sessions.usage import UsageTally
 
 if TYPE_CHECKING:
     from agent.loop import Agent

@@ -13,7 +13,7 @@ from agent.offline import prepare_offline_env
 from tui.help import configuration_help
 
 if TYPE_CHECKING:
-    from agent.messages import Message
+    from sessions.messages import Message
     from tui.app import PleatApp
 
 

@@ -11,8 +11,8 @@ from agent.config import Config
 from agent.fork import fork_session
 from agent.llm import resolve_model
 from agent.loop import Agent
-from agent.messages import Message
 from agent.permissions import Approver
+from sessions.messages import Message
 from sessions.store import Session, SessionError, list_sessions
 from tui.fold_guard import FoldGuard
 

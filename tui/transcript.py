@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agent.loop import Agent
-from agent.messages import Message, ToolCall, is_summary
 from sessions.archive import ChunkArchive
+from sessions.messages import Message, ToolCall, is_summary
 from tui.entries import Entry, FoldEntry, ReplyEntry, ThinkingEntry, ToolEntry, UserEntry
 
 Describe = Callable[[ToolCall], str]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from agent.compaction.shrink import shrink_stub
-from agent.messages import Message, ToolCall
+from sessions.messages import Message, ToolCall
 
 
 def _calls_by_id(messages: Sequence[Message]) -> dict[str, ToolCall]:

@@ -20,7 +20,6 @@ from agent.compaction.ledger import Ledger, update_ledger
 from agent.compaction.pieces import CHARS_PER_TOKEN, render_transcript, split_into_pieces
 from agent.compaction.policy import Budget, CompactionPolicy
 from agent.compaction.rebuild import rebuild, summary_message
-from agent.compaction.redact import redact
 from agent.compaction.reply import CompressionReply, ReplyError, parse_reply
 from agent.compaction.tail import Split, choose_split
 from agent.events import (
@@ -32,13 +31,14 @@ from agent.events import (
     FoldReason,
     Retrying,
     ThinkingDelta,
-    Usage,
     UsageReported,
 )
 from agent.llm import MIN_STATED_WINDOW, LLMError, LLMReply, StatedLimits
-from agent.messages import Message, is_summary, provider_messages, unread_results
 from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive, ChunkInfo
+from sessions.messages import Message, is_summary, provider_messages, unread_results
+from sessions.redact import redact
+from sessions.usage import Usage
 
 # Units pulled back, round by round, while the compression call would not fit or the provider
 # says it overflows (the first round's single unit is the newest, see _pull_back_rounds): each

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from agent.compaction.engine import archive_failure
 from agent.compaction.shrink import apply_shrink, plan_shrink
 from agent.events import CompactionDone, CompactionFailed, Event, FoldReason
-from agent.messages import Message
+from sessions.messages import Message
 
 if TYPE_CHECKING:
     from agent.compaction.engine import Compactor

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agent.compaction.redact import redact
-from agent.messages import Message, ToolCall
+from sessions.messages import Message, ToolCall
+from sessions.redact import redact
 
 # Newest commands kept: enough to retrace a long debugging stretch (edit, test, fix, retest)
 # while the rendered list stays around 2k tokens.

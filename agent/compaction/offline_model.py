@@ -7,9 +7,9 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agent.events import Usage
 from agent.llm import LLMReply
 from agent.tokens import count_text
+from sessions.usage import Usage
 
 # Label every summary it writes, so nobody mistakes replay results for a real model's.
 LABEL = "[offline summarizer: deterministic, no model was called]"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from agent.messages import Message
+from sessions.messages import Message
 
 # A single message larger than a piece is shown by its start and end: the archive keeps it
 # whole, and a summary needs its gist, not every line. Characters per token is the usual

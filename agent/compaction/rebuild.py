@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.compaction.ledger import Ledger, render_ledger
-from agent.messages import Message
 from sessions.archive import ChunkInfo
+from sessions.messages import Message
 from tools.kept_output_reader import READER_TOOL_NAME
 
 # Previous chunks listed in the summary message, newest first; older ones are counted. Ten

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent.compaction.tail import fold_start
-from agent.messages import Message, unread_results
+from sessions.messages import Message, unread_results
 from tools.kept_output_reader import READER_TOOL_NAME
 
 # Characters of a shrunk result's start kept in its stub, so the model still sees what it was

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.messages import Message, is_summary, units
+from sessions.messages import Message, is_summary, units
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.messages import Message
+from sessions.messages import Message
 
 # The one tool of the recorded sessions (mini-swe-agent's bash), offered in every replayed
 # request so tool schemas count toward the window as they do live.

@@ -14,11 +14,11 @@ from agent.compaction.offline_model import OfflineSummarizer
 from agent.compaction.policy import Budget, CompactionPolicy
 from agent.events import CompactionDone, CompactionFailed, Retrying, ThinkingDelta
 from agent.llm import LLMReply
-from agent.messages import Message, provider_messages
 from agent.replay.cache_model import CacheModel
 from agent.replay.recorded import BASH_TOOL, RecordedSession
 from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive
+from sessions.messages import Message, provider_messages
 
 STRATEGIES = ("insert", "separate", "mask", "none")
 # Observation masking keeps the newest this many tool outputs verbatim: the window the

@@ -11,7 +11,7 @@ from agent.headless import kilo
 from tui.context_report import ContextGauge
 
 if TYPE_CHECKING:
-    from agent.events import Usage
+    from sessions.usage import Usage
 
 # Separates the fields of the status line.
 SEPARATOR = " · "

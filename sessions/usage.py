@@ -1,11 +1,24 @@
-"""What a session's model calls cost so far: every call, compression included, as billed."""
+"""What model calls cost: one call's usage as reported, and a session's running tally (compression
+included), as billed."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from agent.events import CallPurpose, Usage
+# What a model call was for: the turn itself, or a compression call of a fold.
+CallPurpose = Literal["turn", "compression"]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage of one model call, as the provider reported it."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0  # prompt tokens read from the provider's cache
+    cache_creation_tokens: int = 0  # prompt tokens written to the cache (Anthropic)
+    cost: float | None = None  # in USD, when litellm knows the model's prices
 
 
 @dataclass

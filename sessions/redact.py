@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from agent.messages import Message
+from sessions.messages import Message
 
 REDACTED = "[REDACTED]"
 # Known secrets shorter than this are not replaced: a short string (a 4-digit PIN, "test")

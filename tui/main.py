@@ -1,0 +1,42 @@
+"""pleat's entry point: the composition root, where the command line is given the UI it starts."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.config import Config
+
+
+def start_ui(
+    config: Config | None,
+    workspace: Path,
+    *,
+    approve_everything: bool,
+    resume: str | None,
+    continue_latest: bool,
+) -> int:
+    """Run the terminal UI to its end. Textual is imported only here, so `pleat --help`, `pleat
+    -p` and `pleat sessions` never pay for it."""
+    from tui import app
+
+    return app.run(
+        config,
+        workspace,
+        approve_everything=approve_everything,
+        resume=resume,
+        continue_latest=continue_latest,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The `pleat` console script."""
+    from agent.cli import main as cli_main
+
+    return cli_main(argv, start_ui=start_ui)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
