@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
-from agent.compaction.engine import Compactor
+from agent.compaction.engine import Compactor, Summarized
 from agent.compaction.last_rung import shrink_to_fit, too_small
 from agent.events import (
     CompactionDone,
@@ -26,6 +25,7 @@ from agent.events import (
 )
 from agent.llm import LLM, LLMError, LLMReply
 from agent.permissions import ApprovalRequest, Approver
+from agent.uninterruptible import UninterruptibleSteps
 from sessions import messages as msg
 from sessions.messages import Message, ToolCall
 from sessions.usage import CallPurpose, Usage, UsageTally
@@ -53,28 +53,6 @@ CUT_ARGUMENTS_NOTE = (
     "[the reply carrying this call was cut at the output token limit, so its arguments may be "
     "incomplete: send smaller pieces, e.g. write a large file in several steps]"
 )
-
-
-_Result = TypeVar("_Result")
-
-
-async def uninterrupted(work: Coroutine[Any, Any, _Result]) -> _Result:
-    """Run `work` to its end even if the caller is cancelled meanwhile (then re-raise): an
-    archive write, the history swap and the journal record stay one step, so a cancellation
-    never leaves a chunk on disk that the journal does not know."""
-    task = asyncio.ensure_future(work)
-    cancelled = False
-    while True:
-        try:
-            result = await asyncio.shield(task)
-            break
-        except asyncio.CancelledError:
-            if task.done():
-                raise
-            cancelled = True
-    if cancelled:
-        raise asyncio.CancelledError
-    return result
 
 
 class ContextTooSmall(Exception):
@@ -124,6 +102,11 @@ class Agent:
         self._partial: list[str] = []  # text of the reply being streamed, for interruptions
         # Every model call of the session so far (a resumed one starts from its journal).
         self.usage = usage if usage is not None else UsageTally()
+        # Folds and shrinks commit as one step a cancellation waits for (a front end that
+        # quits waits too: commits.settled()).
+        self.commits = UninterruptibleSteps()
+        # Outcomes of commits the consumer was cancelled before seeing (take_unannounced).
+        self.unannounced: list[Event] = []
         if history:
             # A resumed session: exactly the history it had (same prefix, same cache).
             self.history = list(history)
@@ -177,15 +160,19 @@ class Agent:
         if self.compactor is None:
             yield CompactionFailed(reason, "compaction is not available in this session")
             return
-        async for event in self.compactor.compact(
+        async for item in self.compactor.summarize(
             self.history, self.registry.schemas(), reason=reason, focus=focus
         ):
-            if isinstance(event, CompactionDone):
-                async for problem in self._swap_in(event):
+            if isinstance(item, Summarized):  # no await between this and the commit
+                outcome, problem = await self.commits.run(self._commit(item))
+                self.unannounced.clear()
+                if problem is not None:
                     yield problem
-            elif isinstance(event, UsageReported):
-                self._record_usage(event)
-            yield event
+                yield outcome
+                continue
+            if isinstance(item, UsageReported):
+                self._record_usage(item)
+            yield item
 
     def _record_usage(self, event: UsageReported) -> None:
         """Journal and tally one model call's usage (turn or compression)."""
@@ -193,24 +180,41 @@ class Agent:
         if self.recorder is not None:
             self.recorder.usage(event.model, event.usage, event.purpose)
 
-    async def _swap_in(self, done: CompactionDone) -> AsyncIterator[Event]:
-        """Make a rebuilt history (its chunk already on disk) the live one, and record it."""
+    async def _commit(
+        self, summarized: Summarized
+    ) -> tuple[CompactionDone | CompactionFailed, ErrorEvent | None]:
+        """A fold's commit as one step: archive, rebuild, swap in, record (run uninterrupted)."""
+        assert self.compactor is not None
+        outcome = await self.compactor.commit(summarized)
+        problem = await self._adopt(outcome) if isinstance(outcome, CompactionDone) else None
+        self.unannounced.append(outcome)
+        return outcome, problem
+
+    async def _shrink(self, reason: FoldReason) -> tuple[Event | None, ErrorEvent | None]:
+        """The last rung as one step: archive the originals, swap in the stubs, record it (run
+        uninterrupted)."""
+        assert self.compactor is not None
+        shrunk = await shrink_to_fit(self.compactor, self.history, reason=reason)
+        problem = await self._adopt(shrunk) if isinstance(shrunk, CompactionDone) else None
+        if shrunk is not None:
+            self.unannounced.append(shrunk)
+        return shrunk, problem
+
+    async def _adopt(self, done: CompactionDone) -> ErrorEvent | None:
+        """Make a rebuilt history (its chunk already on disk) the live one, and record it; a
+        journal failure is returned to be said."""
         assert self.compactor is not None
         self.replace_history(done)
         self.compactor.step("swapped")
-        if (problem := await self.safe_point()) is not None:
-            yield problem
+        problem = await self.safe_point()
         self.compactor.step("recorded")
+        return problem
 
-    async def _shrink(self, reason: FoldReason) -> tuple[Event | None, ErrorEvent | None]:
-        """The last rung as one step: archive the originals, swap in the stubs, record it."""
-        assert self.compactor is not None
-        shrunk = await shrink_to_fit(self.compactor, self.history, reason=reason)
-        problem = None
-        if isinstance(shrunk, CompactionDone):
-            async for event in self._swap_in(shrunk):
-                problem = event if isinstance(event, ErrorEvent) else problem
-        return shrunk, problem
+    def take_unannounced(self) -> list[Event]:
+        """Folds (or shrinks) that committed while the consumer was being cancelled, so it
+        never saw their outcome: a front end shows them after the interruption."""
+        missed, self.unannounced = self.unannounced, []
+        return missed
 
     async def make_room(self, *, overflow: bool = False) -> AsyncIterator[Event]:
         """The ladder before a model call: fold when due (or after the provider said the last
@@ -230,7 +234,8 @@ class Agent:
                 return
             if not folded and not overflow:
                 break  # the fold just failed (and says why); the provider decides
-            shrunk, problem = await uninterrupted(self._shrink(reason or "overflow"))
+            shrunk, problem = await self.commits.run(self._shrink(reason or "overflow"))
+            self.unannounced.clear()
             if problem is not None:
                 yield problem
             if shrunk is not None:

@@ -3,6 +3,7 @@ compaction step leave a session that resumes without duplicates, one pleat per s
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import os
@@ -222,6 +223,43 @@ async def test_crash_at_each_compaction_step_resumes_cleanly(
     stored = [m.id for c in archive.chunks() for part in archive.read_parts(c.number) for m in part]
     assert len(stored) == len(set(stored))
     resumed.close()
+
+
+@pytest.mark.parametrize("step", ["summarized", "archived", "swapped"])
+async def test_a_cancellation_during_the_commit_is_delivered_after_it(
+    server: ScriptedServer, workspace: Path, step: str
+) -> None:
+    """Cancelled once the summary is in, the fold still writes its chunk, swaps the history
+    and journals it (one step, in the core: no front end has to hold the cancellation); the
+    outcome the consumer never saw is kept for it, and the session resumes without repair."""
+    session, agent = await long_session(server, workspace, turns=2)
+    assert agent.compactor is not None
+    archived_before = sum(c.message_count for c in agent.compactor.archive.chunks())
+    agent.add(Message(role="user", content="one more request"))
+    agent.add(Message(role="assistant", content="one more answer " + "x" * 3000))
+    await agent.safe_point()
+
+    async def fold() -> None:
+        async for _ in agent.compact():
+            pass
+
+    task = asyncio.ensure_future(fold())
+    agent.compactor.step_hook = lambda name: task.cancel() if name == step else None
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not agent.commits.running
+    assert agent.history[1].meta.get("kind") == "summary"
+    assert sum(c.message_count for c in agent.compactor.archive.chunks()) > archived_before
+    missed = agent.take_unannounced()
+    assert len(missed) == 1 and isinstance(missed[0], CompactionDone)
+    assert agent.take_unannounced() == []
+    session.close()
+    resumed, history, notes = Session.resume(session.id)
+    try:
+        assert notes == []
+        assert records(history) == records(agent.history)
+    finally:
+        resumed.close()
 
 
 async def test_second_open_of_a_session_is_refused(workspace: Path) -> None:

@@ -19,7 +19,6 @@ from agent.config import Config
 from tui import lifecycle, slash_commands
 from tui.approvals import SessionApprovals
 from tui.completion import WorkspaceFiles
-from tui.fold_guard import FoldGuard
 from tui.idle import IdleWatch
 from tui.widgets.completion_list import CompletionList
 from tui.widgets.conversation import Conversation
@@ -95,7 +94,6 @@ class PleatApp(App[None]):
         self.config_error = config_error
         self.resume_id, self.continue_latest = resume, continue_latest
         self.approvals = SessionApprovals(self.ask_approval, approve_everything=approve_everything)
-        self.guard = FoldGuard()
         self.host: SessionHost | None = None  # made after the first frame
         self.opened = asyncio.Event()  # set once the session is open (or cannot be)
         self.files = WorkspaceFiles(workspace)
@@ -231,7 +229,7 @@ class PleatApp(App[None]):
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.idle.activity()
             if self.work_kind == "idle" and self.busy and self.turn is not None:
-                self.guard.interrupt(self.turn.cancel)  # any key ends an idle fold
+                self.turn.cancel()  # any key ends an idle fold
         await super().on_event(event)
 
     async def ask_approval(self, request: ApprovalRequest) -> Answer:
@@ -272,9 +270,10 @@ class PleatApp(App[None]):
         return True
 
     def action_interrupt(self) -> None:
-        """Esc: cancel the running work (after the fold in progress commits, if one is)."""
+        """Esc: cancel the running work (a fold committing finishes first: the core holds the
+        cancellation for those milliseconds, see agent.uninterruptible)."""
         if self.turn is not None and not self.turn.is_finished and self.work_kind != "fork":
-            self.guard.interrupt(self.turn.cancel)
+            self.turn.cancel()
 
     def action_page(self, direction: int) -> None:
         """Page Up / Page Down scroll the conversation while the prompt keeps the focus."""
@@ -287,8 +286,18 @@ class PleatApp(App[None]):
         self.quit_safely()
 
     def quit_safely(self) -> None:
-        """Quit, once a fold in progress has committed (milliseconds; see tui.fold_guard)."""
-        self.guard.interrupt(self.exit)
+        """Quit, once a fold committing has finished (milliseconds: its chunk, swap and journal
+        record are one step, agent.uninterruptible)."""
+        agent = self.agent
+        if agent is None or not agent.commits.running:
+            self.exit()
+            return
+
+        async def exit_when_settled() -> None:
+            await agent.commits.settled()
+            self.exit()
+
+        self.run_worker(exit_when_settled(), group="quit", exit_on_error=False)
 
     def action_ctrl_c(self) -> None:
         """Copy a selection; otherwise the first press warns and a second one quits."""

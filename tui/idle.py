@@ -12,8 +12,9 @@ if TYPE_CHECKING:
 # After a turn, once no key has been pressed for `idle_compaction_seconds` and the context is
 # past IDLE_MARK_SHARE of the fold threshold, the conversation is folded in the background
 # (reason "idle"): one cached call now instead of an uncached one later, and the next request
-# starts small. Any keypress cancels it (tui.fold_guard keeps that clean). One idle fold per
-# pause at most: only the next turn or session switch arms the timer again.
+# starts small. Any keypress cancels it (a commit under way finishes first, see
+# agent.uninterruptible). One idle fold per pause at most: only the next turn or session switch
+# arms the timer again.
 
 # Idle folding starts at half the threshold: below that the next turns have room enough and an
 # early fold would trade verbatim detail for nothing; from there on, the context is big enough

@@ -43,7 +43,7 @@ def _open(app: PleatApp) -> tuple[list[Message] | None, list[str]]:
     config = app.config
     if config is None or not config.model or app.config_error is not None:
         raise ConfigError(app.config_error or "")
-    app.host = SessionHost(config, app.workspace, app.approvals, app.guard)
+    app.host = SessionHost(config, app.workspace, app.approvals)
     return app.host.open(resume=app.resume_id, continue_latest=app.continue_latest)
 
 

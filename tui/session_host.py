@@ -14,20 +14,16 @@ from agent.loop import Agent
 from agent.permissions import Approver
 from sessions.messages import Message
 from sessions.store import Session, SessionError, list_sessions
-from tui.fold_guard import FoldGuard
 
 
 class SessionHost:
     """Holds at most one open session (its lock) and the agent working in it. Every switch
     opens the new session before closing the old one, so a failure leaves the old one open."""
 
-    def __init__(
-        self, config: Config, workspace: Path, approve: Approver, guard: FoldGuard
-    ) -> None:
+    def __init__(self, config: Config, workspace: Path, approve: Approver) -> None:
         self.config = config
         self.workspace = workspace
         self.approve = approve
-        self.guard = guard
         self.session: Session | None = None
         self.agent: Agent | None = None
 
@@ -94,11 +90,9 @@ class SessionHost:
         self.session = None
 
     def _build(self, session: Session, history: list[Message] | None) -> Agent:
-        agent = build_agent(
+        return build_agent(
             self.config, self.workspace, self.approve, session=session, history=history
         )
-        self.guard.attach(agent.compactor)
-        return agent
 
     def _adopt(self, session: Session, history: list[Message] | None) -> None:
         """Make `session` the open one (closing the previous one once the new agent exists)."""

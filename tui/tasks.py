@@ -7,7 +7,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
-from agent.events import CompactionDone, CompactionFailed, FoldReason
+from agent.events import FoldReason
 from agent.fork import ForkRefused
 from agent.loop import Agent
 from sessions.lock import SessionBusy
@@ -21,14 +21,21 @@ if TYPE_CHECKING:
 FORKING = "forking (folding first)"
 
 
-async def _consume(app: PleatApp, view: TurnView, events: AsyncGenerator[AnyEvent, None]) -> None:
-    """Show every event; after a fold's outcome, deliver an interruption held while it
-    committed (see tui.fold_guard)."""
+async def _consume(view: TurnView, events: AsyncGenerator[AnyEvent, None]) -> None:
+    """Show every event."""
     async with aclosing(events) as stream:
         async for event in stream:
             await view.show(event)
-            if isinstance(event, CompactionDone | CompactionFailed):
-                app.guard.settle()
+
+
+async def _interrupted(
+    view: TurnView, agent: Agent, *, quiet: bool = False, note: bool = True
+) -> None:
+    """Close the interrupted work's view; a fold that committed while the cancellation waited
+    (agent.uninterruptible) is shown as done first."""
+    for event in agent.take_unannounced():
+        await view.show(event)
+    await view.interrupted(quiet=quiet, note=note)
 
 
 async def _internal_error(app: PleatApp, error: Exception) -> None:
@@ -43,16 +50,15 @@ async def run_turn(app: PleatApp, agent: Agent, text: str) -> None:
     app.status.state = THINKING
     await app.conversation.add_user(text)
     try:
-        await _consume(app, view, agent.run_turn(text))
+        await _consume(view, agent.run_turn(text))
         await view.end_reply()
     except asyncio.CancelledError:
-        await view.interrupted()
+        await _interrupted(view, agent)
         raise
     except Exception as error:
         await _internal_error(app, error)
     finally:
         app.status.state = "idle"
-        app.guard.reset()
         app.refresh_context()  # also after an interruption: the cut reply is in the history
         app.idle.arm()
 
@@ -65,15 +71,14 @@ async def run_compaction(
     view = TurnView(app.conversation, app.status, app.refresh_context, busy_state=COMPACTING)
     app.status.state = COMPACTING
     try:
-        await _consume(app, view, agent.compact(reason=reason, focus=focus))
+        await _consume(view, agent.compact(reason=reason, focus=focus))
     except asyncio.CancelledError:
-        await view.interrupted(quiet=reason == "idle", note=False)
+        await _interrupted(view, agent, quiet=reason == "idle", note=False)
         raise
     except Exception as error:
         await _internal_error(app, error)
     finally:
         app.status.state = "idle"
-        app.guard.reset()
         app.refresh_context()
 
 
@@ -91,7 +96,6 @@ async def run_fork(app: PleatApp) -> None:
         return
     finally:
         app.status.state = "idle"
-        app.guard.reset()
     app.approvals.always.clear()  # "always" was said for the parent session
     await app.conversation.add_notice(note)
     await app.session_switched()

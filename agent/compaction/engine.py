@@ -1,7 +1,8 @@
 """The compaction engine: DESIGN.md's eight steps, with overflow recovery, and never a loop.
 
-measure -> trigger -> choose tail -> insert the instruction and call the model -> archive ->
-rebuild -> record (the caller journals the CompactionDone event) -> check the gain.
+measure -> trigger -> choose tail -> insert the instruction and call the model (`summarize`)
+-> archive -> rebuild -> record -> check the gain (`commit`; the caller swaps the history in and
+journals it in the same uninterruptible step: Agent.compact).
 """
 
 from __future__ import annotations
@@ -79,13 +80,6 @@ def archive_failure(directory: Path, error: OSError) -> str:
     return f"cannot write the archive in {directory}: {why}"
 
 
-# The system prompt of the "separate" style's own summarization requests.
-SEPARATE_SYSTEM_PROMPT = (
-    "You summarize a coding agent's conversation so the agent can continue the work from "
-    "your summary alone. Follow the instructions in the user message exactly."
-)
-
-
 class SummaryModel(Protocol):
     """What the engine needs of a model: agent.llm.LLM, or replay's offline summarizer."""
 
@@ -104,8 +98,9 @@ class SummaryModel(Protocol):
     ) -> AsyncIterator[str | ThinkingDelta | Retrying | LLMReply]: ...
 
 
-class CompactionError(Exception):
-    """No fold could be made; the history stays exactly as it was."""
+class SummaryUnavailable(Exception):
+    """No summary could be made (nothing to fold, the model failed, or its reply was unusable):
+    the fold does not happen and the history stays exactly as it was."""
 
 
 @dataclass
@@ -139,6 +134,18 @@ class _Fold:
     method: FoldMethod
 
 
+@dataclass(frozen=True)
+class Summarized:
+    """A fold whose summary is in, ready for Compactor.commit (never shown to a front end)."""
+
+    history: list[Message]
+    fold: _Fold
+    reason: FoldReason
+    tokens_before: int
+    started: float  # time.monotonic() when the fold began
+    calls: _Calls
+
+
 class Compactor:
     """Decides when to fold and folds. One per session; it holds the suspension state."""
 
@@ -152,12 +159,13 @@ class Compactor:
         new_id: Callable[[], str],
         secrets: Sequence[str] = (),
         window: int | None = None,
-        style: str = "insert",
+        transcript_system: str | None = None,
     ) -> None:
         self.policy = policy
-        # "insert": the instruction goes into the live conversation (cache reuse); "separate":
-        # a summarization request of its own, the design pleat is measured against.
-        self.style = style
+        # None: the instruction goes into the live conversation (cache reuse). A system prompt:
+        # every fold is a summarization request of its own, a transcript under that prompt
+        # (replay's "separate" baseline, the design pleat is measured against).
+        self.transcript_system = transcript_system
         self.llm = llm
         self.archive = archive
         self.tokens = tokens
@@ -268,8 +276,23 @@ class Compactor:
         reason: FoldReason,
         focus: str | None = None,
     ) -> AsyncIterator[Event]:
-        """Fold `history`; the last event is CompactionDone (with the new history) or
-        CompactionFailed (the history is unchanged)."""
+        """Fold `history` where no live history is swapped (replay, benchmarks): summarize, then
+        commit. The last event is CompactionDone (with the new history) or CompactionFailed
+        (the history is unchanged)."""
+        async for item in self.summarize(history, tools, reason=reason, focus=focus):
+            yield await self.commit(item) if isinstance(item, Summarized) else item
+
+    async def summarize(
+        self,
+        history: list[Message],
+        tools: list[dict[str, Any]],
+        *,
+        reason: FoldReason,
+        focus: str | None = None,
+    ) -> AsyncIterator[Event | Summarized]:
+        """Steps 3 and 4: CompactionStarted, the compression calls' usage, then Summarized, or
+        CompactionFailed when no summary could be made. Nothing is changed yet: a cancellation
+        anywhere here leaves history and archive as they were."""
         started = time.monotonic()
         before = self.tokens.size(history)
         yield CompactionStarted(reason, before, len(history))
@@ -277,22 +300,28 @@ class Compactor:
         model = str(getattr(self.llm, "model", "") or "")
         try:
             fold = await self._summarize(history, tools, reason=reason, focus=focus, calls=calls)
-            self.step("summarized")
-            rebuilt = await self._archive_and_rebuild(history, fold)
-            new_history, chunk, merged, folded, shrunk = rebuilt
-        except (CompactionError, LLMError, ReplyError, OSError) as error:
+        except SummaryUnavailable as error:
             for event in calls.reported(model):
                 yield event
-            if isinstance(error, OSError):  # the chunk write: nothing of it is left visible
-                message = archive_failure(self.archive.directory, error)
-            else:
-                message = getattr(error, "message", None) or str(error)
-            if reason != "manual":
-                self.suspended_below = before + int(self.policy.min_gain * self.budget.usable)
-            yield CompactionFailed(reason, f"compaction failed, history unchanged: {message}")
+            yield self._failed(reason, before, str(error))
             return
         for event in calls.reported(model):
             yield event
+        self.step("summarized")
+        yield Summarized(history, fold, reason, before, started, calls)
+
+    async def commit(self, summarized: Summarized) -> CompactionDone | CompactionFailed:
+        """Steps 5 to 8: archive the folded messages, rebuild the history, check the gain.
+        The caller makes the new history live and journals it in the same step, which no
+        cancellation splits (Agent.compact)."""
+        history, fold, reason = summarized.history, summarized.fold, summarized.reason
+        before = summarized.tokens_before
+        try:
+            new_history, chunk, merged, folded, shrunk = await self._archive_and_rebuild(
+                history, fold
+            )
+        except OSError as error:  # the chunk write: nothing of it is left visible
+            return self._failed(reason, before, archive_failure(self.archive.directory, error))
         # Step 8: check the gain; a fold that freed too little pauses automatic folding.
         self.tokens.reset_report()
         after = self.tokens.estimate(new_history)
@@ -301,7 +330,7 @@ class Compactor:
         self.suspended_below = (
             after + int(self.policy.min_gain * self.budget.usable) if suspended else None
         )
-        yield CompactionDone(
+        return CompactionDone(
             reason=reason,
             chunk=chunk.number,
             topics=chunk.topics,
@@ -312,13 +341,20 @@ class Compactor:
             tokens_after=after,
             messages_before=len(history),
             messages_after=len(new_history),
-            prompt_tokens=calls.prompt_tokens,
-            cached_tokens=calls.cached_tokens,
-            seconds=time.monotonic() - started,
+            prompt_tokens=summarized.calls.prompt_tokens,
+            cached_tokens=summarized.calls.cached_tokens,
+            seconds=time.monotonic() - summarized.started,
             suspended=suspended,
             history=new_history,
             shrunk_messages=shrunk,
         )
+
+    def _failed(self, reason: FoldReason, before: int, why: str) -> CompactionFailed:
+        """A fold that did not happen; an automatic one is not tried again until the context
+        has grown by the least gain worth a fold."""
+        if reason != "manual":
+            self.suspended_below = before + int(self.policy.min_gain * self.budget.usable)
+        return CompactionFailed(reason, f"compaction failed, history unchanged: {why}")
 
     # -- steps 3 and 4: choose the tail, insert the instruction, ask ----------------------
 
@@ -331,7 +367,7 @@ class Compactor:
             pull_back_units=pull_back,
         )
         if split is None:
-            raise CompactionError("nothing to fold: the history is a single exchange")
+            raise SummaryUnavailable("nothing to fold: the history is a single exchange")
         return split
 
     def _instruction(self, history: list[Message], target: int, focus: str | None) -> Message:
@@ -369,10 +405,11 @@ class Compactor:
     ) -> _Fold:
         """Insert-then-compress, pulling back tail units until the call fits; an oversized
         head is summarized in pieces; in an overflow, the ledger alone is the last resort.
-        The "separate" style (a baseline for replay) always sends a transcript instead."""
+        With a transcript system prompt (replay's "separate" baseline), a transcript is always
+        sent instead."""
         split = self._split(history, 0)
-        if self.style == "separate":
-            system = Message(role="system", content=SEPARATE_SYSTEM_PROMPT)
+        if self.transcript_system is not None:
+            system = Message(role="system", content=self.transcript_system)
             return await self._summarize_in_pieces(
                 history, [], split, focus, calls, reason, system=system, method="separate"
             )
@@ -393,11 +430,11 @@ class Compactor:
                     return self._ledger_fold(
                         split, f"the model could not summarize: {error.message}"
                     )
-                raise
+                raise SummaryUnavailable(error.message) from None
             except ReplyError as error:
                 if reason == "overflow":
                     return self._ledger_fold(split, str(error))
-                raise CompactionError(f"the model's summary was unusable: {error}") from None
+                raise SummaryUnavailable(f"the model's summary was unusable: {error}") from None
             return _Fold(split, reply, "insert")
         return await self._summarize_in_pieces(history, tools, split, focus, calls, reason)
 
@@ -493,7 +530,7 @@ class Compactor:
             if reason == "overflow":
                 why = getattr(error, "message", None) or str(error)
                 return self._ledger_fold(split, f"the model could not summarize: {why}")
-            raise CompactionError(f"summarizing in pieces failed: {error}") from None
+            raise SummaryUnavailable(f"summarizing in pieces failed: {error}") from None
         assert running is not None
         return _Fold(split, CompressionReply(topics, continues, running), method)
 

@@ -7,7 +7,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from agent.compaction.engine import Compactor, SummaryModel
 from agent.compaction.offline_model import OfflineSummarizer
@@ -20,7 +20,15 @@ from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive
 from sessions.messages import Message, provider_messages
 
-STRATEGIES = ("insert", "separate", "mask", "none")
+# How a replayed session keeps its context in bounds: pleat's fold ("insert"), a separate
+# summarization request ("separate"), observation masking ("mask"), or nothing ("none").
+Strategy = Literal["insert", "separate", "mask", "none"]
+STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+# The system prompt of the "separate" strategy's own summarization requests.
+SEPARATE_SYSTEM_PROMPT = (
+    "You summarize a coding agent's conversation so the agent can continue the work from "
+    "your summary alone. Follow the instructions in the user message exactly."
+)
 # Observation masking keeps the newest this many tool outputs verbatim: the window the
 # JetBrains "Complexity Trap" study found best for SWE-agent-style sessions (M = 10).
 MASK_KEEP_NEWEST = 10
@@ -31,7 +39,7 @@ MASK_PLACEHOLDER = "[old tool output omitted]"
 class StrategyResult:
     """One session under one strategy."""
 
-    strategy: str
+    strategy: Strategy
     session: str
     requests: int = 0
     compactions: int = 0
@@ -96,7 +104,7 @@ def _mask(history: list[Message]) -> list[Message]:
 
 
 async def run_strategy(
-    strategy: str,
+    strategy: Strategy,
     session: RecordedSession,
     *,
     policy: CompactionPolicy,
@@ -127,7 +135,7 @@ async def run_strategy(
             tokens,
             new_id=lambda: f"m{next(counter)}",
             window=window,
-            style=strategy,
+            transcript_system=SEPARATE_SYSTEM_PROMPT if strategy == "separate" else None,
         )
     history: list[Message] = [session.messages[0]]
     for index, message in enumerate(session.messages[1:], 1):
