@@ -122,6 +122,41 @@ async def test_always_asks_once_per_tool(server: ScriptedServer, workspace: Path
     assert (workspace / "b.txt").read_text() == "b"
 
 
+@pytest.mark.parametrize("switch", ["/new", "/fork"])
+async def test_always_is_forgotten_when_the_session_switches(
+    server: ScriptedServer, workspace: Path, switch: str
+) -> None:
+    """"Always" was said for one session: every switch (one path, the session controller)
+    forgets it, so the next session asks again."""
+    server.push(
+        ToolCalls([("write_file", {"path": "a.txt", "content": "a"})]),
+        Text("one"),
+    )
+    app = make_app(server, workspace)
+    async with app.run_test() as pilot:
+        await send(pilot, app, "write a")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
+        await pilot.press("a")
+        await wait_for(pilot, lambda: turn_finished(app), "the first turn")
+        assert app.approvals.always == {"write_file"}
+        first = app.session.id if app.session else ""
+        if switch == "/fork":
+            server.fallback = lambda _: Text(
+                "<topics>t</topics><continues_previous>false</continues_previous>"
+                "<summary>wrote a</summary>"
+            )
+        app.query_one(PromptInput).value = switch
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: app.session is not None and app.session.id != first, "the switch"
+        )
+        await wait_for(pilot, lambda: turn_finished(app), "the switch's work")
+        assert app.approvals.always == set()
+        server.push(ToolCalls([("write_file", {"path": "b.txt", "content": "b"})]), Text("two"))
+        await send(pilot, app, "write b")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "asked again")
+
+
 async def test_yes_flag_never_asks(server: ScriptedServer, workspace: Path) -> None:
     server.push(ToolCalls([("write_file", {"path": "a.txt", "content": "a"})]), Text("done"))
     app = make_app(server, workspace, approve_everything=True)

@@ -6,12 +6,13 @@ import asyncio
 import time
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
+from textual.screen import Screen
 from textual.widgets import Footer, Header
 from textual.worker import Worker
 
@@ -19,7 +20,9 @@ from agent.config import Config
 from tui import lifecycle, slash_commands
 from tui.approvals import SessionApprovals
 from tui.completion import WorkspaceFiles
+from tui.host import WorkKind
 from tui.idle import IdleWatch
+from tui.startup import Startup
 from tui.widgets.completion_list import CompletionList
 from tui.widgets.conversation import Conversation
 from tui.widgets.prompt_input import PromptInput
@@ -28,14 +31,13 @@ from tui.widgets.status_bar import StatusBar
 if TYPE_CHECKING:
     from agent.loop import Agent
     from agent.permissions import ApprovalRequest
-    from sessions.messages import Message
     from sessions.store import Session
     from tui.approvals import Answer
-    from tui.session_host import SessionHost
+    from tui.session_controller import SessionController
     from tui.widgets.compaction_marker import CompactionMarker
 
 # The first frame needs only the widgets above. The session, the agent and its machinery
-# (tui.session_host, tui.tasks, the screens) are imported where they are used, after it: that
+# (tui.session_controller, tui.tasks, the screens) are imported where they are used, after it: that
 # is most of pleat's own start-up time, and the user can already read and type meanwhile.
 
 # Seconds within which a second Ctrl+C quits: long enough to press it deliberately, short
@@ -43,8 +45,6 @@ if TYPE_CHECKING:
 QUIT_WINDOW_SECONDS = 2.0
 # The empty prompt's hint: the keys a new user needs.
 PLACEHOLDER = "Ask pleat…  (Enter sends, Shift+Enter or Ctrl+J new line, / commands, @ files)"
-
-WorkKind = Literal["turn", "compact", "idle", "fork"]
 
 
 def display_path(path: Path) -> str:
@@ -89,12 +89,10 @@ class PleatApp(App[None]):
         continue_latest: bool = False,
     ) -> None:
         super().__init__()
-        self.config = config
         self.workspace = workspace
-        self.config_error = config_error
-        self.resume_id, self.continue_latest = resume, continue_latest
+        self.startup = Startup(config, config_error, resume, continue_latest)
         self.approvals = SessionApprovals(self.ask_approval, approve_everything=approve_everything)
-        self.host: SessionHost | None = None  # made after the first frame
+        self.controller: SessionController | None = None  # made after the first frame
         self.opened = asyncio.Event()  # set once the session is open (or cannot be)
         self.files = WorkspaceFiles(workspace)
         idle_seconds = config.idle_compaction_seconds if config is not None else 0.0
@@ -104,7 +102,6 @@ class PleatApp(App[None]):
         self.model_name = config.model if config is not None and config.model else ""
         self.turn: Worker[None] | None = None  # the running work: a turn, a fold or a fork
         self.work_kind: WorkKind | None = None
-        self.warm = False  # litellm imported and the context counted: the meter can show
         self._last_ctrl_c = -QUIT_WINDOW_SECONDS  # monotonic time of the last Ctrl+C
 
     def compose(self) -> ComposeResult:
@@ -131,17 +128,16 @@ class PleatApp(App[None]):
 
     @property
     def agent(self) -> Agent | None:
-        return self.host.agent if self.host is not None else None
+        return self.controller.agent if self.controller is not None else None
 
     @property
     def session(self) -> Session | None:
-        return self.host.session if self.host is not None else None
+        return self.controller.session if self.controller is not None else None
 
     @property
-    def sessions(self) -> SessionHost:
-        """The session host; slash commands that need it run only once there is an agent."""
-        assert self.host is not None
-        return self.host
+    def warm(self) -> bool:
+        """litellm imported and the context counted: the meter can show."""
+        return self.controller is not None and self.controller.warm
 
     @property
     def busy(self) -> bool:
@@ -155,22 +151,21 @@ class PleatApp(App[None]):
         self.call_after_refresh(lifecycle.start, self)
 
     def on_unmount(self) -> None:
-        if self.host is not None:
-            self.host.close()
+        if self.controller is not None:
+            self.controller.close()
 
-    async def session_switched(
-        self, history: list[Message] | None = None, notes: list[str] | None = None
-    ) -> None:
-        """Show the session now open (after /new, /resume, /fork)."""
-        await lifecycle.show_session(self, history, notes)
+    # -- what the app's helpers use of it (tui.host.Host) -----------------------------------
 
-    def refresh_context(self) -> None:
-        """The context meter, now (cheap once warm: counts are cached per message)."""
-        lifecycle.refresh_meter(self)
+    def start_background(self, work: Coroutine[Any, Any, None]) -> None:
+        self.call_after_refresh(
+            lambda: self.run_worker(work, group="background", exit_on_error=False)
+        )
 
-    async def refresh_context_soon(self) -> None:
-        """The context meter, counted in a thread (after a switch: every message)."""
-        await lifecycle.refresh_meter_soon(self)
+    def show_screen(self, screen: Screen[Any]) -> None:
+        self.push_screen(screen)
+
+    async def ask_screen(self, screen: Screen[Any]) -> Any:
+        return await self.push_screen(screen, wait_for_dismiss=True)
 
     # -- prompts, commands, work ------------------------------------------------------------
 

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from tui.slash_commands import COMMANDS, SlashCommand
 
-if TYPE_CHECKING:
-    from tui.app import PleatApp
+
+class _RunsSlashCommands(Protocol):
+    """What the palette needs of the app (PleatApp)."""
+
+    def run_slash(self, command: SlashCommand, arg: str) -> None: ...
 
 
 class SlashCommandProvider(Provider):
     """Offers /compact, /context, /chunks ... as palette commands."""
 
     def _run(self, command: SlashCommand) -> None:
-        app = cast("PleatApp", self.app)
-        app.run_slash(command, "")
+        cast(_RunsSlashCommands, self.app).run_slash(command, "")
 
     @staticmethod
     def _title(command: SlashCommand) -> str:

@@ -1,53 +1,44 @@
-"""The app's session lifecycle: open after the first frame, show, warm up, keep the meter."""
+"""The app's session lifecycle on screen: open after the first frame, show, warm up, the meter."""
 
 from __future__ import annotations
 
 import asyncio
-import gc
-import importlib
-import sys
 from typing import TYPE_CHECKING
 
 from agent.config import ConfigError
-from agent.offline import prepare_offline_env
 from tui.help import configuration_help
+from tui.host import Host
 
 if TYPE_CHECKING:
     from sessions.messages import Message
-    from tui.app import PleatApp
 
 
-async def start(app: PleatApp) -> None:
+async def start(host: Host) -> None:
     """After the first frame: open the session (new or resumed) and its agent in a thread,
     show it, then warm litellm up after one more frame."""
     try:
-        history, notes = await asyncio.to_thread(_open, app)
+        history, notes = await asyncio.to_thread(_open, host)
     except Exception as error:  # configuration, session, or a bug: said in the conversation
-        app.unavailable = _why_unavailable(app, error)
-        app.opened.set()
-        await app.conversation.add_markdown(app.unavailable, "help")
+        host.unavailable = _why_unavailable(host, error)
+        host.opened.set()
+        await host.conversation.add_markdown(host.unavailable, "help")
         return
-    await show_session(app, history, notes, count=False)
-    app.opened.set()
+    await show_session(host, history, notes, count=False)
+    host.opened.set()
     # After that frame too: the import holds the interpreter for seconds.
-    app.call_after_refresh(
-        lambda: app.run_worker(warm_up(app), group="warm-up", exit_on_error=False)
-    )
+    host.start_background(warm_up(host))
 
 
-def _open(app: PleatApp) -> tuple[list[Message] | None, list[str]]:
-    """The session and its agent: the resumed history and repair notes. Raises ConfigError
-    (no usable model), SessionError or SessionBusy."""
-    from tui.session_host import SessionHost
+def _open(host: Host) -> tuple[list[Message] | None, list[str]]:
+    """The session controller (imported here, in a thread: the agent's machinery is most of
+    pleat's own start-up time) and the session it opens."""
+    from tui.session_controller import SessionController
 
-    config = app.config
-    if config is None or not config.model or app.config_error is not None:
-        raise ConfigError(app.config_error or "")
-    app.host = SessionHost(config, app.workspace, app.approvals)
-    return app.host.open(resume=app.resume_id, continue_latest=app.continue_latest)
+    host.controller = SessionController(host.startup, host.workspace, host.approvals)
+    return host.controller.open()
 
 
-def _why_unavailable(app: PleatApp, error: Exception) -> str:
+def _why_unavailable(host: Host, error: Exception) -> str:
     """What the conversation says instead of working: configuration help, or the session
     problem in one line."""
     from sessions.lock import SessionBusy
@@ -57,76 +48,71 @@ def _why_unavailable(app: PleatApp, error: Exception) -> str:
         return configuration_help(str(error) or None)
     if isinstance(error, SessionError | SessionBusy):
         return f"**pleat cannot open a session:** {error}"
-    app.log.error(error)
+    host.log.error(error)
     return f"**pleat cannot start:** {type(error).__name__}: {error}"
 
 
 async def show_session(
-    app: PleatApp,
+    host: Host,
     history: list[Message] | None = None,
     notes: list[str] | None = None,
     *,
     count: bool = True,
 ) -> None:
-    """Show the open session: its conversation (when given), its id and model, its meter
-    (`count`: now, in a thread; at start-up the warm-up counts it)."""
+    """Show the open session (at start, and after /new, /resume, /fork): its conversation
+    (when given), its id and model, its meter (`count`: now, in a thread; at start-up the
+    warm-up counts it)."""
     from tui.transcript import describer, entries_from_history
 
-    agent, session = app.agent, app.session
-    assert agent is not None and session is not None
+    agent, session, controller = host.agent, host.session, host.controller
+    assert agent is not None and session is not None and controller is not None
     if history is not None:  # another conversation: the last call's figures were not its
         entries = entries_from_history(history, describer(agent), session.archive)
-        await app.conversation.reset(entries)
-        app.status.usage = None
+        await host.conversation.reset(entries)
+        host.status.usage = None
     for note in notes or ():
-        await app.conversation.add_notice(f"resumed with a repair: {note}")
-    app.status.session = session.id
-    app.status.model = app.sessions.config.model or ""
-    app.status.cost = agent.usage.cost  # the session's bill so far, from its journal
+        await host.conversation.add_notice(f"resumed with a repair: {note}")
+    host.status.session = session.id
+    host.status.model = (controller.config.model if controller.config else None) or ""
+    host.status.cost = agent.usage.cost  # the session's bill so far, from its journal
     if count:
-        await refresh_meter_soon(app)
-    app.idle.arm()
+        await refresh_meter_soon(host)
+    host.idle.arm()
 
 
-async def warm_up(app: PleatApp) -> None:
-    """Import litellm (about 4 s) and count the context in a thread while the user types the
-    first prompt."""
-    prepare_offline_env()
-    first_import = "litellm" not in sys.modules
-    await asyncio.to_thread(importlib.import_module, "litellm")
-    if first_import:
-        # litellm's import leaves a few hundred thousand long-lived objects: out of the
-        # collector's full scans from now on, which would otherwise pause the UI for a few
-        # hundred milliseconds every so often (bench/tui_latency.py). Once per process: a
-        # later freeze would also pin whatever garbage is around then.
-        gc.freeze()
-    await refresh_meter_soon(app)
-    app.warm = True
-    app.idle.arm()
+async def warm_up(host: Host) -> None:
+    """Import litellm and count the context in threads while the user types the first
+    prompt."""
+    assert host.controller is not None
+    await host.controller.warm_up()
+    await refresh_meter_soon(host)
+    host.controller.warm = True
+    host.idle.arm()
 
 
-async def refresh_meter_soon(app: PleatApp) -> None:
+async def refresh_meter_soon(host: Host) -> None:
     """Count the whole context in a thread (a resumed session: every message), then show it."""
     from tui.context_report import gauge
 
-    agent = app.agent
+    agent = host.agent
     if agent is not None:
-        app.status.context = await asyncio.to_thread(gauge, agent)
-        _show_folding(app)
+        host.status.context = await asyncio.to_thread(gauge, agent)
+        _show_folding(host)
 
 
-def refresh_meter(app: PleatApp) -> None:
+def refresh_meter(host: Host) -> None:
     """Show the context meter now (cheap once warm: counts are cached per message)."""
     from tui.context_report import gauge
 
-    if app.warm and app.agent is not None:
-        app.status.context = gauge(app.agent)
-        _show_folding(app)
+    warm = host.controller is not None and host.controller.warm
+    if warm and host.agent is not None:
+        host.status.context = gauge(host.agent)
+        _show_folding(host)
 
 
-def _show_folding(app: PleatApp) -> None:
+def _show_folding(host: Host) -> None:
     """Compaction's state in the status bar, unless a fold is running: paused or idle."""
-    compactor = app.agent.compactor if app.agent is not None else None
-    if app.status.folding != "running":
+    compactor = host.agent.compactor if host.agent is not None else None
+    if host.status.folding != "running":
         paused = compactor is not None and compactor.suspended_below is not None
-        app.status.folding = "paused" if paused else "idle"
+        host.status.folding = "paused" if paused else "idle"

@@ -8,14 +8,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent.llm import LLMError
+from tui import lifecycle
+from tui.host import Host
 
 if TYPE_CHECKING:
-    from tui.app import PleatApp
+    from tui.session_controller import SessionController
 
 # The handlers import the screens and the agent's machinery where they use them: the table is
 # read at start-up (completion, palette), the rest is not needed for the first frame.
 
-Handler = Callable[["PleatApp", str], Awaitable[None]]
+Handler = Callable[[Host, str], Awaitable[None]]
 
 # Said when a command needs the agent and there is none (no model configured).
 NO_AGENT = "There is no model to work with yet (see the configuration help above)."
@@ -37,98 +39,102 @@ class SlashCommand:
         return f"/{self.name} {self.args}".rstrip()
 
 
-async def compact(app: PleatApp, focus: str) -> None:
+def _controller(host: Host) -> SessionController:
+    """The session controller; commands that use it run only once there is an agent."""
+    assert host.controller is not None
+    return host.controller
+
+
+async def compact(host: Host, focus: str) -> None:
     from tui.tasks import run_compaction
 
-    assert app.agent is not None
-    app.start_work("compact", run_compaction(app, app.agent, "manual", focus or None))
+    assert host.agent is not None
+    host.start_work("compact", run_compaction(host, host.agent, "manual", focus or None))
 
 
-async def fork(app: PleatApp, _: str) -> None:
+async def fork(host: Host, _: str) -> None:
     from tui.tasks import run_fork
 
-    app.start_work("fork", run_fork(app))
+    host.start_work("fork", run_fork(host))
 
 
-async def context(app: PleatApp, _: str) -> None:
+async def context(host: Host, _: str) -> None:
     from tui.context_report import context_report
     from tui.screens.context import ContextScreen
 
-    assert app.agent is not None
-    report = await asyncio.to_thread(context_report, app.agent)
+    assert host.agent is not None
+    report = await asyncio.to_thread(context_report, host.agent)
     if report is None:
-        await app.conversation.add_notice("this session has no compactor", "error")
+        await host.conversation.add_notice("this session has no compactor", "error")
         return
-    app.status.context = report.gauge
-    await app.push_screen(ContextScreen(report))
+    host.status.context = report.gauge
+    host.show_screen(ContextScreen(report))
 
 
-async def chunks(app: PleatApp, _: str) -> None:
+async def chunks(host: Host, _: str) -> None:
     from tui.screens.chunks import ChunkBrowserScreen
 
-    assert app.session is not None
-    await app.push_screen(ChunkBrowserScreen(app.session.archive))
+    assert host.session is not None
+    host.show_screen(ChunkBrowserScreen(host.session.archive))
 
 
-async def sessions(app: PleatApp, _: str) -> None:
+async def sessions(host: Host, _: str) -> None:
     from sessions.store import list_sessions
     from tui.screens.sessions import SessionsScreen
 
-    found = await asyncio.to_thread(list_sessions, app.workspace)
-    current = app.session.id if app.session is not None else None
-    chosen = await app.push_screen(SessionsScreen(found, current), wait_for_dismiss=True)
+    found = await asyncio.to_thread(list_sessions, host.workspace)
+    current = host.session.id if host.session is not None else None
+    chosen = await host.ask_screen(SessionsScreen(found, current))
     if chosen is not None and chosen != current:
-        await resume(app, chosen)
+        await resume(host, chosen)
 
 
-async def resume(app: PleatApp, wanted: str) -> None:
+async def resume(host: Host, wanted: str) -> None:
     from sessions.lock import SessionBusy
     from sessions.store import SessionError
 
     if not wanted:
-        await sessions(app, "")
+        await sessions(host, "")
         return
-    if app.busy:
-        app.notify(BUSY)
+    if host.busy:
+        host.notify(BUSY)
         return
     try:
-        history, notes = await asyncio.to_thread(app.sessions.resume, wanted)
+        history, notes = await asyncio.to_thread(_controller(host).resume, wanted)
     except (SessionError, SessionBusy) as error:
-        await app.conversation.add_notice(f"cannot resume: {error}", "error")
+        await host.conversation.add_notice(f"cannot resume: {error}", "error")
         return
-    app.approvals.always.clear()
-    await app.session_switched(history, notes)
+    await lifecycle.show_session(host, history, notes)
 
 
-async def new(app: PleatApp, _: str) -> None:
-    await asyncio.to_thread(app.sessions.new)
-    app.approvals.always.clear()
-    await app.session_switched([])
+async def new(host: Host, _: str) -> None:
+    await asyncio.to_thread(_controller(host).new)
+    await lifecycle.show_session(host, [])
 
 
-async def model(app: PleatApp, name: str) -> None:
+async def model(host: Host, name: str) -> None:
     if not name:
-        await app.conversation.add_notice(
-            f"model: {app.status.model or 'none'} (switch with /model NAME, any litellm model)"
+        await host.conversation.add_notice(
+            f"model: {host.status.model or 'none'} (switch with /model NAME, any litellm model)"
         )
         return
     try:
-        await app.sessions.check_model(name)
+        await _controller(host).check_model(name)
     except LLMError as error:
-        await app.conversation.add_notice(f"cannot switch model: {error.message}", "error")
+        await host.conversation.add_notice(f"cannot switch model: {error.message}", "error")
         return
-    app.sessions.set_model(name)
-    app.status.model = name
-    await app.conversation.add_notice(f"model: {name} (from the next request on)")
-    await app.refresh_context_soon()
+    _controller(host).set_model(name)
+    host.status.model = name
+    await host.conversation.add_notice(f"model: {name} (from the next request on)")
+    await lifecycle.refresh_meter_soon(host)
 
 
-async def show_help(app: PleatApp, _: str) -> None:
-    await app.conversation.add_markdown(help_text(), "help")
+async def show_help(host: Host, _: str) -> None:
+    await host.conversation.add_markdown(help_text(), "help")
 
 
-async def quit_app(app: PleatApp, _: str) -> None:
-    app.quit_safely()
+async def quit_app(host: Host, _: str) -> None:
+    host.quit_safely()
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
@@ -188,18 +194,18 @@ def parse(text: str) -> tuple[SlashCommand | None, str] | None:
     return None, name
 
 
-async def run(app: PleatApp, command: SlashCommand, arg: str) -> None:
+async def run(host: Host, command: SlashCommand, arg: str) -> None:
     """Run one command, unless it cannot run now (no agent, or something is running)."""
-    if command.needs_agent and app.agent is None:
-        await app.conversation.add_notice(NO_AGENT, "error")
+    if command.needs_agent and host.agent is None:
+        await host.conversation.add_notice(NO_AGENT, "error")
         return
-    if command.needs_quiet and app.busy:
-        app.notify(BUSY)
+    if command.needs_quiet and host.busy:
+        host.notify(BUSY)
         return
     try:
-        await command.run(app, arg)
+        await command.run(host, arg)
     except Exception as error:  # a bug: one red line, the log has the rest
-        app.log.error(error)
-        await app.conversation.add_notice(
+        host.log.error(error)
+        await host.conversation.add_notice(
             f"/{command.name} failed: {type(error).__name__}: {error}", "error"
         )

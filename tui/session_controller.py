@@ -1,47 +1,61 @@
-"""The open session and its agent: open, new, resume, fork, switch model (no UI here)."""
+"""The open session and its agent: open, switch (new, resume, fork), model, warm-up; no UI here."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
+import importlib
+import sys
 from pathlib import Path
 
 from agent.assemble import build_agent, open_session
-from agent.config import Config
+from agent.config import Config, ConfigError
 from agent.fork import fork_session
 from agent.llm import resolve_model
 from agent.loop import Agent
-from agent.permissions import Approver
+from agent.offline import prepare_offline_env
 from sessions.messages import Message
 from sessions.store import Session, SessionError, list_sessions
+from tui.approvals import SessionApprovals
+from tui.startup import Startup
 
 
-class SessionHost:
-    """Holds at most one open session (its lock) and the agent working in it. Every switch
-    opens the new session before closing the old one, so a failure leaves the old one open."""
+class SessionController:
+    """Owns at most one open session (its lock), the agent working in it, and whether litellm
+    is warm. Every switch (new, resume, fork) takes one path, `_adopt`: the new session opens
+    before the old one closes, so a failure leaves the old one open, and the approvals the
+    user gave "always" in the old session are forgotten."""
 
-    def __init__(self, config: Config, workspace: Path, approve: Approver) -> None:
-        self.config = config
+    def __init__(self, startup: Startup, workspace: Path, approvals: SessionApprovals) -> None:
+        self.startup = startup
+        self.config = startup.config
         self.workspace = workspace
-        self.approve = approve
+        self.approvals = approvals
         self.session: Session | None = None
         self.agent: Agent | None = None
+        self.warm = False  # litellm imported and the context counted: the meter can show
 
-    def open(
-        self, *, resume: str | None = None, continue_latest: bool = False
-    ) -> tuple[list[Message] | None, list[str]]:
+    def open(self) -> tuple[list[Message] | None, list[str]]:
         """The first session: new, or resumed. Returns the resumed history (None for a new
-        session) and notes on repairs. Raises ConfigError, SessionError or SessionBusy."""
-        self.config.model_settings()  # no usable model: say so before creating a session
+        session) and notes on repairs. Raises ConfigError (no usable model), SessionError or
+        SessionBusy."""
+        config = self.config
+        if config is None or not config.model or self.startup.config_error is not None:
+            raise ConfigError(self.startup.config_error or "")
+        config.model_settings()  # no usable model: say so before creating a session
         session, history, notes = open_session(
-            self.config, self.workspace, resume=resume, continue_latest=continue_latest
+            config,
+            self.workspace,
+            resume=self.startup.resume,
+            continue_latest=self.startup.continue_latest,
         )
         self._adopt(session, history)
         return history, notes
 
     def new(self) -> None:
         """A fresh session in the same workspace."""
-        self._adopt(Session.create(self.workspace, model=self.config.model or ""), None)
+        self._adopt(Session.create(self.workspace, model=self._config.model or ""), None)
 
     def resume(self, wanted: str) -> tuple[list[Message], list[str]]:
         """Switch to another session of this workspace, by id or a unique prefix of one.
@@ -73,15 +87,27 @@ class SessionHost:
 
     async def check_model(self, model: str) -> None:
         """Raise LLMError when litellm cannot route `model` (a thread: it may import litellm)."""
-        settings = dataclasses.replace(self.config, model=model).model_settings()
+        settings = dataclasses.replace(self._config, model=model).model_settings()
         await asyncio.to_thread(resolve_model, settings)
 
     def set_model(self, model: str) -> None:
         """Use `model` for the next calls, keeping the conversation (the compactor is rebuilt:
         the new model's window sets the budget)."""
         assert self.agent is not None and self.session is not None
-        self.config = dataclasses.replace(self.config, model=model)
+        self.config = dataclasses.replace(self._config, model=model)
         self.agent = self._build(self.session, list(self.agent.history))
+
+    async def warm_up(self) -> None:
+        """Import litellm (about 4 s) in a thread, so the first request does not wait for it."""
+        prepare_offline_env()
+        first_import = "litellm" not in sys.modules
+        await asyncio.to_thread(importlib.import_module, "litellm")
+        if first_import:
+            # litellm's import leaves a few hundred thousand long-lived objects: out of the
+            # collector's full scans from now on, which would otherwise pause the UI for a few
+            # hundred milliseconds every so often (bench/tui_latency.py). Once per process: a
+            # later freeze would also pin whatever garbage is around then.
+            gc.freeze()
 
     def close(self) -> None:
         """Close the session (journal flushed, lock released); the agent stays readable."""
@@ -89,13 +115,18 @@ class SessionHost:
             self.session.close()
         self.session = None
 
+    @property
+    def _config(self) -> Config:
+        assert self.config is not None, "no configuration: the session never opened"
+        return self.config
+
     def _build(self, session: Session, history: list[Message] | None) -> Agent:
         return build_agent(
-            self.config, self.workspace, self.approve, session=session, history=history
+            self._config, self.workspace, self.approvals, session=session, history=history
         )
 
     def _adopt(self, session: Session, history: list[Message] | None) -> None:
-        """Make `session` the open one (closing the previous one once the new agent exists)."""
+        """Make `session` the open one: the one path of every switch (see the class)."""
         try:
             agent = self._build(session, history)
         except BaseException:
@@ -104,3 +135,4 @@ class SessionHost:
         if self.session is not None and self.session is not session:
             self.session.close()
         self.session, self.agent = session, agent
+        self.approvals.always.clear()  # said for the session before

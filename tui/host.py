@@ -1,0 +1,79 @@
+"""What the session lifecycle, the slash commands and the work tasks use of the app.
+
+PleatApp (tui/app.py) provides it; those modules take a Host instead of the app, so none of
+them imports the app and the app imports them without a circle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from textual import Logger
+    from textual.screen import Screen
+
+    from agent.loop import Agent
+    from sessions.store import Session
+    from tui.approvals import SessionApprovals
+    from tui.idle import IdleWatch
+    from tui.session_controller import SessionController
+    from tui.startup import Startup
+    from tui.widgets.conversation import Conversation
+    from tui.widgets.status_bar import StatusBar
+
+# The agent's work the app runs, one at a time: a turn, a manual fold, an idle fold, a fork.
+WorkKind = Literal["turn", "compact", "idle", "fork"]
+
+
+class Host(Protocol):
+    """The app as its helpers see it."""
+
+    workspace: Path
+    startup: Startup
+    approvals: SessionApprovals
+    controller: SessionController | None  # made after the first frame
+    opened: asyncio.Event  # set once the session is open (or cannot be)
+    idle: IdleWatch
+    # Why there is no agent, as Markdown shown again on every prompt (None: there is one).
+    unavailable: str | None
+
+    @property
+    def conversation(self) -> Conversation: ...
+
+    @property
+    def status(self) -> StatusBar: ...
+
+    @property
+    def agent(self) -> Agent | None: ...
+
+    @property
+    def session(self) -> Session | None: ...
+
+    @property
+    def busy(self) -> bool:
+        """A turn, a fold or a fork is pending or running."""
+        ...
+
+    @property
+    def log(self) -> Logger: ...
+
+    def notify(self, message: str) -> None: ...
+
+    def start_work(self, kind: WorkKind, work: Coroutine[Any, Any, None]) -> None:
+        """Run the agent's work (one at a time) in a worker; Esc cancels it."""
+        ...
+
+    def start_background(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run work that nothing waits for (the warm-up) once the next frame is drawn."""
+        ...
+
+    def show_screen(self, screen: Screen[Any]) -> None: ...
+
+    async def ask_screen(self, screen: Screen[Any]) -> Any:
+        """Show a screen and wait for the value it is dismissed with."""
+        ...
+
+    def quit_safely(self) -> None: ...

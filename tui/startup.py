@@ -1,0 +1,20 @@
+"""What the command line asked the terminal UI to open: the configuration and the first session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent.config import Config
+
+
+@dataclass(frozen=True)
+class Startup:
+    """The configuration (None, with config_error saying why, when there is none usable) and
+    the session to open first: a new one, `resume` (an id), or the latest (`continue_latest`)."""
+
+    config: Config | None
+    config_error: str | None = None
+    resume: str | None = None
+    continue_latest: bool = False
