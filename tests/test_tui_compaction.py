@@ -207,6 +207,7 @@ async def test_escape_during_a_turns_fold_commit_interrupts_the_turn_after_it(
     async with app.run_test() as pilot:
         await exchange(pilot, app, "earlier request")
         assert app.agent is not None and app.agent.compactor is not None
+
         def press_escape_at_commit(step: str) -> None:
             if step == "summarized":
                 app.action_interrupt()
