@@ -7,6 +7,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 # Suggestions offered at once: the list shows about eight rows, and thirty leave room to scroll
 # without building a long list on every keystroke in a large repository.
@@ -24,6 +25,10 @@ class Suggestion:
     label: str
 
 
+# What is being completed: a slash command after a leading "/", or a workspace file after "@".
+CompletionKind = Literal["command", "file"]
+
+
 @dataclass(frozen=True)
 class Completion:
     """Suggestions for the word from `start` to `end` (columns of the cursor's line)."""
@@ -31,7 +36,7 @@ class Completion:
     start: int
     end: int
     suggestions: tuple[Suggestion, ...]
-    kind: str  # "command" or "file"
+    kind: CompletionKind
 
 
 def _word_before(line: str, column: int) -> tuple[int, str]:
