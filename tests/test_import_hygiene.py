@@ -7,8 +7,18 @@ import json
 import subprocess
 import sys
 
-# Modules that cost seconds to import; only a model call may bring them in.
-HEAVY = ("litellm", "openai", "tiktoken", "aiohttp", "textual")
+# Modules that cost seconds to import; only a model call may bring them in (and the charting
+# libraries only a chart: `pleat replay --report`, /context).
+HEAVY = (
+    "litellm",
+    "openai",
+    "tiktoken",
+    "aiohttp",
+    "textual",
+    "plotly",
+    "plotext",
+    "textual_plotext",
+)
 
 PROBE = """
 import json, sys

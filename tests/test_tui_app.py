@@ -126,7 +126,7 @@ async def test_always_asks_once_per_tool(server: ScriptedServer, workspace: Path
 async def test_always_is_forgotten_when_the_session_switches(
     server: ScriptedServer, workspace: Path, switch: str
 ) -> None:
-    """"Always" was said for one session: every switch (one path, the session controller)
+    """ "Always" was said for one session: every switch (one path, the session controller)
     forgets it, so the next session asks again."""
     server.push(
         ToolCalls([("write_file", {"path": "a.txt", "content": "a"})]),

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from sessions.call_history import CallHistory, read_call_history
 from sessions.messages import is_summary
+from sessions.store import Session
 from sessions.usage import UsageTally
 
 if TYPE_CHECKING:
@@ -41,6 +43,8 @@ class ContextReport:
     suspended_below: int | None
     chunks: int
     usage: UsageTally = field(default_factory=UsageTally)  # the session's calls, as billed
+    # Every call's prompt size and every fold, from the journal (None: no journal to read).
+    calls: CallHistory | None = None
 
     @property
     def gauge(self) -> ContextGauge:
@@ -74,7 +78,15 @@ def context_report(agent: Agent) -> ContextReport | None:
         suspended_below=compactor.suspended_below,
         chunks=len(compactor.archive.chunks()),
         usage=agent.usage,
+        calls=_calls(agent),
     )
+
+
+def _calls(agent: Agent) -> CallHistory | None:
+    """The session's calls and folds as its journal holds them (a resumed session's too)."""
+    if not isinstance(agent.recorder, Session):
+        return None
+    return read_call_history(agent.recorder.journal.path)
 
 
 def gauge(agent: Agent) -> ContextGauge | None:

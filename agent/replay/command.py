@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agent.compaction.offline_model import LABEL
-from agent.compaction.policy import CompactionPolicy, PolicyError
+from agent.compaction.policy import Budget, CompactionPolicy, PolicyError
 from agent.replay.cache_model import DEFAULT_LIFETIME_SECONDS, CacheModel, Prices
 from agent.replay.recorded import read_sessions
 from agent.replay.report import as_json, as_table
@@ -36,6 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="strategy to run (repeatable; default: all four)",
     )
     parser.add_argument("--json", action="store_true", help="per-session results as JSON")
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="FILE.html",
+        help="also write a page of charts comparing the strategies (one file, opens offline)",
+    )
     parser.add_argument("--limit", type=int, help="only the first N sessions")
     parser.add_argument("--model", help="summarize with a real model instead of the offline one")
     parser.add_argument("--api-base", help="with --model: an OpenAI-compatible server")
@@ -70,6 +76,10 @@ def _policy(args: argparse.Namespace) -> CompactionPolicy:
     return CompactionPolicy(**values)
 
 
+def _prices(args: argparse.Namespace) -> Prices:
+    return Prices(*(float(p) for p in args.prices.split(",")))
+
+
 def _summarizer(args: argparse.Namespace) -> tuple[Any, str]:
     if not args.model:
         return None, LABEL
@@ -83,7 +93,7 @@ async def replay_file(
     args: argparse.Namespace, progress: TextIO
 ) -> dict[str, list[StrategyResult]]:
     policy = _policy(args)
-    prices = Prices(*(float(p) for p in args.prices.split(",")))
+    prices = _prices(args)
     strategies = args.strategy or list(STRATEGIES)
     sessions = list(read_sessions(args.file))[: args.limit]
     summarizer, _ = _summarizer(args)
@@ -128,4 +138,22 @@ def main(argv: list[str]) -> int:
         "summarizer": _summarizer(args)[1],
     }
     print(json.dumps(as_json(results, meta), indent=2) if args.json else as_table(results, meta))
+    if args.report is not None:
+        return _write_report(args, results, meta)
+    return 0
+
+
+def _write_report(
+    args: argparse.Namespace, results: dict[str, list[StrategyResult]], meta: dict[str, Any]
+) -> int:
+    """The --report page (plotly is imported only here: it takes a moment)."""
+    from agent.replay.report_page import write_page
+
+    trigger = Budget.of(_policy(args), args.context_window).trigger_tokens
+    try:
+        write_page(args.report, results, meta, trigger=trigger, prices=_prices(args))
+    except OSError as error:
+        print(f"pleat: error: cannot write {args.report}: {error.strerror}", file=sys.stderr)
+        return 2
+    print(f"pleat: report written to {args.report}", file=sys.stderr)
     return 0

@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from agent.replay.strategies import StrategyResult
+from agent.replay.strategies import CallSeries, StrategyResult
 
 
 def totals(results: Sequence[StrategyResult]) -> dict[str, Any]:
@@ -43,6 +43,13 @@ def billed_on(results: Sequence[StrategyResult], sessions: set[str]) -> float:
     return sum(r.billed for r in results if r.session in sessions)
 
 
+def session_json(result: StrategyResult) -> dict[str, Any]:
+    """One session's figures; the per-request series are left to the --report page."""
+    record = dataclasses.asdict(dataclasses.replace(result, series=CallSeries()))
+    del record["series"]
+    return record
+
+
 def as_json(by_strategy: dict[str, list[StrategyResult]], meta: dict[str, Any]) -> dict[str, Any]:
     common = common_sessions(by_strategy)
     return {
@@ -54,7 +61,7 @@ def as_json(by_strategy: dict[str, list[StrategyResult]], meta: dict[str, Any]) 
                     **totals(results),
                     "billed_on_common": round(billed_on(results, common), 1),
                 },
-                "sessions": [dataclasses.asdict(r) for r in results],
+                "sessions": [session_json(r) for r in results],
             }
             for name, results in by_strategy.items()
         },

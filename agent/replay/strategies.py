@@ -36,6 +36,16 @@ MASK_PLACEHOLDER = "[old tool output omitted]"
 
 
 @dataclass
+class CallSeries:
+    """One replayed session's requests in order, for the report page's charts."""
+
+    context: list[int] = field(default_factory=list)  # context tokens of each request
+    billed: list[float] = field(default_factory=list)  # billed so far after each (folds incl.)
+    folds: list[int] = field(default_factory=list)  # requests sent right after a fold
+    masks: list[int] = field(default_factory=list)  # requests sent right after a masking
+
+
+@dataclass
 class StrategyResult:
     """One session under one strategy."""
 
@@ -53,6 +63,7 @@ class StrategyResult:
     compression_cached_tokens: int = 0
     engine_seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    series: CallSeries = field(default_factory=CallSeries)
 
     @property
     def finished(self) -> bool:
@@ -148,10 +159,14 @@ async def run_strategy(
                             on_compaction(history, event)
                         history = list(event.history)
                         result.compactions += 1
+                        result.series.folds.append(result.requests)
                     elif isinstance(event, CompactionFailed):
                         result.failures += 1
             if strategy == "mask" and tokens.size(history) >= budget.trigger_tokens:
-                history = _mask(history)
+                masked = _mask(history)
+                if masked != history:
+                    result.series.masks.append(result.requests)
+                history = masked
                 tokens.reset_report()
             size = tokens.size(history)
             result.engine_seconds += time.perf_counter() - started
@@ -161,6 +176,8 @@ async def run_strategy(
             result.prompt_tokens += charge.prompt_tokens
             result.cached_tokens += charge.cached_tokens
             result.peak_context = max(result.peak_context, size)
+            result.series.context.append(size)
+            result.series.billed.append(result.billed)
             if size > budget.window:
                 result.overflow_at = index  # a provider refuses it: the session ends here
                 break
