@@ -39,6 +39,7 @@ examples:
   pleat -p "what did we decide about the cache?" --continue
   pleat sessions                          this workspace's sessions (--all for every one)
   pleat replay sessions.jsonl             recorded sessions through each compaction strategy
+  pleat replay sessions.jsonl --report r.html   the same, charted in one offline page
 
 configuration: defaults < $PLEAT_HOME/config.toml < PLEAT_* variables < flags
 """
