@@ -327,8 +327,9 @@ class Agent:
                 yield ToolCallStarted(call, self._describe(call))
                 output = await self._run_tool(call, len(reply.tool_calls))
                 if cut and output.is_error:
-                    output = ToolOutput(f"{output.text}\n{CUT_ARGUMENTS_NOTE}", True, output.meta)
-                self.add(msg.tool_result(call, output.text, is_error=output.is_error))
+                    text = f"{output.text}\n{CUT_ARGUMENTS_NOTE}"
+                    output = dataclasses.replace(output, text=text)
+                self.add(msg.tool_result(call, output.text, **output.message_meta()))
                 if (problem := await self.safe_point()) is not None:
                     yield problem
                 yield ToolCallFinished(call, output.text, output.is_error, output.meta)

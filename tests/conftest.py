@@ -1,4 +1,4 @@
-"""Shared fixtures: a scripted OpenAI-compatible server, an isolated PLEAT_HOME, a workspace."""
+"""Fixtures: a scripted OpenAI server, a private PLEAT_HOME, a workspace, the recorded sessions."""
 
 from __future__ import annotations
 
@@ -19,10 +19,18 @@ prepare_offline_env()
 # The key the scripted server accepts; tests scan written files to prove it never lands on disk.
 TEST_API_KEY = "sk-test-0123456789abcdef"
 TEST_MODEL = "scripted-model"
-# The 60 recorded sessions; CI clones the repository with shared/ beside it.
+# The 60 recorded sessions (real mini-swe-agent runs), committed in the repository with their
+# provenance and licence (bench/data/README.md); tests reach them through recorded_sessions_file.
 RECORDED_SESSIONS = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "trajectories-dev60.jsonl.gz"
+    Path(__file__).resolve().parents[1] / "bench" / "data" / "trajectories-dev60.jsonl.gz"
 )
+
+
+@pytest.fixture(scope="session")
+def recorded_sessions_file() -> Path:
+    """The recorded sessions every test that replays real sessions reads (one JSON a line)."""
+    assert RECORDED_SESSIONS.is_file(), f"the recorded sessions are missing: {RECORDED_SESSIONS}"
+    return RECORDED_SESSIONS
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -17,9 +17,20 @@ from agent.compaction.ledger import (
     render_ledger,
     update_ledger,
 )
+from agent.replay.recorded import adapt_results, read_sessions
 from sessions.messages import Message, ToolCall
+from tools.base import ToolOutput
+from tools.result_facts import ResultFacts
 
-TRAJECTORIES = Path("/work/shared/data/trajectories-dev60.jsonl.gz")
+
+def ran(code: int) -> ResultFacts:
+    """The facts run_command gives a command that exited with code."""
+    return ResultFacts(exit_code=code, text_after_output=f"\nexit code: {code}")
+
+
+def read(path: str) -> ResultFacts:
+    """The facts read_file gives a file it read."""
+    return ResultFacts(files_read=(path,))
 
 
 class Script:
@@ -36,33 +47,62 @@ class Script:
     def user(self, text: str, **meta: object) -> None:
         self.add(Message("user", text, meta=dict(meta)))
 
-    def tool(self, name: str, args: object, result: str, *, is_error: bool = False) -> None:
+    def tool(
+        self,
+        name: str,
+        args: object,
+        result: str,
+        *,
+        facts: ResultFacts | None = None,
+        is_error: bool = False,
+    ) -> None:
+        """A call and its result; with facts, the result's meta is what the agent loop records
+        today; without, what it recorded before tools reported facts (old journals)."""
         number = len(self.messages) + 1
         arguments = args if isinstance(args, str) else json.dumps(args)
         call = ToolCall(f"call_{number}", name, arguments)
         self.add(Message("assistant", None, (call,)))
-        meta = {"is_error": True} if is_error else {}
+        if facts is None:
+            meta = {"is_error": True} if is_error else {}
+        else:
+            meta = ToolOutput(result, is_error, facts=facts).message_meta()
         self.add(Message("tool", result, tool_call_id=call.id, name=name, meta=meta))
 
 
-def pleat_session() -> Script:
+def pleat_session(*, legacy: bool = False) -> Script:
+    """A session of pleat's tools, their results with the facts the tools give (or, legacy,
+    without them, as journals from before facts hold them)."""
+
+    def facts(value: ResultFacts) -> ResultFacts | None:
+        return None if legacy else value
+
     s = Script()
     s.user("Fix the failing test in calc.py")
-    s.tool("read_file", {"path": "calc.py"}, "1\tdef add(a, b):\n2\t    return a - b")
-    s.tool("read_file", {"path": "./tests/test_calc.py"}, "1\tdef test_add(): ...")
-    s.tool("list_dir", {"path": "."}, "calc.py\ntests/")
-    s.tool("glob", {"pattern": "**/*.py"}, "calc.py")
-    s.tool("grep", {"pattern": "add", "path": "."}, "calc.py:1:def add")
-    s.tool("run_command", {"command": "pytest -q"}, "F\n1 failed in 0.1s\nexit code: 1")
-    s.tool("edit_file", {"path": "calc.py", "old_string": "-", "new_string": "+"}, "edited")
-    s.tool("write_file", {"path": "NOTES.md", "content": "x"}, "wrote 1 line")
-    s.tool("run_command", {"command": "pytest -q"}, "1 passed in 0.1s\nexit code: 0")
-    s.tool("read_file", {"path": "missing.py"}, "error: no such file: missing.py", is_error=True)
+    source = "1\tdef add(a, b):\n2\t    return a - b"
+    s.tool("read_file", {"path": "calc.py"}, source, facts=facts(read("calc.py")))
+    test = "1\tdef test_add(): ..."
+    s.tool(
+        "read_file", {"path": "./tests/test_calc.py"}, test, facts=facts(read("tests/test_calc.py"))
+    )
+    s.tool("list_dir", {"path": "."}, "calc.py\ntests/", facts=facts(ResultFacts()))
+    s.tool("glob", {"pattern": "**/*.py"}, "calc.py", facts=facts(ResultFacts()))
+    s.tool("grep", {"pattern": "add", "path": "."}, "calc.py:1:def add", facts=facts(ResultFacts()))
+    failing = "F\n1 failed in 0.1s\nexit code: 1"
+    s.tool("run_command", {"command": "pytest -q"}, failing, facts=facts(ran(1)), is_error=True)
+    edit = {"path": "calc.py", "old_string": "-", "new_string": "+"}
+    s.tool("edit_file", edit, "edited", facts=facts(ResultFacts(files_edited=("calc.py",))))
+    written = ResultFacts(files_written=("NOTES.md",))
+    s.tool("write_file", {"path": "NOTES.md", "content": "x"}, "wrote 1 line", facts=facts(written))
+    passing = "1 passed in 0.1s\nexit code: 0"
+    s.tool("run_command", {"command": "pytest -q"}, passing, facts=facts(ran(0)))
+    missing = "error: no such file: missing.py"
+    s.tool("read_file", {"path": "missing.py"}, missing, facts=facts(ResultFacts()), is_error=True)
     return s
 
 
-def test_pleat_tools() -> None:
-    ledger = update_ledger(None, pleat_session().messages)
+@pytest.mark.parametrize("legacy", [False, True], ids=["facts", "legacy"])
+def test_pleat_tools(legacy: bool) -> None:
+    ledger = update_ledger(None, pleat_session(legacy=legacy).messages)
     assert ledger.files_read == ["calc.py", "tests/test_calc.py"]  # the failed read is not one
     assert ledger.files_edited == ["calc.py"]
     assert ledger.files_written == ["NOTES.md"]
@@ -75,9 +115,16 @@ def test_pleat_tools() -> None:
 
 def test_exit_codes_timeouts_and_failures() -> None:
     s = Script()
-    s.tool("run_command", {"command": "make"}, "building\nerror: boom\nexit code: 2", is_error=True)
-    s.tool("run_command", {"command": "sleep 500"}, "(no output)\ntimed out after 120.0 s; killed")
-    s.tool("run_command", {"command": "echo 'exit code: 7'"}, "exit code: 7\nexit code: 0")
+    s.tool("run_command", {"command": "make"}, "building\nerror: boom\nexit code: 2", facts=ran(2))
+    timeout = "(no output)\ntimed out after 120.0 s; killed"
+    timed_out = ResultFacts(timed_out=True, text_after_output="\ntimed out after 120.0 s; killed")
+    s.tool("run_command", {"command": "sleep 500"}, timeout, facts=timed_out, is_error=True)
+    s.tool(
+        "run_command",
+        {"command": "echo 'exit code: 7'"},
+        "exit code: 7\nexit code: 0",
+        facts=ran(0),
+    )
     s.tool("run_command", {"command": "no result yet"}, "")
     s.messages.pop()  # its result is not among the folded messages
     ledger = update_ledger(None, s.messages)
@@ -87,8 +134,37 @@ def test_exit_codes_timeouts_and_failures() -> None:
         ("echo 'exit code: 7'", 0),
         ("no result yet", None),
     ]
-    assert ledger.last_error is not None
-    assert ledger.last_error.startswith("run_command `sleep 500` (timed out) in m4")
+    assert ledger.last_error == "run_command `sleep 500` (timed out) in m4: (no output)"
+    first = update_ledger(None, s.messages[:2]).last_error
+    assert first == "run_command `make` (exit code 2) in m2: building | error: boom"
+
+
+def test_the_facts_decide_not_the_text() -> None:
+    s = Script()
+    # A result whose text was replaced (a shrunk stub) keeps its facts: the code is still known.
+    stub = "[pleat: this run_command output was shrunk; read it with read_archive]"
+    s.tool("run_command", {"command": "pytest"}, stub, facts=ran(1), is_error=True)
+    # Text that looks like a status but is not in the facts says nothing.
+    s.tool("run_command", {"command": "cat log"}, "exit code: 9", facts=ran(0))
+    ledger = update_ledger(None, s.messages)
+    assert ledger.commands == [("pytest", 1), ("cat log", 0)]
+    assert ledger.last_error == f"run_command `pytest` (exit code 1) in m2: {stub}"
+
+
+def test_legacy_results_are_read_from_their_status_line() -> None:
+    s = Script()
+    s.tool("run_command", {"command": "make"}, "building\nerror: boom\nexit code: 2", is_error=True)
+    s.tool("run_command", {"command": "sleep 500"}, "(no output)\ntimed out after 120.0 s; killed")
+    s.tool("run_command", {"command": "echo 'exit code: 7'"}, "exit code: 7\nexit code: 0")
+    s.tool("run_command", {"command": "true"}, "exit code: 0")
+    ledger = update_ledger(None, s.messages)
+    assert ledger.commands == [
+        ("make", 2),
+        ("sleep 500", None),
+        ("echo 'exit code: 7'", 0),
+        ("true", 0),
+    ]
+    assert ledger.last_error == "run_command `sleep 500` (timed out) in m4: (no output)"
     first = update_ledger(None, s.messages[:2]).last_error
     assert first == "run_command `make` (exit code 2) in m2: building | error: boom"
 
@@ -102,7 +178,7 @@ def test_bash_tool_of_recorded_sessions() -> None:
         "<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n"
         "  File \"a.py\", line 1\nNameError: name 'x' is not defined\n</output>",
     )
-    ledger = update_ledger(None, s.messages)
+    ledger = update_ledger(None, adapt_results(s.messages))
     assert ledger.commands == [("ls", 0), ("python a.py", 1)]
     assert ledger.last_error is not None
     assert ledger.last_error.startswith("bash `python a.py` (exit code 1) in m4: ")
@@ -115,7 +191,7 @@ def test_editor_tool_commands_are_file_operations() -> None:
     s.tool("str_replace_editor", {"command": "view", "path": "/repo/a.py"}, "...")
     s.tool("str_replace_editor", {"command": "create", "path": "/repo/b.py"}, "ok")
     s.tool("str_replace_editor", {"command": "str_replace", "path": "/repo/a.py"}, "ok")
-    ledger = update_ledger(None, s.messages)
+    ledger = update_ledger(None, adapt_results(s.messages))
     assert (ledger.files_read, ledger.files_written) == (["/repo/a.py"], ["/repo/b.py"])
     assert (ledger.files_edited, ledger.commands) == (["/repo/a.py"], [])
 
@@ -132,25 +208,18 @@ def test_bad_arguments_are_skipped() -> None:
     assert ledger == Ledger()
 
 
-def load_recorded(count: int) -> list[list[Message]]:
+def load_recorded(path: Path, count: int) -> list[list[Message]]:
+    """The first recorded sessions, as replay loads them (their results adapted)."""
     sessions = []
-    with gzip.open(TRAJECTORIES, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            record = json.loads(line)
-            sessions.append(
-                [
-                    Message.from_record({**m, "id": f"m{i}"})
-                    for i, m in enumerate(record["messages"])
-                ]
-            )
-            if len(sessions) == count:
-                break
+    for session in read_sessions(path):
+        sessions.append(session.messages)
+        if len(sessions) == count:
+            break
     return sessions
 
 
-@pytest.mark.skipif(not TRAJECTORIES.exists(), reason="recorded sessions not available")
-def test_recorded_sessions() -> None:
-    for messages in load_recorded(3):
+def test_recorded_sessions(recorded_sessions_file: Path) -> None:
+    for messages in load_recorded(recorded_sessions_file, 3):
         ledger = update_ledger(None, messages)
         calls = [c for m in messages for c in m.tool_calls]
         assert len(ledger.commands) >= len({c.arguments for c in calls}) // 2
@@ -163,6 +232,37 @@ def test_recorded_sessions() -> None:
         text = render_ledger(ledger, request_budget_chars=2_000)
         assert "Commands (exit code):" in text
         assert "Your requests, verbatim:" in text
+
+
+# The status mini-swe-agent's bash results open with, and its note on a command killed at its
+# time limit (read here independently of replay's adapter).
+STATUS = re.compile(r"\s*<returncode>(-?\d+)</returncode>")
+TIMEOUT_NOTE = re.compile(r"The last command <command>.*?</command> timed out", re.DOTALL)
+
+
+def test_recorded_exit_codes_match_their_results_at_every_fold(
+    recorded_sessions_file: Path,
+) -> None:
+    """Every recorded session folded one command at a time, as compactions fold: the command
+    just folded has the exit code its result shows, a timeout is the last error, and an error
+    is quoted without the tags around the output."""
+    timeouts = 0
+    for session in read_sessions(recorded_sessions_file):
+        messages = session.messages
+        ledger, folded = None, 0
+        for end, message in enumerate(messages, 1):
+            if message.role != "tool":
+                continue
+            text = message.content or ""
+            status = STATUS.match(text)
+            ledger, folded = update_ledger(ledger, messages[folded:end]), end
+            assert ledger.commands[-1][1] == (int(status.group(1)) if status else None)
+            error = ledger.last_error or ""
+            assert "<returncode>" not in error and not error.endswith(("</output>", "_tail>"))
+            if TIMEOUT_NOTE.match(text):
+                timeouts += 1
+                assert error.startswith("bash `") and f"(timed out) in {message.id}" in error
+    assert timeouts == 5  # the recorded sessions' commands killed at mini-swe-agent's limit
 
 
 def test_update_is_cumulative_and_leaves_previous_alone() -> None:
@@ -192,8 +292,8 @@ def test_injected_user_messages_are_not_requests() -> None:
 def test_bounds_keep_the_newest_and_count_the_rest() -> None:
     s = Script()
     for i in range(100):
-        s.tool("run_command", {"command": f"echo {i}"}, "exit code: 0")
-        s.tool("read_file", {"path": f"f{i}.py"}, "x")
+        s.tool("run_command", {"command": f"echo {i}"}, "exit code: 0", facts=ran(0))
+        s.tool("read_file", {"path": f"f{i}.py"}, "x", facts=read(f"f{i}.py"))
     ledger = update_ledger(None, s.messages)
     assert len(ledger.commands) == MAX_COMMANDS
     assert ledger.commands[-1] == ("echo 99", 0)
@@ -208,11 +308,11 @@ def test_bounds_keep_the_newest_and_count_the_rest() -> None:
 def test_a_file_touched_again_survives_the_bound() -> None:
     s = Script()
     for i in range(MAX_FILES):
-        s.tool("read_file", {"path": f"f{i}.py"}, "x")
+        s.tool("read_file", {"path": f"f{i}.py"}, "x", facts=read(f"f{i}.py"))
     ledger = update_ledger(None, s.messages)
     s2 = Script()
-    s2.tool("read_file", {"path": "f0.py"}, "x")
-    s2.tool("read_file", {"path": "new.py"}, "x")
+    s2.tool("read_file", {"path": "f0.py"}, "x", facts=read("f0.py"))
+    s2.tool("read_file", {"path": "new.py"}, "x", facts=read("new.py"))
     ledger = update_ledger(ledger, s2.messages)
     assert ledger.files_read[0] == "f0.py"  # first-appearance order, kept because fresh
     assert "f1.py" not in ledger.files_read
@@ -222,10 +322,15 @@ def test_a_file_touched_again_survives_the_bound() -> None:
 
 def test_long_commands_and_errors_are_cut_to_one_line() -> None:
     s = Script()
-    s.tool("run_command", {"command": "echo " + "word " * 100 + "\n  && ls"}, "exit code: 0")
+    s.tool(
+        "run_command",
+        {"command": "echo " + "word " * 100 + "\n  && ls"},
+        "exit code: 0",
+        facts=ran(0),
+    )
     heredoc = "cat <<'EOF' > x.py\nimport os\nprint(1)\nEOF"
     s.tool("bash", {"command": heredoc}, "<returncode>0</returncode>")
-    s.tool("run_command", {"command": "t"}, "line\n" * 1000 + "exit code: 3")
+    s.tool("run_command", {"command": "t"}, "line\n" * 1000 + "exit code: 3", facts=ran(3))
     ledger = update_ledger(None, s.messages)
     long, script, _ = ledger.commands
     assert len(long[0]) <= COMMAND_CHARS and "\n" not in long[0]
@@ -240,10 +345,10 @@ def test_secrets_never_reach_the_ledger() -> None:
     custom = "my-local-gateway-key-42"
     s = Script()
     s.user(f"use the key {key} and {custom} please")
-    s.tool("run_command", {"command": f"export OPENAI_API_KEY={key}"}, "exit code: 0")
-    s.tool("run_command", {"command": f"curl -H 'X-Key: {custom}' host"}, "exit code: 0")
-    s.tool("read_file", {"path": ".env"}, "x")
-    s.tool("run_command", {"command": "cat .env"}, f"API_KEY={key}\nexit code: 1")
+    s.tool("run_command", {"command": f"export OPENAI_API_KEY={key}"}, "exit code: 0", facts=ran(0))
+    s.tool("run_command", {"command": f"curl -H 'X-Key: {custom}' host"}, "", facts=ran(0))
+    s.tool("read_file", {"path": ".env"}, "x", facts=read(".env"))
+    s.tool("run_command", {"command": "cat .env"}, f"API_KEY={key}\nexit code: 1", facts=ran(1))
     ledger = update_ledger(None, s.messages, known_secrets=[custom])
     dumped = json.dumps(ledger.to_dict())
     assert key not in dumped and custom not in dumped

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tools.output_budget import DEFAULT_OUTPUT_TOKENS, OutputBudget
+from tools.result_facts import FACTS_KEY, ResultFacts
 
 
 class ToolError(Exception):
@@ -45,6 +46,13 @@ class ToolOutput:
     is_error: bool = False
     # Structured extras for the UI (e.g. a diff, an exit code); never sent to the model.
     meta: dict[str, Any] = field(default_factory=dict)
+    # What code needs to know of the result (exit code, cut output, files), kept on its message.
+    facts: ResultFacts = field(default_factory=ResultFacts)
+
+    def message_meta(self) -> dict[str, Any]:
+        """What the tool message made of this output keeps in its meta: the error flag and the
+        facts (the UI's extras are not kept: a diff can be large)."""
+        return {"is_error": self.is_error, FACTS_KEY: self.facts.to_dict()}
 
 
 class Tool(ABC):

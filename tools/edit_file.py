@@ -16,6 +16,7 @@ from tools.file_changes import (
     unified_diff,
 )
 from tools.paths import display_path, resolve_in_workspace
+from tools.result_facts import ResultFacts
 from tools.text_io import BINARY_SNIFF_BYTES, looks_binary
 
 # The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
@@ -141,4 +142,5 @@ class EditFileTool(Tool):
             f"edited {plan.rel}: replaced {count} occurrence{'s' if count != 1 else ''} "
             f"({'first at ' if count > 1 else 'at '}{where})"
         )
-        return ToolOutput(text, meta={"diff": plan.diff, "path": plan.rel})
+        meta = {"diff": plan.diff, "path": plan.rel}
+        return ToolOutput(text, meta=meta, facts=ResultFacts(files_edited=(plan.rel,)))

@@ -36,7 +36,8 @@ def _note(cut: HeadAndTail, kept: int | None, why_not_kept: str) -> str:
 
 def keep_within_budget(output: ToolOutput, ctx: ToolContext) -> ToolOutput:
     """The output unchanged when it fits ctx.budget; else its first and last lines, a note with
-    the sizes and how to get the rest, and meta saying what was cut and where it is kept."""
+    the sizes and how to get the rest, and meta and facts saying what was cut and where it is
+    kept."""
     budget = ctx.budget
     if budget.fits(output.text):
         return output
@@ -59,4 +60,5 @@ def keep_within_budget(output: ToolOutput, ctx: ToolContext) -> ToolOutput:
         "total_bytes": cut.total_bytes,
         "kept_output": kept,
     }
-    return dataclasses.replace(output, text=text, meta=meta)
+    facts = dataclasses.replace(output.facts, truncated=True, kept_output=kept)
+    return dataclasses.replace(output, text=text, meta=meta, facts=facts)

@@ -21,6 +21,7 @@ from tools.output_budget import (
     tail_lines_that_fit,
 )
 from tools.paths import display_path, open_in_workspace, resolve_in_workspace
+from tools.result_facts import ResultFacts
 from tools.text_io import BINARY_SNIFF_BYTES, decode_line, iter_lines, looks_binary
 
 # Lines per call by default: a few screens of code, enough for most files in one read.
@@ -251,4 +252,4 @@ class ReadFileTool(Tool):
             "total_lines": window.total,
             "truncated": window.last < window.total or window.cut_lines,
         }
-        return ToolOutput(text, meta=meta)
+        return ToolOutput(text, meta=meta, facts=ResultFacts(files_read=(rel,)))

@@ -11,6 +11,7 @@ from collections import deque
 from typing import Any
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.result_facts import ResultFacts
 
 # Seconds a command may run by default: long enough for a typical test suite or build step.
 DEFAULT_TIMEOUT_SECONDS = 120
@@ -215,9 +216,8 @@ class RunCommandTool(Tool):
             notes.append(f"timed out after {timeout} s; the command and its children were killed")
         else:
             notes.append(f"exit code: {code}")
-        meta = {
-            "exit_code": None if timed_out else code,
-            "timed_out": timed_out,
-            "output_bytes": output.total,
-        }
-        return ToolOutput("\n".join([body, *notes]), is_error=timed_out or code != 0, meta=meta)
+        exit_code = None if timed_out else code
+        status = "\n" + "\n".join(notes)
+        facts = ResultFacts(exit_code=exit_code, timed_out=timed_out, text_after_output=status)
+        meta = {"exit_code": exit_code, "timed_out": timed_out, "output_bytes": output.total}
+        return ToolOutput(body + status, is_error=timed_out or code != 0, meta=meta, facts=facts)

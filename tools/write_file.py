@@ -16,6 +16,7 @@ from tools.file_changes import (
     unified_diff,
 )
 from tools.paths import display_path, resolve_in_workspace
+from tools.result_facts import ResultFacts
 
 # The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
 _PARAMETERS: dict[str, Any] = {
@@ -85,4 +86,4 @@ class WriteFileTool(Tool):
         if plan.existed and not plan.diff:
             text += "; the content was already identical"
         meta = {"diff": plan.diff, "path": plan.rel, "created": not plan.existed}
-        return ToolOutput(text, meta=meta)
+        return ToolOutput(text, meta=meta, facts=ResultFacts(files_written=(plan.rel,)))

@@ -9,6 +9,7 @@ from typing import Any
 
 from sessions.messages import Message, ToolCall
 from sessions.redact import redact
+from tools.result_facts import FileKind, ResultFacts
 
 # Newest commands kept: enough to retrace a long debugging stretch (edit, test, fix, retest)
 # while the rendered list stays around 2k tokens.
@@ -37,22 +38,19 @@ MIN_REQUEST_PREVIEW = 100
 ELLIPSIS = "…"
 CUT_NOTE = f"{ELLIPSIS} [cut; the full text is archived]"
 
-# Result formats of shell tools: pleat's run_command ends with "exit code: N" or "timed out
-# after N s"; mini-swe-agent's bash starts with <returncode>N</returncode>.
-_PLEAT_EXIT = re.compile(r"exit code: (-?\d+)[ \t]*")
-_PLEAT_TIMEOUT = re.compile(r"timed out after \S+ s\b")
-_RETURNCODE = re.compile(r"\A\s*<returncode>(-?\d+)</returncode>")
-# Characters at the end of a pleat result searched for its status line (it comes last).
-STATUS_TAIL_CHARS = 400
-# Wrapper lines that say nothing about an error: status lines and output tags.
-_WRAPPER_LINE = re.compile(
-    r"^\s*(?:<returncode>-?\d+</returncode>|</?output>|exit code: -?\d+)\s*$", re.MULTILINE
-)
-# SWE-agent's editor tool has a `command` argument that is an editor action, not a shell line.
-EDITOR_TOOL = "str_replace_editor"
-EDITOR_READS = frozenset({"view"})
-EDITOR_WRITES = frozenset({"create"})
-EDITOR_EDITS = frozenset({"str_replace", "insert", "undo_edit"})
+# Results journaled before tools reported facts (tools/result_facts.py) say their command's
+# outcome only in their text: run_command's last line is "exit code: N" or "timed out after
+# N s". Read by _legacy_facts() alone.
+_LEGACY_EXIT = re.compile(r"exit code: (-?\d+)[ \t]*")
+_LEGACY_TIMEOUT = re.compile(r"timed out after \S+ s\b")
+# Characters at the end of such a result searched for that status line (it comes last).
+LEGACY_STATUS_CHARS = 400
+# pleat's file tools, by the file list their `path` argument goes to (for those same results).
+LEGACY_FILE_TOOLS: dict[str, FileKind] = {
+    "read_file": "read",
+    "write_file": "written",
+    "edit_file": "edited",
+}
 
 
 @dataclass
@@ -131,32 +129,44 @@ class Ledger:
 # -- reading tool results --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Outcome:
-    """What a tool result says: exit code (shell tools), timeout, failure."""
-
-    exit_code: int | None
-    timed_out: bool
-    failed: bool
-
-
-def _outcome(result: Message | None) -> _Outcome | None:
-    if result is None:
-        return None
+def _legacy_facts(result: Message, call: ToolCall | None) -> ResultFacts:
+    """Facts of a result journaled before tools reported them (a session from before facts,
+    resumed and folded now): run_command's status line, and the `path` argument of pleat's
+    file tools. Every other result has facts on its meta; drop this when such journals no
+    longer need reading."""
     text = result.content or ""
-    code: int | None = None
-    timed_out = False
-    match = _RETURNCODE.match(text)
-    if match is not None:
-        code = int(match.group(1))
-    else:
-        # pleat's status is the result's last line; earlier lines are the program's own output.
-        last = text[-STATUS_TAIL_CHARS:].rstrip().rpartition("\n")[2]
-        exit_match = _PLEAT_EXIT.fullmatch(last)
-        code = int(exit_match.group(1)) if exit_match is not None else None
-        timed_out = _PLEAT_TIMEOUT.match(last) is not None
-    failed = bool(result.meta.get("is_error")) or timed_out or (code is not None and code != 0)
-    return _Outcome(code, timed_out, failed)
+    last = text[-LEGACY_STATUS_CHARS:].rstrip().rpartition("\n")[2]
+    exit_match = _LEGACY_EXIT.fullmatch(last)
+    timed_out = _LEGACY_TIMEOUT.match(last) is not None
+    status = ""
+    if exit_match is not None or timed_out:
+        body_end = text.rstrip().rfind("\n")
+        status = text[body_end:] if body_end >= 0 else text
+    facts = ResultFacts(
+        exit_code=int(exit_match.group(1)) if exit_match is not None else None,
+        timed_out=timed_out,
+        text_after_output=status,
+    )
+    kind = LEGACY_FILE_TOOLS.get(call.name) if call is not None else None
+    path = call.parsed_arguments().get("path") if call is not None else None
+    if kind is None or not isinstance(path, str):
+        return facts
+    return replace(
+        facts,
+        files_read=(path,) if kind == "read" else (),
+        files_written=(path,) if kind == "written" else (),
+        files_edited=(path,) if kind == "edited" else (),
+    )
+
+
+def _facts(result: Message, call: ToolCall | None) -> ResultFacts:
+    """What a tool result says: the facts on its meta (legacy results: read from their text)."""
+    facts = ResultFacts.of_message(result.meta)
+    return facts if facts is not None else _legacy_facts(result, call)
+
+
+def _failed(result: Message, facts: ResultFacts) -> bool:
+    return facts.failed(is_error=bool(result.meta.get("is_error")))
 
 
 def _cut(text: str, limit: int) -> str:
@@ -184,7 +194,6 @@ def _command_line(command: str, secrets: Sequence[str]) -> str:
 def _excerpt(text: str, *, from_end: bool, limit: int, secrets: Sequence[str]) -> str:
     """Non-empty lines of text joined by " | ": the first ones, or the last ones (where a
     command's error usually is), redacted and cut to limit."""
-    text = _WRAPPER_LINE.sub("", text)
     if from_end:
         window = text[-(limit + REDACT_MARGIN) :]
         if len(window) < len(text):
@@ -237,27 +246,13 @@ def _bounded(items: list[str], limit: int, touched: set[str]) -> tuple[list[str]
     return [item for index, item in enumerate(items) if index not in drop], excess
 
 
-def _command_of(call: ToolCall, args: dict[str, Any]) -> str | None:
-    command = args.get("command")
-    if not isinstance(command, str) or call.name == EDITOR_TOOL:
+def _command_of(call: ToolCall, facts: ResultFacts | None) -> str | None:
+    """The shell line a call ran: its `command` argument, unless its result is a file operation
+    (an editor tool's `command` is an action such as "view", not a shell line)."""
+    command = call.parsed_arguments().get("command")
+    if not isinstance(command, str) or (facts is not None and facts.names_files()):
         return None
     return command
-
-
-def _file_kind(call: ToolCall, args: dict[str, Any]) -> str | None:
-    """Which file list a call belongs to (read, written, edited), or None."""
-    kinds = {"read_file": "read", "write_file": "written", "edit_file": "edited"}
-    if call.name in kinds:
-        return kinds[call.name]
-    if call.name == EDITOR_TOOL:
-        action = args.get("command")
-        if action in EDITOR_READS:
-            return "read"
-        if action in EDITOR_WRITES:
-            return "written"
-        if action in EDITOR_EDITS:
-            return "edited"
-    return None
 
 
 class _Builder:
@@ -292,35 +287,34 @@ class _Builder:
             text = text[:REQUEST_CHARS].rstrip() + CUT_NOTE
         self.ledger.requests.append((message.id, text))
 
-    def call(self, call: ToolCall, result: Message | None) -> None:
-        args = call.parsed_arguments()
-        outcome = _outcome(result)
-        command = _command_of(call, args)
+    def call(self, call: ToolCall, result: Message | None, facts: ResultFacts | None) -> None:
+        """A tool call, with its result and that result's facts (None: no result folded)."""
+        command = _command_of(call, facts)
         if command is not None:
             text = _command_line(command, self.secrets)
             self.command_by_call[call.id] = text
             commands = [c for c in self.ledger.commands if c[0] != text]
-            commands.append((text, outcome.exit_code if outcome is not None else None))
+            commands.append((text, facts.exit_code if facts is not None else None))
             self.ledger.commands = commands
             return
-        kind = _file_kind(call, args)
-        path = args.get("path")
-        if kind is None or not isinstance(path, str) or not path.strip():
-            return
-        if outcome is not None and outcome.failed:
-            return  # the file was not read or changed
-        clean = _normal_path(_clean(path, COMMAND_CHARS, self.secrets))
-        self.touched[kind].add(clean)
-        if clean not in self.files[kind]:
-            self.files[kind].append(clean)
+        if result is None or facts is None or _failed(result, facts):
+            return  # no file was read or changed
+        for kind, paths in facts.files():
+            for path in paths:
+                if not path.strip():
+                    continue
+                clean = _normal_path(_clean(path, COMMAND_CHARS, self.secrets))
+                self.touched[kind].add(clean)
+                if clean not in self.files[kind]:
+                    self.files[kind].append(clean)
 
-    def error(self, message: Message, call: ToolCall | None, outcome: _Outcome) -> None:
+    def error(self, message: Message, call: ToolCall | None, facts: ResultFacts) -> None:
         tool = message.name or (call.name if call is not None else None) or "tool"
         command = self.command_by_call.get(message.tool_call_id or "")
-        text = message.content or ""
+        text = facts.output_of(message.content or "")
         if command is not None:
-            status = "timed out" if outcome.timed_out else f"exit code {outcome.exit_code}"
-            if not outcome.timed_out and outcome.exit_code is None:
+            status = "timed out" if facts.timed_out else f"exit code {facts.exit_code}"
+            if not facts.timed_out and facts.exit_code is None:
                 status = "failed"
             head = f"{tool} `{_cut(command, ERROR_COMMAND_CHARS)}` ({status}) in {message.id}"
             excerpt = _excerpt(text, from_end=True, limit=ERROR_CHARS, secrets=self.secrets)
@@ -365,11 +359,13 @@ def update_ledger(
             builder.request(message)
         elif message.role == "assistant":
             for call in message.tool_calls:
-                builder.call(call, results.get(call.id))
+                result = results.get(call.id)
+                builder.call(call, result, _facts(result, call) if result is not None else None)
         elif message.role == "tool":
-            outcome = _outcome(message)
-            if outcome is not None and outcome.failed:
-                builder.error(message, calls.get(message.tool_call_id or ""), outcome)
+            owner = calls.get(message.tool_call_id or "")
+            facts = _facts(message, owner)
+            if _failed(message, facts):
+                builder.error(message, owner, facts)
     return builder.finish()
 
 
