@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from sessions.output_spool import SpooledOutput
 from tools.output_budget import DEFAULT_OUTPUT_TOKENS, OutputBudget
 from tools.result_facts import FACTS_KEY, ResultFacts
 
@@ -17,6 +18,11 @@ class ToolError(Exception):
 
 class OutputKeeper(Protocol):
     """Where the full text of a cut output is kept for paging (sessions.outputs.KeptOutputs)."""
+
+    @property
+    def directory(self) -> Path:
+        """Where kept outputs live; a long command's output is spooled there as it arrives."""
+        ...
 
     def keep(self, text: str) -> int:
         """Store the text; returns the number read_archive reads it back by."""
@@ -48,6 +54,9 @@ class ToolOutput:
     meta: dict[str, Any] = field(default_factory=dict)
     # What code needs to know of the result (exit code, cut output, files), kept on its message.
     facts: ResultFacts = field(default_factory=ResultFacts)
+    # The whole output as written to the session while it arrived (run_command), the text
+    # without the status lines: read back when the result is cut, then removed (output_guard).
+    spooled: SpooledOutput | None = None
 
     def message_meta(self) -> dict[str, Any]:
         """What the tool message made of this output keeps in its meta: the error flag and the

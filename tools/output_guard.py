@@ -8,8 +8,10 @@ session (sessions/outputs.py) and the note says how to read the lines in between
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
+from sessions.output_spool import discard, read_spooled
 from tools.base import ToolContext, ToolOutput
 from tools.kept_output_reader import read_more_call
 from tools.output_budget import LINE_PIECE_CHARS, HeadAndTail, head_and_tail
@@ -37,7 +39,21 @@ def _note(cut: HeadAndTail, kept: int | None, why_not_kept: str) -> str:
 def keep_within_budget(output: ToolOutput, ctx: ToolContext) -> ToolOutput:
     """The output unchanged when it fits ctx.budget; else its first and last lines, a note with
     the sizes and how to get the rest, and meta and facts saying what was cut and where it is
-    kept."""
+    kept. A spooled output (run_command's, on disk) is read back whole when cut, and its spool
+    file removed either way."""
+    spooled = output.spooled
+    if spooled is None:
+        return _within_budget(output, ctx)
+    try:
+        if not ctx.budget.fits(output.text):
+            with contextlib.suppress(OSError):  # unreadable: the in-memory copy stands in
+                output = dataclasses.replace(output, text=read_spooled(spooled))
+        return dataclasses.replace(_within_budget(output, ctx), spooled=None)
+    finally:
+        discard(spooled.path)
+
+
+def _within_budget(output: ToolOutput, ctx: ToolContext) -> ToolOutput:
     budget = ctx.budget
     if budget.fits(output.text):
         return output

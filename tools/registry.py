@@ -68,7 +68,7 @@ class ToolRegistry:
         the call's budget (tools/output_guard.py).
         """
         output = await self._run(name, raw_arguments, ctx)
-        if len(output.text) <= INLINE_CHECK_CHARS:
+        if len(output.text) <= INLINE_CHECK_CHARS and output.spooled is None:
             return keep_within_budget(output, ctx)
         return await asyncio.to_thread(keep_within_budget, output, ctx)
 

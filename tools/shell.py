@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import re
 import signal
 from collections import deque
 from typing import Any
 
+import aiofiles.os
+
+from sessions.output_spool import OutputSpool
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.result_facts import ResultFacts
 
@@ -96,14 +100,33 @@ class _CappedOutput:
         return f"{head_text}\n{gap}\n{tail_text}"
 
 
-async def _pump(stream: asyncio.StreamReader, sink: _CappedOutput) -> None:
-    """Copy the merged stdout/stderr into the capped buffer until end of file."""
+async def _pump(
+    stream: asyncio.StreamReader, sink: _CappedOutput, spool: OutputSpool | None
+) -> None:
+    """Copy the merged stdout/stderr into the capped buffer (and the session's spool file, as
+    it arrives) until end of file."""
     while chunk := await stream.read(READ_CHUNK_BYTES):
         sink.add(chunk)
+        if spool is not None:
+            await spool.write(chunk)
+
+
+async def _open_spool(ctx: ToolContext) -> OutputSpool | None:
+    """A spool file in the session's outputs directory; None without a session, or when it
+    cannot be made (the capped in-memory copy then serves alone)."""
+    if ctx.outputs is None:
+        return None
+    try:
+        return await OutputSpool.open(ctx.outputs.directory)
+    except OSError:
+        return None
 
 
 async def _collect(
-    process: asyncio.subprocess.Process, read_fd: int, limit_seconds: float
+    process: asyncio.subprocess.Process,
+    read_fd: int,
+    limit_seconds: float,
+    spool: OutputSpool | None = None,
 ) -> tuple[_CappedOutput, bool, bool]:
     """Read the output until the command ends: (output, timed out, background killed).
 
@@ -118,7 +141,7 @@ async def _collect(
         transport, _ = await asyncio.get_running_loop().connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), pipe
         )
-        pump = asyncio.create_task(_pump(reader, output))
+        pump = asyncio.create_task(_pump(reader, output, spool))
         timed_out = False
         try:
             await asyncio.wait_for(process.wait(), limit_seconds)
@@ -200,8 +223,22 @@ class RunCommandTool(Tool):
             raise ToolError(f"cannot start the command: {exc.strerror or exc}") from exc
         finally:
             os.close(write_fd)
-        output, timed_out, lingering = await _collect(process, read_fd, timeout)
-        return self._result(output, process.returncode, timed_out, lingering, timeout)
+        spool = await _open_spool(ctx)
+        try:
+            output, timed_out, lingering = await _collect(process, read_fd, timeout, spool)
+        except BaseException:
+            if spool is not None:
+                await spool.abandon()
+            raise
+        spooled = await spool.close() if spool is not None else None
+        result = self._result(output, process.returncode, timed_out, lingering, timeout)
+        if spooled is None:
+            return result
+        if ctx.budget.fits(result.text):  # nothing will be cut: the spool is not needed
+            await aiofiles.os.remove(spooled.path)
+            return result
+        spooled = dataclasses.replace(spooled, after=result.facts.text_after_output)
+        return dataclasses.replace(result, spooled=spooled)
 
     @staticmethod
     def _result(
