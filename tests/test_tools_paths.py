@@ -89,6 +89,15 @@ def test_empty_or_nul_paths_are_refused(workspace: Path, raw: str) -> None:
         resolve_in_workspace(workspace, raw)
 
 
+@pytest.mark.parametrize("name", ["é" * 200, "x" * 256])
+def test_a_name_too_long_for_any_file_system_is_a_one_line_error(
+    workspace: Path, name: str
+) -> None:
+    with pytest.raises(ToolError, match="longer than 255 bytes") as caught:
+        resolve_in_workspace(workspace, f"src/{name}/a.py")
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 300
+
+
 def test_display_path_is_workspace_relative_posix(workspace: Path) -> None:
     root = workspace.resolve()
     assert display_path(workspace, root / "src" / "a.py") == "src/a.py"

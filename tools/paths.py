@@ -15,6 +15,9 @@ from tools.base import ToolError
 NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 # How a directory is opened while walking down from the workspace root.
 DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW
+# Bytes of a file name a file system takes (NAME_MAX on Linux and macOS); a longer component
+# could never exist, and asking the system about it raises instead of answering "no".
+NAME_MAX_BYTES = 255
 
 
 def workspace_root(workspace: Path) -> Path:
@@ -32,6 +35,11 @@ def resolve_in_workspace(workspace: Path, raw: str) -> Path:
         raise ToolError("empty path; give a path relative to the workspace")
     if "\x00" in raw:
         raise ToolError(f"invalid path {raw!r}: it contains a NUL byte")
+    if any(len(os.fsencode(part)) > NAME_MAX_BYTES for part in Path(raw).parts):
+        raise ToolError(
+            f"a name in path {raw[:80]!r}... is longer than {NAME_MAX_BYTES} bytes, "
+            "which no file system here allows"
+        )
     root = workspace_root(workspace)
     candidate = Path(raw)
     if not candidate.is_absolute():
