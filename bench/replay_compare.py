@@ -16,8 +16,12 @@ from agent.compaction.offline_model import LABEL  # noqa: E402
 from agent.replay.command import build_parser, replay_file  # noqa: E402
 from agent.replay.report import as_json, as_table  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data" / "trajectories-dev60.jsonl.gz"
+# The 60 recorded sessions, committed with their provenance and licence (bench/data/README.md).
+DATA = ROOT / "bench" / "data" / "trajectories-dev60.jsonl.gz"
+# The windows compared: 16k folds most sessions (the long ones many times), 32k only the
+# longer ones, so the table shows compaction both as the rule and as the exception.
 WINDOWS = (16_000, 32_000)
+# One replay-<window>.json per window lands here; bench/run.py builds its rows from them.
 RESULTS = ROOT / "bench" / "results"
 
 

@@ -1,16 +1,27 @@
-"""Every benchmark in one command; results land in bench/results/ and README's table is
-printed from them: .venv/bin/python bench/run.py"""
+"""Runs every benchmark, then prints one table of goals and writes it to results/table.json."""
 
 from __future__ import annotations
 
+import argparse
 import json
+import operator
 import subprocess
 import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 BENCH = Path(__file__).resolve().parent
+# Where every script writes its JSON and where the table lands beside them (JSON for tools,
+# Markdown for README).
 RESULTS = BENCH / "results"
-# The scripts, in order; the TUI ones measure the terminal UI (each writes its own JSON).
+TABLE_JSON = RESULTS / "table.json"
+TABLE_MARKDOWN = RESULTS / "table.md"
+# The scripts, in order: the engine without a model, the replay of the recorded sessions
+# (bench/data/), then the terminal UI's startup, streaming and key latency. Each writes its own
+# JSON into RESULTS; the table is built from those files alone, so --table-only needs no run.
 SCRIPTS = (
     "engine_overhead.py",
     "replay_compare.py",
@@ -18,72 +29,237 @@ SCRIPTS = (
     "tui_streaming.py",
     "tui_latency.py",
 )
+# How a goal compares, by the sign its text opens with (">= 90%" is value >= threshold).
+COMPARISONS: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+# The other designs replay compares pleat's (`insert`) with; the first bills a summary request
+# of its own, the second masks old tool outputs, the last never compacts.
+OTHER_STRATEGIES = ("separate", "mask", "none")
+# The session size (messages) the key-latency goals are set at: a long session, where a UI that
+# keeps every message mounted would slow down; the smaller sizes measured show the trend.
+GOAL_SESSION = "2000"
+# Errors a results file that is missing, older or partial raises when read: its row says so.
+NOT_MEASURED = (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError)
 
 
-def run(script: str) -> None:
-    path = BENCH / script
-    if not path.is_file():
-        print(f"(skipped {script}: not present)")
-        return
-    print(f"== {script}", flush=True)
-    subprocess.run([sys.executable, str(path)], check=True)
+@dataclass(frozen=True)
+class Row:
+    """One line of the table: a measure, its goal, what was measured and whether it meets it."""
+
+    measure: str
+    goal: str
+    measured: str
+    met: bool
+    value: float | None
+    threshold: float
 
 
-def table() -> str:
-    """README's benchmark table: each goal, the measured value, met or not."""
-    rows = ["| measure | goal | measured | met |", "| --- | --- | --- | --- |"]
+def load(name: str) -> dict[str, Any]:
+    """A results file of RESULTS, or {} when it is missing or unreadable (its rows say so)."""
+    try:
+        data = json.loads((RESULTS / name).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
-    def add(name: str, goal: str, value: str, met: bool) -> None:
-        rows.append(f"| {name} | {goal} | {value} | {'yes' if met else 'no'} |")
 
-    engine = json.loads((RESULTS / "engine.json").read_text())
-    for window in ("16k", "32k"):
-        report = json.loads((RESULTS / f"replay-{window}.json").read_text())
-        totals = {name: s["totals"] for name, s in report["strategies"].items()}
-        share = totals["insert"]["compression_cache_share"]
-        add(
-            f"compression calls served from cache, {window}", ">= 90%", f"{share:.0%}", share >= 0.9
-        )
-        base = totals["insert"]["billed_on_common"]
-        for name in ("separate", "mask", "none"):
-            ratio = totals[name]["billed_on_common"] / base
-            finished = f"{totals[name]['finished']}/{totals[name]['sessions']}"
-            add(
-                f"billed input of {name} vs pleat, {window} ({report['common_sessions']} common "
-                f"sessions; {name} finished {finished}, pleat {totals['insert']['finished']}/"
-                f"{totals['insert']['sessions']})",
-                "> 1.00x",
-                f"{ratio:.2f}x",
-                ratio > 1.0,
+def check(measure: str, goal: str, threshold: float, read: Callable[[], tuple[float, str]]) -> Row:
+    """The row of a goal: read() gives the value and how it is shown; the goal's text opens with
+    the comparison (`>= 90%`), so the text and the verdict cannot disagree."""
+    try:
+        value, shown = read()
+    except NOT_MEASURED:
+        return Row(measure, goal, "not measured", False, None, threshold)
+    return Row(
+        measure, goal, shown, COMPARISONS[goal.split()[0]](value, threshold), value, threshold
+    )
+
+
+def replay_rows(window: str) -> list[Row]:
+    """Compression cache share and billed input of each other design vs pleat at one window."""
+    report = load(f"replay-{window}.json")
+
+    def totals(strategy: str) -> dict[str, Any]:
+        result: dict[str, Any] = report["strategies"][strategy]["totals"]
+        return result
+
+    def share() -> tuple[float, str]:
+        value = float(totals("insert")["compression_cache_share"])
+        return value, f"{value:.0%}"
+
+    def billed(strategy: str) -> Callable[[], tuple[float, str]]:
+        def read() -> tuple[float, str]:
+            other, pleat = totals(strategy), totals("insert")
+            ratio = other["billed_on_common"] / pleat["billed_on_common"]
+            return ratio, (
+                f"{ratio:.2f}x ({report['common_sessions']} common sessions; {strategy} "
+                f"finished {other['finished']}/{other['sessions']}, pleat "
+                f"{pleat['finished']}/{pleat['sessions']})"
             )
-    per_turn = engine["per_turn_ms"]["10000"]
-    add("per-turn accounting at 10,000 messages", "< 1 ms", f"{per_turn:.3f} ms", per_turn < 1)
-    add(
-        f"compaction bookkeeping at {engine['bookkeeping_tokens'] // 1000}k tokens",
-        "< 50 ms",
-        f"{engine['bookkeeping_ms']:.1f} ms",
-        engine["bookkeeping_ms"] < 50,
-    )
-    add(
-        "resume, 10,000 messages and 20 chunks",
-        "< 0.5 s",
-        f"{engine['resume_s']:.3f} s",
-        engine["resume_s"] < 0.5,
-    )
-    tui = RESULTS / "tui.json"
-    if tui.is_file():
-        for row in json.loads(tui.read_text()).get("rows", []):
-            add(row["measure"], row["goal"], row["measured"], bool(row["met"]))
-    return "\n".join(rows)
+
+        return read
+
+    rows = [check(f"compression calls served from cache, {window}", ">= 90%", 0.9, share)]
+    for strategy in OTHER_STRATEGIES:
+        rows.append(
+            check(
+                f"billed input of {strategy} vs pleat, {window}", "> 1.00x", 1.0, billed(strategy)
+            )
+        )
+    return rows
 
 
-def main() -> None:
+def engine_rows() -> list[Row]:
+    """Per-turn accounting, compaction bookkeeping and resume, without a model."""
+    engine = load("engine.json")
+
+    def per_turn() -> tuple[float, str]:
+        value = float(engine["per_turn_ms"]["10000"])
+        return value, f"{value:.3f} ms"
+
+    def bookkeeping() -> tuple[float, str]:
+        value = float(engine["bookkeeping_ms"])
+        return value, f"{value:.1f} ms ({engine['bookkeeping_tokens']:,} tokens)"
+
+    def resume() -> tuple[float, str]:
+        value = float(engine["resume_s"])
+        return value, f"{value:.3f} s"
+
+    return [
+        check("per-turn accounting at 10,000 messages", "< 1 ms", 1.0, per_turn),
+        check("compaction bookkeeping at 200k tokens", "< 50 ms", 50.0, bookkeeping),
+        check("resume, 10,000 messages and 20 chunks", "< 0.5 s", 0.5, resume),
+    ]
+
+
+def tui_sections() -> dict[str, Any]:
+    """The TUI scripts' sections: those of tui.json, each replaced by a tui-<section>.json of its
+    own where one exists. Fields the rows do not read are ignored."""
+    sections: dict[str, Any] = dict(load("tui.json").get("sections") or {})
+    for path in sorted(RESULTS.glob("tui-*.json")):
+        data = load(path.name)
+        if isinstance(data.get("sections"), dict):
+            sections.update(data["sections"])
+        elif data:
+            sections[path.stem.removeprefix("tui-")] = data
+    return sections
+
+
+def tui_rows() -> list[Row]:
+    """First frame, streaming rate (absolute and against the agent alone), key latency."""
+    sections = tui_sections()
+    startup = sections.get("startup") or {}
+    streaming = sections.get("streaming") or {}
+    latency = sections.get("latency") or {}
+
+    def first_frame() -> tuple[float, str]:
+        ratio = float(startup["ratio"])
+        return ratio, f"{ratio:.2f}x ({startup['pleat_ms']:.0f} ms vs {startup['bare_ms']:.0f} ms)"
+
+    def rate() -> tuple[float, str]:
+        value = float(streaming["tui_tokens_per_s"])
+        return value, f"{value:,.0f} tokens/s"
+
+    def against_agent() -> tuple[float, str]:
+        tui, agent = float(streaming["tui_tokens_per_s"]), float(streaming["agent_tokens_per_s"])
+        return tui / agent, f"{tui / agent:.2f}x ({tui:,.0f} vs {agent:,.0f} tokens/s)"
+
+    def key(section: str) -> Callable[[], tuple[float, str]]:
+        def read() -> tuple[float, str]:
+            sizes = latency[section]
+            result = sizes[GOAL_SESSION]
+            p95 = float(result["p95_ms"])
+            # The smaller sessions measured in the same run show how the latency grows.
+            smaller = sorted((size for size in sizes if size != GOAL_SESSION), key=int)
+            counts = " / ".join(f"{int(size):,}" for size in smaller)
+            times = " / ".join(f"{float(sizes[size]['p95_ms']):.1f}" for size in smaller)
+            growth = f"; p95 at {counts} messages: {times} ms" if smaller else ""
+            return p95, f"{p95:.1f} ms (median {result['median_ms']:.1f} ms{growth})"
+
+        return read
+
+    return [
+        check(
+            "TUI first frame vs a bare Textual app (Header, Input, Footer)",
+            "<= 1.5x",
+            1.5,
+            first_frame,
+        ),
+        check("TUI streaming: tokens rendered per second", ">= 1,000 tokens/s", 1_000.0, rate),
+        check(
+            "TUI streaming rate vs the agent alone consuming the same stream (same run)",
+            ">= 0.5x",
+            0.5,
+            against_agent,
+        ),
+        check("keypress to screen p95, 2,000 messages", "< 50 ms", 50.0, key("by_messages")),
+        check(
+            "a key that re-lays the screen out (new line in the prompt) p95, 2,000 messages",
+            "< 100 ms",
+            100.0,
+            key("relayout_by_messages"),
+        ),
+    ]
+
+
+def table_rows() -> list[Row]:
+    """Every row, from the results files as they are now."""
+    return [*replay_rows("16k"), *replay_rows("32k"), *engine_rows(), *tui_rows()]
+
+
+def markdown(rows: list[Row]) -> str:
+    """The rows as README's Markdown table."""
+    lines = ["| measure | goal | measured | met |", "| --- | --- | --- | --- |"]
+    for row in rows:
+        met = "yes" if row.met else "no"
+        lines.append(f"| {row.measure} | {row.goal} | {row.measured} | {met} |")
+    return "\n".join(lines)
+
+
+def run_scripts() -> list[str]:
+    """Runs each script in turn (their own output goes to stderr, so stdout is the table alone);
+    returns those that crashed."""
+    crashed = []
     for script in SCRIPTS:
-        run(script)
-    text = table()
-    (RESULTS / "table.md").write_text(text + "\n")
+        print(f"== {script}", file=sys.stderr, flush=True)
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, str(BENCH / script)], stdout=sys.stderr, cwd=BENCH.parent
+        )
+        took = time.monotonic() - started
+        if done.returncode != 0:
+            crashed.append(script)
+            print(f"== {script} crashed (exit {done.returncode})", file=sys.stderr, flush=True)
+        else:
+            print(f"== {script}: {took:.0f} s", file=sys.stderr, flush=True)
+    return crashed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--table-only",
+        action="store_true",
+        help="print the table from bench/results/ as it is, without running the benchmarks",
+    )
+    options = parser.parse_args(argv)
+    crashed = [] if options.table_only else run_scripts()
+    rows = table_rows()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    TABLE_JSON.write_text(json.dumps([asdict(row) for row in rows], indent=2) + "\n")
+    text = markdown(rows)
+    TABLE_MARKDOWN.write_text(text + "\n")
     print(text)
+    if crashed:
+        # A goal not met is a result; a benchmark that crashed is not, and its rows are stale.
+        print(f"crashed: {', '.join(crashed)} (their rows show older results)", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

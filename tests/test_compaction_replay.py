@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import RECORDED_SESSIONS
 from invariants import assert_history_valid
 
 from agent.compaction.policy import Budget, CompactionPolicy
@@ -17,15 +16,13 @@ from agent.replay.strategies import run_strategy
 from sessions.archive import ChunkArchive
 from sessions.messages import Message, is_summary
 
-DATA = RECORDED_SESSIONS
 # Small enough that most of the 60 sessions fold, several of them many times.
 WINDOW = 16_000
 
 
 @pytest.fixture(scope="module")
-def sessions() -> list:
-    assert DATA.is_file(), f"the recorded sessions are missing: {DATA}"
-    return list(read_sessions(DATA))
+def sessions(recorded_sessions_file: Path) -> list:
+    return list(read_sessions(recorded_sessions_file))
 
 
 def test_the_data_is_what_its_readme_says(sessions: list) -> None:

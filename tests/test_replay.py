@@ -9,14 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import RECORDED_SESSIONS
 
 from agent.compaction.policy import CompactionPolicy
 from agent.replay.cache_model import CacheModel, Prices
 from agent.replay.recorded import read_sessions
 from agent.replay.strategies import STRATEGIES, run_strategy
 
-DATA = RECORDED_SESSIONS
 SYSTEM = {"role": "system", "content": "You are a careful assistant. " * 20}
 TOOLS = [{"type": "function", "function": {"name": "bash", "parameters": {}}}]
 
@@ -65,8 +63,8 @@ def test_uncacheable_requests_pay_plain_input_and_leave_nothing() -> None:
 
 
 @pytest.fixture(scope="module")
-def short_sessions() -> list:
-    sessions = list(read_sessions(DATA))
+def short_sessions(recorded_sessions_file: Path) -> list:
+    sessions = list(read_sessions(recorded_sessions_file))
     return [
         *sorted(sessions, key=lambda s: len(s.messages))[:3],
         max(sessions, key=lambda s: len(s.messages)),
@@ -116,10 +114,9 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_cli_reports_json_per_session(tmp_path: Path) -> None:
-    done = run_cli(
-        str(DATA), "--limit", "3", "--json", "--strategy", "insert", "--strategy", "none"
-    )
+def test_cli_reports_json_per_session(tmp_path: Path, recorded_sessions_file: Path) -> None:
+    path = str(recorded_sessions_file)
+    done = run_cli(path, "--limit", "3", "--json", "--strategy", "insert", "--strategy", "none")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["summarizer"].startswith("[offline summarizer")
