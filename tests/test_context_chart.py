@@ -19,8 +19,9 @@ from sessions.messages import Message
 from sessions.store import Session
 from sessions.usage import Usage
 from tui.app import PleatApp
-from tui.screens.context import CHART_POINTS, FOLD_MARK, ContextScreen
+from tui.screens.context import ContextScreen
 from tui.widgets.compaction_marker import CompactionMarker
+from tui.widgets.context_chart import CHART_POINTS, FOLD_MARK
 
 SYSTEM = Message(role="system", content="You are pleat.", id="m1")
 
