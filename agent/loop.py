@@ -7,7 +7,8 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from agent.compaction.engine import Compactor, Summarized
+from agent.compaction.engine import Compactor
+from agent.compaction.fold_parts import Summarized
 from agent.compaction.last_rung import shrink_to_fit, too_small
 from agent.events import (
     CompactionDone,

@@ -8,14 +8,19 @@ journals it in the same uninterruptible step: Agent.compact).
 from __future__ import annotations
 
 import asyncio
-import errno
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from agent.compaction.cheap_tier import shrink_tail
+from agent.compaction.fold_parts import (
+    CompressionCalls,
+    Fold,
+    Summarized,
+    SummaryModel,
+    SummaryUnavailable,
+    archive_failure,
+)
 from agent.compaction.instruction import compression_instruction
 from agent.compaction.ledger import Ledger, update_ledger
 from agent.compaction.pieces import CHARS_PER_TOKEN, render_transcript, split_into_pieces
@@ -30,16 +35,12 @@ from agent.events import (
     Event,
     FoldMethod,
     FoldReason,
-    Retrying,
-    ThinkingDelta,
-    UsageReported,
 )
 from agent.llm import MIN_STATED_WINDOW, LLMError, LLMReply, StatedLimits
 from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive, ChunkInfo
 from sessions.messages import Message, is_summary, provider_messages, unread_results
 from sessions.redact import redact
-from sessions.usage import Usage
 
 # Units pulled back, round by round, while the compression call would not fit or the provider
 # says it overflows (the first round's single unit is the newest, see _pull_back_rounds): each
@@ -59,91 +60,6 @@ FIT_MARGIN_MAX = 8_192
 # A provider that refuses a request as too long without saying by how much: its window is
 # taken to be this share of the refused request, so the next one is clearly smaller.
 UNSTATED_WINDOW_SHARE = 0.9
-
-
-# The disk failures a chunk write meets, in the words the user reads (other errors give the
-# system's own description).
-_DISK_PROBLEMS = {
-    errno.ENOSPC: "disk full",
-    errno.EDQUOT: "disk quota exceeded",
-    errno.EROFS: "read-only file system",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "permission denied",
-    errno.EEXIST: "a file is in the way of the directory",
-    errno.ENOTDIR: "a file is in the way of the directory",
-}
-
-
-def archive_failure(directory: Path, error: OSError) -> str:
-    """One line for a chunk that could not be written: where, and what went wrong."""
-    why = _DISK_PROBLEMS.get(error.errno or 0) or error.strerror or str(error)
-    return f"cannot write the archive in {directory}: {why}"
-
-
-class SummaryModel(Protocol):
-    """What the engine needs of a model: agent.llm.LLM, or replay's offline summarizer."""
-
-    def context_window(self) -> int: ...
-
-    def reply_limits(self) -> tuple[int, int | None]:
-        """(the least output a reply needs, the most the model can give, or None)."""
-        ...
-
-    def stream(
-        self,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
-        *,
-        max_tokens: int | None = None,
-    ) -> AsyncIterator[str | ThinkingDelta | Retrying | LLMReply]: ...
-
-
-class SummaryUnavailable(Exception):
-    """No summary could be made (nothing to fold, the model failed, or its reply was unusable):
-    the fold does not happen and the history stays exactly as it was."""
-
-
-@dataclass
-class _Calls:
-    """Usage of the compression call(s) of one compaction."""
-
-    usages: list[Usage] = field(default_factory=list)
-
-    def add(self, reply: LLMReply) -> None:
-        self.usages.append(reply.usage)
-
-    @property
-    def prompt_tokens(self) -> int:
-        return sum(usage.prompt_tokens for usage in self.usages)
-
-    @property
-    def cached_tokens(self) -> int:
-        return sum(usage.cached_tokens for usage in self.usages)
-
-    def reported(self, model: str) -> list[UsageReported]:
-        """One event per call: journaled and billed like every other model call."""
-        return [UsageReported(usage, model, purpose="compression") for usage in self.usages]
-
-
-@dataclass(frozen=True)
-class _Fold:
-    """What a successful summarization produced, before archiving and rebuilding."""
-
-    split: Split
-    reply: CompressionReply
-    method: FoldMethod
-
-
-@dataclass(frozen=True)
-class Summarized:
-    """A fold whose summary is in, ready for Compactor.commit (never shown to a front end)."""
-
-    history: list[Message]
-    fold: _Fold
-    reason: FoldReason
-    tokens_before: int
-    started: float  # time.monotonic() when the fold began
-    calls: _Calls
 
 
 class Compactor:
@@ -296,7 +212,7 @@ class Compactor:
         started = time.monotonic()
         before = self.tokens.size(history)
         yield CompactionStarted(reason, before, len(history))
-        calls = _Calls()
+        calls = CompressionCalls()
         model = str(getattr(self.llm, "model", "") or "")
         try:
             fold = await self._summarize(history, tools, reason=reason, focus=focus, calls=calls)
@@ -401,8 +317,8 @@ class Compactor:
         *,
         reason: FoldReason,
         focus: str | None,
-        calls: _Calls,
-    ) -> _Fold:
+        calls: CompressionCalls,
+    ) -> Fold:
         """Insert-then-compress, pulling back tail units until the call fits; an oversized
         head is summarized in pieces; in an overflow, the ledger alone is the last resort.
         With a transcript system prompt (replay's "separate" baseline), a transcript is always
@@ -435,7 +351,7 @@ class Compactor:
                 if reason == "overflow":
                     return self._ledger_fold(split, str(error))
                 raise SummaryUnavailable(f"the model's summary was unusable: {error}") from None
-            return _Fold(split, reply, "insert")
+            return Fold(split, reply, "insert")
         return await self._summarize_in_pieces(history, tools, split, focus, calls, reason)
 
     def _pull_back_rounds(self, history: list[Message]) -> tuple[int, ...]:
@@ -467,7 +383,7 @@ class Compactor:
         self,
         request: list[Message],
         tools: list[dict[str, Any]],
-        calls: _Calls,
+        calls: CompressionCalls,
         max_tokens: int,
     ) -> CompressionReply:
         """One compression call (same system prompt, same tools: a cache hit), one retry."""
@@ -495,12 +411,12 @@ class Compactor:
         tools: list[dict[str, Any]],
         split: Split,
         focus: str | None,
-        calls: _Calls,
+        calls: CompressionCalls,
         reason: FoldReason,
         *,
         system: Message | None = None,
         method: FoldMethod = "pieces",
-    ) -> _Fold:
+    ) -> Fold:
         """The head is larger than a window: summarize it piece by piece, each piece a
         transcript in one request, carrying the running summary forward."""
         target = self._target(history, split)
@@ -532,20 +448,20 @@ class Compactor:
                 return self._ledger_fold(split, f"the model could not summarize: {why}")
             raise SummaryUnavailable(f"summarizing in pieces failed: {error}") from None
         assert running is not None
-        return _Fold(split, CompressionReply(topics, continues, running), method)
+        return Fold(split, CompressionReply(topics, continues, running), method)
 
-    def _ledger_fold(self, split: Split, why: str) -> _Fold:
+    def _ledger_fold(self, split: Split, why: str) -> Fold:
         """Last resort: no model summary; the rebuilt message carries pleat's ledger."""
         summary = (
             f"(No summary from the model: {why}. The facts below were recorded by pleat; "
             "read the archived chunk for the details.)"
         )
-        return _Fold(split, CompressionReply("unsummarized", False, summary), "ledger")
+        return Fold(split, CompressionReply("unsummarized", False, summary), "ledger")
 
     # -- steps 5 and 6: archive, then rebuild --------------------------------------------
 
     async def _archive_and_rebuild(
-        self, history: list[Message], fold: _Fold
+        self, history: list[Message], fold: Fold
     ) -> tuple[list[Message], ChunkInfo, bool, int, int]:
         split, reply = fold.split, fold.reply
         chunks = self.archive.chunks()

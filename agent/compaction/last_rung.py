@@ -8,7 +8,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
-from agent.compaction.engine import archive_failure
+from agent.compaction.fold_parts import archive_failure
 from agent.compaction.shrink import apply_shrink, plan_shrink
 from agent.events import CompactionDone, CompactionFailed, Event, FoldReason
 from sessions.messages import Message

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from agent.compaction.engine import Compactor, SummaryModel
+from agent.compaction.engine import Compactor
+from agent.compaction.fold_parts import SummaryModel
 from agent.compaction.offline_model import OfflineSummarizer
 from agent.compaction.policy import Budget, CompactionPolicy
 from agent.events import CompactionDone, CompactionFailed, Retrying, ThinkingDelta
