@@ -124,30 +124,24 @@ def session_chart(
             row=1,
             col=1,
         )
-        figure.add_trace(
-            go.Scatter(
-                name=f"{name}: {'maskings' if name == 'mask' else 'folds'}",
-                mode="markers",
-                marker={"color": color(name), "symbol": "triangle-down", "size": 11},
-                legendgroup=name,
-                hoverinfo="text",
-                **marks,
-            ),
-            row=1,
-            col=1,
-        )
-        figure.add_trace(
-            go.Scatter(
-                name=f"{name}: overflowed",
-                mode="markers",
-                marker={"color": color(name), "symbol": "x", "size": 14},
-                legendgroup=name,
-                hoverinfo="text",
-                **overflow,
-            ),
-            row=1,
-            col=1,
-        )
+        events = "maskings" if name == "mask" else "folds"
+        for label, symbol, size, points in (
+            (events, "triangle-down", 11, marks),
+            ("overflowed", "x", 14, overflow),
+        ):
+            marker = {"color": color(name), "symbol": symbol, "size": size}
+            figure.add_trace(
+                go.Scatter(
+                    name=f"{name}: {label}",
+                    mode="markers",
+                    marker=marker,
+                    legendgroup=name,
+                    hoverinfo="text",
+                    **points,
+                ),
+                row=1,
+                col=1,
+            )
         figure.add_trace(
             go.Scatter(
                 name=name, mode="lines", line=line, legendgroup=name, showlegend=False, **billed
