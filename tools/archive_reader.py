@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sessions.messages import Message, ToolCall
+from sessions.archive_query import (
+    MAX_COUNTED_MATCHES,
+    MAX_HITS,
+    PAGE_CHARS,
+    Entry,
+    Hit,
+    QueryError,
+    SearchCancelled,
+    chunk_entries,
+    compile_query,
+    flat,
+    pack_pages,
+    search,
+    split_pages,
+    unreadable_reason,
+)
+from sessions.messages import Message
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.kept_output_reader import READER_TOOL_NAME, read_kept_output
 from tools.output_budget import OutputBudget, lines_that_fit
@@ -18,23 +32,15 @@ from tools.output_budget import OutputBudget, lines_that_fit
 if TYPE_CHECKING:
     from sessions.archive import ChunkArchive, ChunkInfo
 
-# Characters of messages per read page at most (~10k tokens): a big read that still fits
-# comfortably in a large window next to the live conversation; a smaller window's tool-output
-# budget makes pages smaller (page_chars). A header and a footer line come on top.
-PAGE_CHARS = 40_000
 # Characters of a page kept for a message part's header line and its "continues" note.
 PART_OVERHEAD_CHARS = 300
+# The smallest piece a huge message is split into, however small the page: a part must carry
+# some of the message next to its header, or a read would take pages of headers alone.
+MIN_PART_CHARS = 200
+# The smallest page, however small the tool-output budget: a page must hold a few lines.
+MIN_PAGE_CHARS = 1_000
 # Tokens of a page's budget kept for its title and footer lines.
 PAGE_FRAME_TOKENS = 120
-# Hits listed per search (~250 characters each, ~2k tokens in all): enough to choose what to
-# read; past that the query should be narrower, and the rest are only counted.
-MAX_HITS = 30
-# Characters shown on each side of a match in a hit's snippet (~200 characters per snippet).
-SNIPPET_CONTEXT = 100
-# Characters of one match shown inside »«; a longer match (e.g. from `.*`) is cut with "…".
-MAX_MATCH_SHOWN = 80
-# Matches counted per message: enough to say "many"; counting further would only cost time.
-MAX_COUNTED_MATCHES = 1_000
 # Characters of a chunk's topics shown by action=list: a line, not a paragraph.
 MAX_TOPIC_CHARS = 200
 # Chunks shown by action=list, newest kept: far beyond any real session's folds; it only
@@ -44,34 +50,15 @@ MAX_LISTED_CHUNKS = 300
 MAX_IDS_IN_ERROR = 10
 # Joins the message blocks of a read page.
 BLOCK_SEPARATOR = "\n\n"
-# Marks a match in a snippet; rare characters, so they stand out from code and logs.
-MARK_OPEN, MARK_CLOSE = "»", "«"
 # What the tool can do: the `action` argument's values.
 ACTIONS = ("list", "search", "read")
 # The answer (or error tail) while no compaction has written a chunk yet.
 EMPTY_ARCHIVE = "the archive is empty: nothing has been folded yet"
-# A run of whitespace, collapsed to one space in one-line snippets and topics.
-WHITESPACE = re.compile(r"\s+")
 # An id given as a bare number ("45"): message ids are "m" + a number, so it means "m45".
 BARE_NUMBER = re.compile(r"\d+\Z")
 
 
-@dataclass(frozen=True)
-class _Entry:
-    """One archived message and where it sits."""
-
-    chunk: int
-    message: Message
-    # The full original of a tool output the live conversation holds only as a stub.
-    original: bool
-
-
 # -- small helpers ----------------------------------------------------------------------------
-
-
-def _flat(text: str) -> str:
-    """Text on one line: every run of whitespace (newlines included) becomes one space."""
-    return WHITESPACE.sub(" ", text)
 
 
 def _clip(text: str, limit: int) -> str:
@@ -91,13 +78,6 @@ def _ranges(numbers: Sequence[int]) -> str:
         else:
             spans.append([number, number])
     return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
-
-
-def _reason(exc: BaseException) -> str:
-    """One line on why a chunk could not be read, without the file's full path."""
-    if isinstance(exc, OSError):
-        return exc.strerror or type(exc).__name__
-    return _flat(str(exc)) or type(exc).__name__
 
 
 def _normalise_id(raw: str) -> str:
@@ -127,16 +107,12 @@ def _info_for(archive: ChunkArchive, number: int) -> ChunkInfo:
     raise ToolError(f"chunk {number} does not exist; {_chunk_numbers_line(infos)}")
 
 
-def _entries(archive: ChunkArchive, number: int) -> list[_Entry]:
-    """Every message of a chunk in archive order: the folded ones, then the shrunk originals."""
+def _entries(archive: ChunkArchive, number: int) -> list[Entry]:
+    """Every message of a chunk in archive order, or a clear error."""
     try:
-        folded, shrunk = archive.read_parts(number)
+        return chunk_entries(archive, number)
     except (OSError, ValueError) as exc:
-        raise ToolError(f"chunk {number} cannot be read: {_reason(exc)}") from exc
-    return [
-        *(_Entry(number, message, False) for message in folded),
-        *(_Entry(number, message, True) for message in shrunk),
-    ]
+        raise ToolError(f"chunk {number} cannot be read: {unreadable_reason(exc)}") from exc
 
 
 # -- list ---------------------------------------------------------------------------------------
@@ -161,7 +137,7 @@ def _list(archive: ChunkArchive) -> tuple[str, dict[str, Any]]:
         created = f"created {info.created}"
         if info.merged:
             created += f", last merged {info.merged[-1]}"
-        topics = _clip(_flat(info.topics).strip(), MAX_TOPIC_CHARS) or "no topics"
+        topics = _clip(flat(info.topics).strip(), MAX_TOPIC_CHARS) or "no topics"
         lines.append(
             f"chunk {info.number} · {span} ({counts}) · ~{info.tokens} tokens · {created} · "
             f"{topics}"
@@ -176,125 +152,24 @@ def _list(archive: ChunkArchive) -> tuple[str, dict[str, Any]]:
 # -- search -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Query:
-    """How a search query matches."""
-
-    # Finds the spans to mark (and count) in a message's text.
-    pattern: re.Pattern[str]
-    # Words mode only: each must appear somewhere in the message.
-    required: tuple[re.Pattern[str], ...]
-    # How the query was understood, for the output's first line.
-    described: str
-
-
-def _compile_query(query: str, case_sensitive: bool) -> _Query:
-    """A regex when the query compiles as one; otherwise its words, all of which must appear."""
-    flags = 0 if case_sensitive else re.IGNORECASE
-    case = "case-sensitive" if case_sensitive else "ignoring case"
-    try:
-        return _Query(re.compile(query, flags), (), f"/{query}/ (regex, {case})")
-    except (re.error, OverflowError, RecursionError) as exc:
-        reason = _flat(str(exc))
-    words = list(dict.fromkeys(query.split()))
-    # Longest first, so a word that contains another is marked whole.
-    alternatives = sorted(words, key=len, reverse=True)
-    pattern = re.compile("|".join(re.escape(word) for word in alternatives), flags)
-    required = tuple(re.compile(re.escape(word), flags) for word in words)
-    shown = " ".join(words)
-    described = (
-        f"the words {shown} (all must appear, {case}; the query is not a valid regex: {reason})"
-    )
-    return _Query(pattern, required, described)
-
-
-def _call_text(call: ToolCall) -> str:
-    """A call's arguments as searched: JSON strings decoded (so quotes and newlines in a command
-    or a written file match as typed), one `key: value` per line; raw text if not an object."""
-    try:
-        parsed = json.loads(call.arguments or "{}")
-    except (json.JSONDecodeError, RecursionError):
-        return call.arguments
-    if not isinstance(parsed, dict):
-        return call.arguments
-    return "\n".join(
-        f"{key}: {value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)}"
-        for key, value in parsed.items()
-    )
-
-
-def _fields(message: Message) -> list[tuple[str, str]]:
-    """(label, text) of everything searched in a message: its content, then each tool call."""
-    fields = [("", message.content)] if message.content else []
-    fields += [(f"call {call.name}", _call_text(call)) for call in message.tool_calls]
-    return fields
-
-
-def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
-    """Non-empty matches, up to the count cap (an empty match marks nothing)."""
-    spans: list[tuple[int, int]] = []
-    for match in pattern.finditer(text):
-        if match.end() > match.start():
-            spans.append(match.span())
-            if len(spans) >= MAX_COUNTED_MATCHES:
-                break
-    return spans
-
-
-def _snippet(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """One line around the first match, every whole match in view marked »like this«."""
-    first_start, first_end = spans[0]
-    begin = max(0, first_start - SNIPPET_CONTEXT)
-    end = min(len(text), first_end + SNIPPET_CONTEXT)
-    pieces = ["…"] if begin > 0 else []
-    pos = begin
-    for start, stop in spans:
-        if stop > end:
-            break
-        pieces.append(_flat(text[pos:start]))
-        shown = text[start:stop]
-        if len(shown) > MAX_MATCH_SHOWN:
-            shown = shown[:MAX_MATCH_SHOWN] + "…"
-        pieces.append(f"{MARK_OPEN}{_flat(shown)}{MARK_CLOSE}")
-        pos = stop
-    pieces.append(_flat(text[pos:end]))
-    if end < len(text):
-        pieces.append("…")
-    return "".join(pieces).strip()
-
-
 def _who(message: Message) -> str:
     """The role, with the tool's name on tool results: "assistant", "tool read_file"."""
     return f"{message.role} {message.name}" if message.name else message.role
 
 
-def _hit_line(entry: _Entry, query: _Query) -> tuple[str, int] | None:
-    """The hit line for a message and its match count, or None when it does not match."""
-    fields = _fields(entry.message)
-    if query.required:
-        combined = "\n".join(text for _, text in fields)
-        if not all(word.search(combined) for word in query.required):
-            return None
-    shown: tuple[str, str, list[tuple[int, int]]] | None = None
-    count = 0
-    for label, text in fields:
-        spans = _spans(query.pattern, text)
-        if spans and shown is None:
-            shown = (label, text, spans)
-        count += len(spans)
-    if shown is None:
-        return None
-    label, text, spans = shown
+def _hit_line(hit: Hit) -> str:
+    """`chunk 1 · m3 · tool run_command: …snippet… (4 matches in this message)`."""
+    entry = hit.entry
     parts = [f"chunk {entry.chunk}", entry.message.id, _who(entry.message)]
     if entry.original:
         parts.append("shrunk original")
-    if label:
-        parts.append(label)
-    line = " · ".join(parts) + ": " + _snippet(text, spans)
-    if count > 1:
-        many = f"{count}+" if count >= MAX_COUNTED_MATCHES else str(count)
+    if hit.label:
+        parts.append(hit.label)
+    line = " · ".join(parts) + ": " + hit.snippet()
+    if hit.count > 1:
+        many = f"{hit.count}+" if hit.count >= MAX_COUNTED_MATCHES else str(hit.count)
         line += f" ({many} matches in this message)"
-    return line, count
+    return line
 
 
 def _search(
@@ -307,9 +182,10 @@ def _search(
 ) -> tuple[str, dict[str, Any]]:
     """Hits in chronological order (oldest chunk first, archive order within a chunk), the same
     order as action=list and the conversation itself; hits past the cap are counted by chunk."""
-    if not query_text.strip():
-        raise ToolError("action=search needs a non-empty `query` (a regex or words)")
-    query = _compile_query(query_text, case_sensitive)
+    try:
+        query = compile_query(query_text, case_sensitive)
+    except QueryError as exc:
+        raise ToolError(str(exc)) from None
     if chunk is not None:
         numbers = [_info_for(archive, chunk).number]
     else:
@@ -317,32 +193,24 @@ def _search(
         if not numbers:
             return EMPTY_ARCHIVE, {"hits": 0}
     where = f"chunk {numbers[0]}" if chunk is not None else f"chunks {_ranges(numbers)}"
-    hits: list[tuple[int, str]] = []
-    notes: list[str] = []
-    for number in numbers:
-        try:
-            entries = _entries(archive, number)
-        except ToolError as exc:
-            if chunk is not None:
-                raise
-            notes.append(f"[{exc}; skipped]")
-            continue
-        for entry in entries:
-            if stop.is_set():
-                raise ToolError("search cancelled")
-            found = _hit_line(entry, query)
-            if found is not None:
-                hits.append((number, found[0]))
+    try:
+        found = search(query, numbers, lambda n: chunk_entries(archive, n), stop.is_set)
+    except SearchCancelled:
+        raise ToolError("search cancelled") from None
+    notes = [f"[chunk {number} cannot be read: {why}; skipped]" for number, why in found.skipped]
+    if chunk is not None and found.skipped:
+        raise ToolError(f"chunk {chunk} cannot be read: {found.skipped[0][1]}")
+    hits = found.hits
     meta = {"hits": len(hits)}
     if not hits:
         return "\n".join([f"no hits for {query.described} in {where}", *notes]), meta
     lines = [f"{_plural(len(hits), 'hit')} for {query.described} in {where}, oldest first:"]
-    listed = [line for _, line in hits[:MAX_HITS]]
+    listed = [_hit_line(hit) for hit in hits[:MAX_HITS]]
     shown = max(1, lines_that_fit(listed, budget.minus(PAGE_FRAME_TOKENS)))
     lines += listed[:shown]
     rest = hits[shown:]
     if rest:
-        rest_chunks = _ranges(sorted({number for number, _ in rest}))
+        rest_chunks = _ranges(sorted({hit.entry.chunk for hit in rest}))
         lines.append(
             f"[{len(rest)} more hits not shown (in chunks {rest_chunks}); narrow the query or "
             "search one chunk with chunk=N]"
@@ -358,7 +226,7 @@ def _search(
 # -- read ---------------------------------------------------------------------------------------
 
 
-def _header(entry: _Entry, part: str = "") -> str:
+def _header(entry: Entry, part: str = "") -> str:
     """`[m12 · assistant]`, `[m13 · tool read_file · call_abc]`, plus any notes."""
     message = entry.message
     fields = [message.id or "(no id)", _who(message)]
@@ -385,26 +253,10 @@ def _body(message: Message) -> str:
 def page_chars(budget: OutputBudget) -> int:
     """Characters of messages per page under a tool-output budget (stable for one window, so a
     page number means the same page from call to call)."""
-    return max(1_000, min(PAGE_CHARS, budget.minus(PAGE_FRAME_TOKENS).safe_chars))
+    return max(MIN_PAGE_CHARS, min(PAGE_CHARS, budget.minus(PAGE_FRAME_TOKENS).safe_chars))
 
 
-def _split(text: str, part_chars: int) -> list[str]:
-    """Pieces of at most `part_chars` characters, each cut after a newline in its last quarter
-    when there is one, so lines stay whole."""
-    pieces: list[str] = []
-    start = 0
-    while len(text) - start > part_chars:
-        end = start + part_chars
-        newline = text.rfind("\n", end - part_chars // 4, end)
-        if newline > start:
-            end = newline + 1
-        pieces.append(text[start:end])
-        start = end
-    pieces.append(text[start:])
-    return pieces
-
-
-def _paginate(entries: Sequence[_Entry], size: int) -> list[list[str]]:
+def _paginate(entries: Sequence[Entry], size: int) -> list[list[str]]:
     """Message blocks packed into pages of at most `size` characters. A message is split into
     parts (each ending its page) only when it alone exceeds a page."""
     items: list[tuple[str, bool]] = []  # (block, whether a new page must follow it)
@@ -414,29 +266,18 @@ def _paginate(entries: Sequence[_Entry], size: int) -> list[list[str]]:
         if len(block) <= size:
             items.append((block, False))
             continue
-        pieces = _split(body, max(200, size - PART_OVERHEAD_CHARS))
+        pieces = split_pages(body, max(MIN_PART_CHARS, size - PART_OVERHEAD_CHARS))
         for number, piece in enumerate(pieces, 1):
             text = _header(entry, f"part {number} of {len(pieces)}") + "\n" + piece
             last = number == len(pieces)
             if not last:
                 text += f"\n[{entry.message.id} continues in part {number + 1} on the next page]"
             items.append((text, not last))
-    pages: list[list[str]] = [[]]
-    used = 0
-    force_break = False
-    for text, break_after in items:
-        cost = len(text) + (len(BLOCK_SEPARATOR) if pages[-1] else 0)
-        if pages[-1] and (force_break or used + cost > size):
-            pages.append([])
-            used, cost = 0, len(text)
-        pages[-1].append(text)
-        used += cost
-        force_break = break_after
-    return pages
+    return pack_pages(items, size, BLOCK_SEPARATOR)
 
 
 def _render_page(
-    entries: Sequence[_Entry], title: str, page: int, again: str, size: int
+    entries: Sequence[Entry], title: str, page: int, again: str, size: int
 ) -> tuple[str, dict[str, Any]]:
     """One page of a read: a title line, the blocks, and a footer saying how to go on."""
     pages = _paginate(entries, size)
@@ -453,7 +294,7 @@ def _render_page(
     return BLOCK_SEPARATOR.join(parts), {"page": page, "pages": len(pages)}
 
 
-def _position(entries: Sequence[_Entry], message_id: str, number: int, after: int = 0) -> int:
+def _position(entries: Sequence[Entry], message_id: str, number: int, after: int = 0) -> int:
     """Index of the first entry with the id at or after `after`, or an error naming the range."""
     for index in range(after, len(entries)):
         if entries[index].message.id == message_id:
@@ -521,7 +362,7 @@ def _read_message(
         try:
             found = archive.find(message_id)
         except (OSError, ValueError) as exc:
-            raise ToolError(f"the archive cannot be searched: {_reason(exc)}") from exc
+            raise ToolError(f"the archive cannot be searched: {unreadable_reason(exc)}") from exc
         if found is None:
             infos = archive.chunks()
             if not infos:
@@ -535,7 +376,7 @@ def _read_message(
         number, message = found
         # find() prefers a shrunk original; ask the chunk again to know which one it gave.
         original = any(e.original and e.message.id == message_id for e in _entries(archive, number))
-        entry = _Entry(number, message, original)
+        entry = Entry(number, message, original)
     title = f"message {message_id} from chunk {entry.chunk}"
     if entry.original:
         title += ", the full original of an output shrunk in the live conversation"

@@ -2,44 +2,68 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from sessions.archive import ChunkInfo
+from sessions.archive import ChunkArchive, ChunkInfo
+from sessions.archive_query import (
+    PAGE_CHARS,
+    Entry,
+    Hit,
+    Query,
+    chunk_entries,
+    search,
+    split_pages,
+)
+from sessions.chunk_blocks import HEADER_PREFIX, ChunkFormatError, heading
+from sessions.chunk_format import SHRUNK_HEADING, split_front_matter
 
-# Characters of a chunk rendered at once (a page): Markdown takes about 10 ms per 1,000
-# characters to lay out (measured), so a page shows within half a second while a fold of a
-# long session, megabytes, is read page by page.
-PAGE_CHARS = 40_000
 # How a message starts in a chunk: a page ends before one (found in the page's second half),
 # so a message is rarely split between pages.
-MESSAGE_HEADING = "\n### "
-# A query with one of these is read as a regex (when it compiles); plain words are all
-# required, in any order, as a person typing in a search box expects.
-REGEX_CHARS = frozenset("\\^$.|?*+()[]{}")
-
-Matcher = Callable[[str], int]
+MESSAGE_HEADING = "\n" + HEADER_PREFIX
 
 
-def matcher(query: str) -> Matcher:
-    """Hits of the query in a text: a regex's matches, or (words) the number of word hits when
-    every word appears and 0 otherwise; case ignored either way."""
-    query = query.strip()
-    if REGEX_CHARS & set(query):
-        try:
-            pattern = re.compile(query, re.IGNORECASE)
-        except re.error:
-            pass
-        else:
-            return lambda text: sum(1 for _ in pattern.finditer(text))
-    words = [re.compile(re.escape(w), re.IGNORECASE) for w in dict.fromkeys(query.split())]
+@dataclass(frozen=True)
+class ChunkHits:
+    """What a search found in one chunk."""
 
-    def count(text: str) -> int:
-        hits = [len(w.findall(text)) for w in words]
-        return sum(hits) if hits and all(hits) else 0
+    count: int  # matches in all its matching messages
+    first: Hit  # the first matching message, where the chunk opens
 
-    return count
+
+class ChunkSearcher:
+    """Runs queries over a session's chunks with sessions.archive_query, the rules read_archive
+    follows too. The parsed messages of each chunk are kept while its file is unchanged, since
+    the browser searches again at every keystroke."""
+
+    def __init__(self, archive: ChunkArchive) -> None:
+        self.archive = archive
+        self._entries: dict[int, tuple[tuple[int, int], list[Entry]]] = {}
+
+    def entries(self, number: int) -> list[Entry]:
+        """A chunk's messages (blocking). Raises OSError or ChunkFormatError."""
+        stat = self.archive.path(number).stat()
+        key = (stat.st_mtime_ns, stat.st_size)
+        cached = self._entries.get(number)
+        if cached is None or cached[0] != key:
+            cached = (key, chunk_entries(self.archive, number))
+            self._entries[number] = cached
+        return cached[1]
+
+    def search(
+        self, query: Query, numbers: Sequence[int], stopped: Callable[[], bool]
+    ) -> dict[int, ChunkHits]:
+        """The chunks that match, by number (blocking: call it in a thread). Unreadable chunks
+        are left out, as the list leaves them out. Raises SearchCancelled once stopped()."""
+        found: dict[int, ChunkHits] = {}
+        for hit in search(query, numbers, self.entries, stopped).hits:
+            number = hit.entry.chunk
+            if number in found:
+                found[number] = ChunkHits(found[number].count + hit.count, found[number].first)
+            else:
+                found[number] = ChunkHits(hit.count, hit)
+        return found
 
 
 def read_chunk(info: ChunkInfo) -> str:
@@ -48,26 +72,36 @@ def read_chunk(info: ChunkInfo) -> str:
 
 
 def body(text: str) -> str:
-    """The chunk's Markdown without its front matter."""
-    if text.startswith("---\n"):
-        end = text.find("\n---\n", 4)
-        if end != -1:
-            return text[end + 5 :]
-    return text
+    """The chunk's Markdown without its front matter (all of it if the front matter is broken)."""
+    try:
+        _, start = split_front_matter(text)
+    except ChunkFormatError:
+        return text
+    return text[start:]
 
 
 def pages(text: str, size: int = PAGE_CHARS) -> list[str]:
     """The text in pages of at most `size` characters, cut before a message heading where
     there is one in the page's second half (otherwise at the limit)."""
-    found: list[str] = []
-    start = 0
-    while len(text) - start > size:
-        cut = text.rfind(MESSAGE_HEADING, start + size // 2, start + size)
-        end = cut + 1 if cut != -1 else start + size
-        found.append(text[start:end])
-        start = end
-    found.append(text[start:])
-    return found
+    return split_pages(text, size, MESSAGE_HEADING, size // 2)
+
+
+def hit_page(shown: Sequence[str], hit: Hit) -> int:
+    """The page of a chunk's Markdown showing the hit's first match (content is written word for
+    word) or, failing that, the heading of its message."""
+    text = "".join(shown)
+    section = text.find("\n" + SHRUNK_HEADING) if hit.entry.original else 0
+    at = text.find("\n" + heading(hit.entry.message.id), max(section, 0))
+    if at == -1:
+        return 0
+    found = text.find(hit.first_match, at)
+    position = found if found != -1 else at
+    end = 0
+    for index, page in enumerate(shown):
+        end += len(page)
+        if position < end:
+            return index
+    return len(shown) - 1
 
 
 def chunk_label(info: ChunkInfo, hits: int | None = None) -> str:

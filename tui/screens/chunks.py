@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Markdown, OptionList
 from textual.widgets.option_list import Option
 
 from sessions.archive import ChunkArchive, ChunkInfo
-from tui.chunk_search import Matcher, body, chunk_label, matcher, pages, read_chunk
+from sessions.archive_query import QueryError, SearchCancelled, compile_query
+from tui.chunk_search import (
+    ChunkHits,
+    ChunkSearcher,
+    body,
+    chunk_label,
+    hit_page,
+    pages,
+    read_chunk,
+)
 
 # Shown when the session has folded nothing yet.
 EMPTY = "Nothing has been folded in this session yet: chunks appear after a compaction."
@@ -40,17 +51,24 @@ class ChunkBrowserScreen(Screen[None]):
         self.current: int | None = None  # the chunk in the viewer
         self.pages: list[str] = []  # the current chunk's Markdown, in pages
         self.page = 0
-        self.query_matcher: Matcher | None = None  # the search, to open a chunk at a hit
+        self.searcher = ChunkSearcher(archive)
+        self.hits: dict[int, ChunkHits] = {}  # the search's chunks, to open each at its hit
         self._texts: dict[int, tuple[float, str]] = {}  # number -> (mtime, text)
 
     def compose(self) -> ComposeResult:
-        yield Label(f"Chunks of session {self.archive.session_id}", id="chunks-title")
-        yield Input(placeholder="search: words (all must appear) or a regex", id="chunk-search")
+        yield Label(self._title(), id="chunks-title")
+        yield Input(placeholder="search: text or a regex (case ignored)", id="chunk-search")
         with Horizontal(id="chunks-body"):
             yield OptionList(id="chunk-list")
             with VerticalScroll(id="chunk-scroll"):
                 yield Markdown(id="chunk-view")
         yield Footer()
+
+    def _title(self, found: str = "") -> Content:
+        """The title line; during a search, how many chunks match and how the query was read
+        (plain content: a query's brackets are not markup)."""
+        title = f"Chunks of session {self.archive.session_id}"
+        return Content(f"{title} · {found}" if found else title)
 
     @property
     def chunk_list(self) -> OptionList:
@@ -68,7 +86,7 @@ class ChunkBrowserScreen(Screen[None]):
     async def load(self) -> None:
         self.chunks = await asyncio.to_thread(self.archive.chunks)
         if not self.chunks:
-            await self.viewer.update(EMPTY)
+            await self._view(EMPTY)
             return
         self._fill(self.chunks, {})
         numbers = [c.number for c in self.shown]
@@ -105,12 +123,11 @@ class ChunkBrowserScreen(Screen[None]):
             text = await self._text(info)
         except OSError as error:
             self.pages = []
-            await self.viewer.update(f"**chunk {number} cannot be read:** {error}")
+            await self._view(f"**chunk {number} cannot be read:** {error}")
             return
         self.pages = pages(body(text))
-        hits = self.query_matcher
-        first_hit = next((i for i, page in enumerate(self.pages) if hits and hits(page)), 0)
-        await self._show_page(first_hit)
+        found = self.hits.get(number)
+        await self._show_page(hit_page(self.pages, found.first) if found else 0)
 
     async def _show_page(self, page: int) -> None:
         self.page = page
@@ -118,8 +135,21 @@ class ChunkBrowserScreen(Screen[None]):
         if len(self.pages) > 1:
             where = f"page {page + 1} of {len(self.pages)} (Ctrl+N next, Ctrl+B previous)"
             shown = f"_{where}_\n\n{shown}"
-        await self.viewer.update(shown)
+        await self._view(shown)
         self.query_one("#chunk-scroll").scroll_home(animate=False)
+
+    async def _view(self, markdown: str) -> None:
+        """Shows Markdown in the viewer. A view worker replaced by a newer one stops waiting, but
+        the update itself runs to its end (one cut off while mounting its blocks can leave the
+        widget stuck); the widget's own lock then applies the newer update after it."""
+        await asyncio.shield(self.viewer.update(markdown))
+
+    @work(group="view", exclusive=True, exit_on_error=False)
+    async def show_note(self, text: str) -> None:
+        """A note in place of a chunk; in the view group, so a chunk still opening is dropped
+        instead of replacing the note."""
+        self.current, self.pages = None, []
+        await self._view(text)
 
     @work(group="view", exclusive=True, exit_on_error=False)
     async def action_page(self, step: int) -> None:
@@ -132,27 +162,39 @@ class ChunkBrowserScreen(Screen[None]):
         self.search(event.value)
 
     @work(group="search", exclusive=True, exit_on_error=False)
-    async def search(self, query: str) -> None:
-        if not query.strip():
-            self.query_matcher = None
+    async def search(self, text: str) -> None:
+        title = self.query_one("#chunks-title", Label)
+        if not text.strip():
+            self.hits = {}
+            title.update(self._title())
             self._fill(self.chunks, {})
             return
-        count = self.query_matcher = matcher(query)
-        hits: dict[int, int] = {}
-        for info in self.chunks:
-            try:
-                found = count(await self._text(info))
-            except OSError:
-                continue
-            if found:
-                hits[info.number] = found
-        self._fill([c for c in self.chunks if c.number in hits], hits)
+        try:
+            query = compile_query(text)
+        except QueryError as error:
+            self.hits = {}
+            self._fill([], {})
+            self.show_note(str(error))
+            return
+        stop = threading.Event()
+        numbers = [info.number for info in self.chunks]
+        try:
+            found = await asyncio.to_thread(self.searcher.search, query, numbers, stop.is_set)
+        except asyncio.CancelledError:
+            stop.set()  # a newer query replaced this one: the thread gives up between messages
+            raise
+        except SearchCancelled:
+            return
+        self.hits = found
+        self._fill(
+            [c for c in self.chunks if c.number in found], {n: h.count for n, h in found.items()}
+        )
+        title.update(self._title(f"{len(found)} of {len(self.chunks)} match {query.described}"))
         self.current = None  # open the chunks again at their first hit
         if self.shown:
             self.chunk_list.highlighted = 0
         else:
-            self.current = None
-            await self.viewer.update(f"No chunk matches `{query.strip()}`.")
+            self.show_note(f"No chunk matches `{text.strip()}`.")
 
     @on(Input.Submitted, "#chunk-search")
     def _search_submitted(self) -> None:
