@@ -1,4 +1,8 @@
-"""Fixtures: a scripted OpenAI server, a private PLEAT_HOME, a workspace, the recorded sessions."""
+"""Fixtures: a scripted OpenAI server, a private PLEAT_HOME, a workspace, the recorded sessions.
+
+The tests live in two folders: tests/unit (one module or tool, in process) and tests/e2e (the
+product through real sockets, processes or the TUI). Their helpers stay here, on sys.path.
+"""
 
 from __future__ import annotations
 
@@ -19,11 +23,11 @@ prepare_offline_env()
 # The key the scripted server accepts; tests scan written files to prove it never lands on disk.
 TEST_API_KEY = "sk-test-0123456789abcdef"
 TEST_MODEL = "scripted-model"
+# The repository's root: what tests of the code base itself (rules, dependencies) read.
+REPO_ROOT = Path(__file__).resolve().parents[1]
 # The 60 recorded sessions (real mini-swe-agent runs), committed in the repository with their
 # provenance and licence (bench/data/README.md); tests reach them through recorded_sessions_file.
-RECORDED_SESSIONS = (
-    Path(__file__).resolve().parents[1] / "bench" / "data" / "trajectories-dev60.jsonl.gz"
-)
+RECORDED_SESSIONS = REPO_ROOT / "bench" / "data" / "trajectories-dev60.jsonl.gz"
 
 
 @pytest.fixture(scope="session")

@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 BIN = Path(sys.executable).parent
 # Releases of litellm that were published by an attacker; no lock may ever admit them.
 COMPROMISED = {"litellm": {"1.82.7", "1.82.8"}}

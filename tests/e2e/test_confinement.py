@@ -1,7 +1,7 @@
 """Confinement under attack: symlinks swapped in after the check; no command without approval."""
 
-# Elsewhere: traversal, absolute paths and symlinks leading out are tests/test_tools_paths.py;
-# the reader tool's confinement to its session's archive is tests/test_tools_archive_reader.py
+# Elsewhere: traversal, absolute paths and symlinks leading out are tests/unit/test_tools_paths.py;
+# the reader tool's confinement to its session's archive is tests/unit/test_tools_archive_reader.py
 # (test_path_like_chunks_are_refused, test_there_is_no_path_argument).
 
 from __future__ import annotations

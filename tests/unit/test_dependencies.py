@@ -8,9 +8,10 @@ import re
 import tomllib
 from collections.abc import Iterable
 from importlib import metadata
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import REPO_ROOT
+
+ROOT = REPO_ROOT
 # Where the product's code lives (pyproject's packages) and where the tests' and benchmarks' do.
 PRODUCT = ("agent", "tools", "sessions", "tui")
 CHECKS = ("tests", "bench")

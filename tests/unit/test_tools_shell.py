@@ -90,7 +90,7 @@ async def test_runs_in_the_workspace_with_empty_stdin(workspace: Path, ctx: Tool
 
 async def test_runaway_output_keeps_head_and_tail_in_memory(ctx: ToolContext) -> None:
     """Past HEAD_BYTES + TAIL_BYTES the middle is dropped (and counted) while the command runs;
-    the registry then cuts what is left to the model's budget (tests/test_output_budget.py)."""
+    the registry then cuts what is left to the model's budget (tests/unit/test_output_budget.py)."""
     size = HEAD_BYTES + TAIL_BYTES + 1_000_000
     command = f"echo START; head -c {size} /dev/zero | tr '\\0' x; echo; echo END"
     out = await RunCommandTool().run({"command": command}, ctx)

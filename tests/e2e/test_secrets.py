@@ -1,8 +1,8 @@
 """The configured API key never reaches disk or the terminal, even when a prompt or file has it."""
 
-# Elsewhere: secret-looking values are redacted in summaries and ledgers (tests/test_redact.py,
-# tests/test_ledger.py::test_secrets_never_reach_the_ledger); session files are 0600 and their
-# directories 0700 (tests/test_sessions.py::test_files_are_private_and_hold_no_api_key). What
+# Elsewhere: secret-looking values are redacted in summaries and ledgers (tests/unit/test_redact.py,
+# tests/unit/test_ledger.py::test_secrets_never_reach_the_ledger); session files are 0600 and their
+# directories 0700 (tests/e2e/test_sessions.py::test_files_are_private_and_hold_no_api_key). What
 # the TUI shows (screenshots) is the TUI's to test; docs/FUZZING-AND-LOAD.md notes it.
 
 from __future__ import annotations
