@@ -1,4 +1,4 @@
-"""Shared by the TUI benchmarks: sections of bench/results/tui.json and the rows README shows."""
+"""Shared by the TUI benchmarks: sections of bench/results/tui.json (and tui-*.json), the rows."""
 
 from __future__ import annotations
 
@@ -7,6 +7,12 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tui.json"
+# The goals (issue 13 item 5 for streaming and keys; the first frame's is the start-up item's).
+STARTUP_GOAL_RATIO = 1.5  # first frame, pleat / a bare Textual app
+STREAM_GOAL_TOKENS_PER_S = 1_000  # a reply shown at least this fast ...
+STREAM_GOAL_RATIO = 0.5  # ... and at least this share of the agent alone's rate, same stream
+KEY_GOAL_MS = 50  # keypress to screen, p95, at 2,000 messages
+RELAYOUT_GOAL_MS = 100  # the same for a key that lays the whole screen out again
 
 
 def _rows(sections: dict[str, Any]) -> list[dict[str, Any]]:
@@ -16,33 +22,37 @@ def _rows(sections: dict[str, Any]) -> list[dict[str, Any]]:
         rows.append(
             {
                 "measure": "TUI first frame vs a bare Textual app (Header, Input, Footer)",
-                "goal": "<= 1.5x",
+                "goal": f"<= {STARTUP_GOAL_RATIO}x",
                 "measured": f"{startup['ratio']:.2f}x ({startup['pleat_ms']:.0f} ms vs "
                 f"{startup['bare_ms']:.0f} ms)",
-                "met": startup["ratio"] <= 1.5,
+                "met": startup["ratio"] <= STARTUP_GOAL_RATIO,
             }
         )
     streaming = sections.get("streaming")
     if streaming:
+        tui, alone = streaming["tui_tokens_per_s"], streaming["agent_tokens_per_s"]
+        ratio = streaming.get("ratio", tui / alone)
         rows.append(
             {
-                "measure": "streamed tokens rendered per second (TUI)",
-                "goal": ">= 1,000",
-                "measured": f"{streaming['tui_tokens_per_s']:,.0f}",
-                "met": streaming["tui_tokens_per_s"] >= 1_000,
+                "measure": "streamed tokens shown per second, TUI (agent alone on the same "
+                "stream, in the same run)",
+                "goal": f">= {STREAM_GOAL_TOKENS_PER_S:,} and >= {STREAM_GOAL_RATIO}x "
+                "the agent alone",
+                "measured": f"{tui:,.0f} ({alone:,.0f}: {ratio:.2f}x)",
+                "met": tui >= STREAM_GOAL_TOKENS_PER_S and ratio >= STREAM_GOAL_RATIO,
             }
         )
     latency = sections.get("latency")
     if latency:
         for size, result in latency["by_messages"].items():
-            goal = "< 100 ms" if size == "2000" else "-"
+            goal = f"< {KEY_GOAL_MS} ms" if size == "2000" else "-"
             rows.append(
                 {
                     "measure": f"keypress to screen, {int(size):,} messages in the session "
                     "(median / p95)",
                     "goal": goal,
                     "measured": f"{result['median_ms']:.1f} / {result['p95_ms']:.1f} ms",
-                    "met": result["p95_ms"] < 100,
+                    "met": result["p95_ms"] < KEY_GOAL_MS,
                 }
             )
         relayout = latency.get("relayout_by_messages", {}).get("2000")
@@ -51,17 +61,20 @@ def _rows(sections: dict[str, Any]) -> list[dict[str, Any]]:
                 {
                     "measure": "a key that re-lays the screen out (new line in the prompt), "
                     "2,000 messages (median / p95)",
-                    "goal": "< 100 ms",
+                    "goal": f"< {RELAYOUT_GOAL_MS} ms",
                     "measured": f"{relayout['median_ms']:.1f} / {relayout['p95_ms']:.1f} ms",
-                    "met": relayout["p95_ms"] < 100,
+                    "met": relayout["p95_ms"] < RELAYOUT_GOAL_MS,
                 }
             )
     return rows
 
 
 def save(section: str, data: dict[str, Any]) -> None:
-    """Replace one section and rebuild the rows."""
+    """Replace one section and rebuild the rows; the section is also written alone to
+    tui-<section>.json, which bench/run.py prefers."""
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    alone = RESULTS.with_name(f"tui-{section}.json")
+    alone.write_text(json.dumps(data, indent=2) + "\n")
     try:
         current = json.loads(RESULTS.read_text())
     except (OSError, json.JSONDecodeError):

@@ -1,8 +1,9 @@
-"""Streamed tokens rendered per second by the TUI: `.venv/bin/python bench/tui_streaming.py`."""
+"""Streamed tokens shown per second, TUI vs agent: `.venv/bin/python bench/tui_streaming.py`."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import statistics
 import subprocess
@@ -10,20 +11,24 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 from tui_results import save  # noqa: E402
 
-# Runs of each measurement; the median is reported.
-REPEATS = 3
-# Sections of the reply; each is a heading, a paragraph, a list and a code block (about 190
-# tokens), so 60 of them make a reply of about 11k tokens: a long answer, and long enough that
+# Runs of each measurement, the two interleaved (agent, TUI, agent, TUI, ...) so both see the
+# same load on a shared machine; the medians are reported. Five keep one slow run out of them.
+REPEATS = 5
+# Sections of the reply; each is a heading, a paragraph, a list and a code block (about 160
+# tokens), so 60 of them make a reply of about 9,800 tokens: a long answer, and long enough that
 # start-up effects do not dominate.
 SECTIONS = 60
-# The goal.
+# The goals (issue 13): the TUI shows the reply at 1,000 tokens/s or more, and at no less than
+# half the rate at which the agent alone consumes the same stream.
 GOAL_TOKENS_PER_SECOND = 1_000
+GOAL_RATIO = 0.5
 MODEL = "scripted-model"
 
 SECTION = """\
@@ -88,16 +93,23 @@ async def agent_alone(config, workspace: Path) -> float:  # type: ignore[no-unty
         session.close()
 
 
-async def tui(config, workspace: Path) -> float:  # type: ignore[no-untyped-def]
-    """Seconds from the first delta written into the reply widget to the end of its final
-    Markdown update (run in a fresh process: the app's warm-up then imports litellm and sets
-    the collector up as it does for a user)."""
+async def tui(config, workspace: Path) -> tuple[float, int]:  # type: ignore[no-untyped-def]
+    """Seconds from the first delta written into the reply widget to the first frame Textual
+    composes after the reply's `finish()` returned (the whole reply laid out and on screen), and
+    the frames the reply was drawn in. Run in a fresh process: the app's warm-up then imports
+    litellm and sets the collector up as it does for a user. The wait polls nothing:
+    `pilot.pause` would post a message to every widget and force a screen update each time, work
+    a user's pleat does not do."""
+    from textual.app import App
+
     from tui.app import PleatApp
     from tui.widgets.assistant_message import AssistantMessage
     from tui.widgets.prompt_input import PromptInput
 
     marks: dict[str, float] = {}
-    write, finish = AssistantMessage.write, AssistantMessage.finish
+    finished, shown = asyncio.Event(), asyncio.Event()
+    reply: list[AssistantMessage] = []
+    write, finish, display = AssistantMessage.write, AssistantMessage.finish, App._display
 
     async def timed_write(self: AssistantMessage, delta: str) -> None:
         marks.setdefault("first", time.perf_counter())
@@ -105,10 +117,18 @@ async def tui(config, workspace: Path) -> float:  # type: ignore[no-untyped-def]
 
     async def timed_finish(self: AssistantMessage) -> None:
         await finish(self)
-        marks["done"] = time.perf_counter()
+        reply.append(self)
+        finished.set()
+
+    def timed_display(self: App[Any], screen: Any, renderable: Any) -> None:
+        display(self, screen, renderable)
+        if renderable is not None and finished.is_set() and not shown.is_set():
+            marks["done"] = time.perf_counter()
+            shown.set()
 
     AssistantMessage.write = timed_write  # type: ignore[method-assign]
     AssistantMessage.finish = timed_finish  # type: ignore[method-assign]
+    App._display = timed_display  # type: ignore[method-assign]
     try:
         app = PleatApp(config, workspace)
         async with app.run_test(size=(120, 40)) as pilot:
@@ -121,16 +141,21 @@ async def tui(config, workspace: Path) -> float:  # type: ignore[no-untyped-def]
             while app.turn is None or not app.turn.is_finished:
                 await pilot.pause(0.05)
             marks.clear()
+            finished.clear()
+            shown.clear()
+            reply.clear()
             app.query_one(PromptInput).value = "explain the cache layer"
             await pilot.press("enter")
-            while "done" not in marks:
-                await pilot.pause(0.01)
+            await shown.wait()
+            # The bench cannot be won by showing less: the widget holds the whole reply.
+            assert reply[0].source == reply_text(), "the reply on screen is not the reply sent"
     finally:
         AssistantMessage.write, AssistantMessage.finish = write, finish  # type: ignore[method-assign]
-    return marks["done"] - marks["first"]
+        App._display = display  # type: ignore[method-assign]
+    return marks["done"] - marks["first"], reply[0].frames
 
 
-def tui_in_a_fresh_process(url: str, home: Path, workspace: Path) -> float:
+def tui_in_a_fresh_process(url: str, home: Path, workspace: Path) -> tuple[float, int]:
     done = subprocess.run(
         [sys.executable, __file__, "--tui", url, str(workspace)],
         env={**os.environ, "PLEAT_HOME": str(home)},
@@ -138,7 +163,8 @@ def tui_in_a_fresh_process(url: str, home: Path, workspace: Path) -> float:
         text=True,
         check=True,
     )
-    return float(done.stdout.strip().splitlines()[-1])
+    seconds, frames = json.loads(done.stdout.strip().splitlines()[-1])
+    return float(seconds), int(frames)
 
 
 def main() -> None:
@@ -147,7 +173,7 @@ def main() -> None:
 
     if sys.argv[1:2] == ["--tui"]:
         config = Config(model=MODEL, api_base=sys.argv[2], api_key="x", max_retries=0)
-        print(asyncio.run(tui(config, Path(sys.argv[3]))))
+        print(json.dumps(asyncio.run(tui(config, Path(sys.argv[3])))))
         return
     text = reply_text()
     tokens = count_text(text)
@@ -169,19 +195,30 @@ def main() -> None:
             url = server.stdout.readline().strip()
             config = Config(model=MODEL, api_base=url, api_key="x", max_retries=0)
             asyncio.run(agent_alone(config, workspace))  # warm-up: litellm's import
-            alone = [asyncio.run(agent_alone(config, workspace)) for _ in range(REPEATS)]
-            shown = [tui_in_a_fresh_process(url, home, workspace) for _ in range(REPEATS)]
+            alone: list[float] = []
+            shown: list[float] = []
+            frames: list[int] = []
+            for _ in range(REPEATS):
+                alone.append(asyncio.run(agent_alone(config, workspace)))
+                seconds, drawn = tui_in_a_fresh_process(url, home, workspace)
+                shown.append(seconds)
+                frames.append(drawn)
         finally:
             server.kill()
             server.wait()
     alone_rate = tokens / statistics.median(alone)
     tui_rate = tokens / statistics.median(shown)
+    ratio = tui_rate / alone_rate
     print(f"a reply of {tokens:,} tokens ({len(text):,} characters), median of {REPEATS} runs")
     print(f"{'consumer':<34}{'seconds':>9}{'tokens/s':>11}")
     print(f"{'agent alone (no UI)':<34}{statistics.median(alone):>9.2f}{alone_rate:>11,.0f}")
-    print(f"{'TUI (until the last update)':<34}{statistics.median(shown):>9.2f}{tui_rate:>11,.0f}")
-    verdict = "met" if tui_rate >= GOAL_TOKENS_PER_SECOND else "missed"
-    print(f"goal >= {GOAL_TOKENS_PER_SECOND:,} tokens/s: {verdict}")
+    print(f"{'TUI (until it is on screen)':<34}{statistics.median(shown):>9.2f}{tui_rate:>11,.0f}")
+    print(f"TUI / agent alone: {ratio:.2f}; frames drawn: median {statistics.median(frames):.0f}")
+    met = tui_rate >= GOAL_TOKENS_PER_SECOND and ratio >= GOAL_RATIO
+    print(
+        f"goal >= {GOAL_TOKENS_PER_SECOND:,} tokens/s and >= {GOAL_RATIO:.0%} of the agent "
+        f"alone: {'met' if met else 'missed'}"
+    )
     save(
         "streaming",
         {
@@ -191,6 +228,8 @@ def main() -> None:
             "tui_seconds": shown,
             "agent_tokens_per_s": alone_rate,
             "tui_tokens_per_s": tui_rate,
+            "ratio": ratio,
+            "tui_frames": frames,
         },
     )
 

@@ -126,7 +126,7 @@ class TurnView:
         self.changed()
 
     async def end_reply(self) -> None:
-        """Render the streamed reply once in full."""
+        """Show the rest of the streamed reply: every delta received is on screen after it."""
         if self.reply is not None:
             reply, self.reply = self.reply, None
             await reply.finish()

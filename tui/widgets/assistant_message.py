@@ -1,40 +1,47 @@
-"""The assistant's reply: Markdown appended in paced batches while it streams."""
+"""The assistant's reply: streamed text drawn in paced frames, its oldest blocks hidden."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 
+from textual import events
+from textual.widget import Widget
 from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownBlock
 from textual.worker import Worker
 
 from tui.entries import ReplyEntry
-
-# Seconds between two appends of streamed text, at least: 20 updates a second read as smooth
-# streaming, and a short reply costs little to lay out.
-MIN_APPEND_SECONDS = 0.05
-# ... and per 1,000 characters of reply so far: laying a Markdown reply out costs time in
-# proportion to its blocks (about 5 ms per 1,000 characters on a 2-core machine, measured with
-# bench/tui_streaming.py), so the pause grows with it and layout stays near a fifth of the time
-# instead of swamping the event loop (a 40,000-character reply updates about once a second).
-APPEND_SECONDS_PER_KCHAR = 0.02
-
-
-def append_interval(chars: int) -> float:
-    """The pause before the next batch of streamed text is appended."""
-    return max(MIN_APPEND_SECONDS, APPEND_SECONDS_PER_KCHAR * chars / 1000)
+from tui.widgets.markdown_lists import FLAT_LIST_BLOCKS
+from tui.widgets.reply_window import KEEP_SCREENS, BlockWindow
+from tui.widgets.stream_pacing import pause_after
 
 
 class AssistantMessage(Markdown):
     """One model reply. Call `write()` per delta, then `finish()` once; a reply rebuilt from
-    its entry (scrolled back into view, or resumed) is rendered whole at once."""
+    its entry (scrolled back into view, or resumed) is rendered whole at once.
+
+    While it streams, a drawing worker takes whatever arrived since its last frame and appends
+    it in one piece (Textual re-parses only the last block), waits for the frame to be painted,
+    then pauses in proportion to what that frame cost (tui.widgets.stream_pacing): a fast
+    stream becomes a few large appends, not one layout per delta. While the user follows the
+    end, blocks more than a few screens up are hidden (tui.widgets.reply_window), so a frame
+    lays out only the newest blocks however long the reply gets. Lists whose items are plain
+    paragraphs are drawn by one widget each (tui.widgets.markdown_lists)."""
+
+    # Annotated as Textual's Markdown.BLOCKS is (an instance variable there).
+    BLOCKS: dict[str, type[MarkdownBlock]] = {**Markdown.BLOCKS, **FLAT_LIST_BLOCKS}  # noqa: RUF012
 
     def __init__(self, entry: ReplyEntry) -> None:
         super().__init__(entry.text)
         self.entry = entry
-        self._pending: list[str] = []
-        self._more = asyncio.Event()
-        self._appender: Worker[None] | None = None
+        self.frames = 0  # appends drawn while streaming (the tests count them against deltas)
+        self.window = BlockWindow()
+        self._unshown: list[str] = []
+        self._arrived = asyncio.Event()
+        self._ended = asyncio.Event()
+        self._drawer: Worker[None] | None = None
 
     @property
     def text(self) -> str:
@@ -42,46 +49,72 @@ class AssistantMessage(Markdown):
         return self.entry.text
 
     async def write(self, delta: str) -> None:
-        """Take a streamed piece of the reply; it is shown with the next batch."""
+        """Take a streamed piece of the reply; it is shown with the next frame."""
         self.entry.parts.append(delta)
-        self._pending.append(delta)
-        self._more.set()
-        if self._appender is None:
-            self._appender = self.run_worker(
-                self._append_batches(), group="stream", exit_on_error=False
-            )
+        self._unshown.append(delta)
+        self._arrived.set()
+        if self._drawer is None:
+            self._drawer = self.run_worker(self._draw(), group="stream", exit_on_error=False)
         # Let the rest of the app run: a fast stream whose socket always has data would
-        # otherwise never give the event loop back (no keys, no appends, until it ends).
+        # otherwise never give the event loop back (no keys, no frames, until it ends).
         await asyncio.sleep(0)
 
-    async def _append_batches(self) -> None:
-        """Append what arrived, then pause (append_interval) so more arrives meanwhile: a
-        fast stream becomes a few large appends rather than one per delta."""
-        while True:
-            await self._more.wait()
-            self._more.clear()
-            text = "".join(self._pending)
-            self._pending.clear()
-            await self.append(text)
-            await asyncio.sleep(append_interval(len(self.source)))
-
     async def finish(self) -> None:
-        """Stop streaming and show the rest. The whole reply is not parsed again: appends build
-        the same blocks, and Textual 8.2.8 keeps a streamed code fence's text through a later
-        recompose (textual#6518, fixed; tests/test_tui_app.py pins it), while re-rendering a
-        10k-token reply costs seconds."""
-        if self._appender is not None:
-            appender, self._appender = self._appender, None
-            appender.cancel()
+        """The stream ended (or was interrupted, or failed): show everything received. The
+        drawing worker appends the rest and stops; it is never cancelled halfway through an
+        append, so the blocks always match the text (and a second cancellation of the caller
+        cannot lose the end: the worker finishes on its own)."""
+        self.entry.parts[:] = [self.text]  # one piece: rebuilding the widget later joins nothing
+        self._ended.set()
+        self._arrived.set()
+        drawer, self._drawer = self._drawer, None
+        if drawer is not None:
             with contextlib.suppress(Exception):
-                await appender.wait()
-        rest = "".join(self._pending)
-        self._pending.clear()
-        text = self.text
-        self.entry.parts[:] = [text]  # one piece: rebuilding the widget later joins nothing
-        if not self.is_mounted:
+                await drawer.wait()
+        if self._unshown and self.is_mounted:  # the worker was stopped (its widget removed)
+            await self._flush()
+
+    async def _draw(self) -> None:
+        """Draw frames until `finish()`: append what arrived, wait for it to be painted, pause
+        (measured in the UI thread's time, so waiting for the network costs nothing)."""
+        busy = 1.0  # the share of the last pause the thread worked: unknown yet, assume all
+        while True:
+            await self._arrived.wait()
+            self._arrived.clear()
+            if self._ended.is_set():
+                await self._flush()
+                return
+            started = time.thread_time()
+            await self._hide_old_blocks()
+            await self._flush()
+            painted = asyncio.Event()
+            if self.call_after_refresh(painted.set):
+                await painted.wait()
+            pause = pause_after(time.thread_time() - started, busy)
+            paused, worked = time.perf_counter(), time.thread_time()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._ended.wait(), pause)
+            busy = (time.thread_time() - worked) / max(time.perf_counter() - paused, pause)
+
+    async def _flush(self) -> None:
+        if not self._unshown:
             return
-        if rest:
-            await self.append(rest)
-        if self.source != text:  # an append was cut off by the cancellation: render it all
-            await self.update(text)
+        text = "".join(self._unshown)
+        self._unshown.clear()
+        self.frames += 1
+        await self.append(text)
+
+    async def _hide_old_blocks(self) -> None:
+        """Hide the blocks a few screens above the end, if the user is following it."""
+        view = self.parent
+        if not isinstance(view, Widget) or view.scroll_y < view.max_scroll_y:
+            return
+        rows = KEEP_SCREENS * view.scrollable_content_region.height
+        blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
+        await self.window.hide_above(self, blocks, rows)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Hidden blocks change height with the width: show them again (the next frame hides
+        anew, measured at the new width)."""
+        if self.window.hiding and event.size.width != self.window.width:
+            self.window.show_all()

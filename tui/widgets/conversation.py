@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
+from textual import events
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
@@ -20,6 +21,7 @@ from tui.entries import (
     ToolEntry,
     UserEntry,
 )
+from tui.widgets.reply_window import BlockWindow
 
 if TYPE_CHECKING:
     from tui.widgets.app_markdown import AppMarkdown
@@ -187,11 +189,25 @@ class Conversation(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
+        if self.max_scroll_y - new_value > self.scrollable_content_region.height:
+            self.show_hidden_blocks()  # a screen up from the end: before the spacers come near
         if new_value <= 0 and self.first > 0 and not self._loading:
             self._loading = True
             self.call_after_refresh(self.load_older)
         elif new_value >= self.max_scroll_y and self.first < len(self.entries) - MIN_MOUNTED:
             self.call_after_refresh(self._prune)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A new size changes how many rows the kept blocks of a long reply fill."""
+        self.show_hidden_blocks()
+
+    def show_hidden_blocks(self) -> None:
+        """Show again the blocks long replies hid while the user followed the end
+        (tui.widgets.reply_window): the user is reading further up."""
+        for child in self.children:
+            window = getattr(child, "window", None)
+            if isinstance(window, BlockWindow) and window.hiding:
+                window.show_all()
 
     async def load_older(self) -> None:
         """Mount the previous batch of entries above the first mounted one, keeping the reader's
