@@ -13,7 +13,8 @@ import pytest
 from sessions.archive import ChunkArchive
 from sessions.archive_query import MAX_HITS, PAGE_CHARS
 from sessions.messages import Message, ToolCall
-from tools.archive_reader import EMPTY_ARCHIVE, READER_TOOL_NAME, ArchiveReaderTool
+from tools.archive_lookup import EMPTY_ARCHIVE
+from tools.archive_reader import READER_TOOL_NAME, ArchiveReaderTool
 from tools.base import ToolContext, ToolError
 from tools.registry import ToolRegistry, default_registry
 
