@@ -70,6 +70,7 @@ def marks(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow  # seconds of output or retries: the whole suite runs it
 async def test_a_bare_claude_model_gets_breakpoints_on_system_tools_and_conversation(
     workspace: Path,
 ) -> None:

@@ -27,6 +27,7 @@ CAP_DAC_READ_SEARCH = 2
 THREAD_JOIN_SECONDS = 60
 
 
+@pytest.mark.slow  # seconds of output or retries: the whole suite runs it
 async def test_huge_command_output_is_capped_with_its_exit_code(
     server: ScriptedServer, workspace: Path
 ) -> None:

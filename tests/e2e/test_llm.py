@@ -108,6 +108,7 @@ async def test_transient_errors_retry_then_succeed(
     assert len(server.requests) == 3
 
 
+@pytest.mark.slow  # seconds of output or retries: the whole suite runs it
 async def test_retries_are_bounded(server: ScriptedServer) -> None:
     server.push(*[Error(500, "down", type="server_error")] * 10)
     with pytest.raises(LLMError) as info:

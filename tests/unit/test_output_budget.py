@@ -123,6 +123,7 @@ async def test_glob_and_list_dir_page_through_every_path(workspace: Path) -> Non
     assert listed(entries) == names
 
 
+@pytest.mark.slow  # a megabyte of command output paged through: the whole suite runs it
 async def test_a_command_too_big_is_kept_and_paged(
     tmp_path: Path, workspace: Path, outputs: KeptOutputs
 ) -> None:

@@ -69,6 +69,7 @@ async def test_a_running_commands_output_can_be_followed_on_disk(
     assert outputs.numbers() == []
 
 
+@pytest.mark.slow  # seconds of output or retries: the whole suite runs it
 async def test_an_output_past_the_memory_cap_is_kept_whole(
     ctx: ToolContext, outputs: KeptOutputs
 ) -> None:

@@ -126,6 +126,7 @@ async def test_cancellation_kills_the_process_group(workspace: Path, ctx: ToolCo
     assert await wait_until_gone(shell_pid)
 
 
+@pytest.mark.slow  # waits out the two-second drain by design: the whole suite runs it
 async def test_background_process_holding_the_output_is_killed(
     workspace: Path, ctx: ToolContext
 ) -> None:
