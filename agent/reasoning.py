@@ -3,7 +3,7 @@
 litellm streams Anthropic's thinking as deltas of `thinking_blocks` (text pieces, then one
 piece carrying the block's signature) and, for every provider, `reasoning_content` text. A
 signature closes a block; a redacted block arrives whole. The blocks must go back to the
-provider exactly as they came (agent/messages.py keeps them on the reply).
+provider exactly as they came (sessions/messages.py keeps them on the reply).
 """
 
 from __future__ import annotations
