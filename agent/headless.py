@@ -23,6 +23,7 @@ from agent.events import (
 from agent.fork import ForkRefused, fork_session
 from agent.loop import Agent
 from agent.permissions import approve_all, refuse_headless
+from agent.prompt import project_instructions
 from sessions.lock import SessionBusy
 from sessions.store import Session, SessionError
 
@@ -173,6 +174,8 @@ def run_headless(
         return EXIT_CONFIG
     for note in notes:
         print(f"pleat: resumed with a repair: {note}", file=sys.stderr)
+    for note in project_instructions(workspace).skipped:
+        print(f"pleat: {note}", file=sys.stderr)
     approve = approve_all if approve_everything else refuse_headless
     command, _, focus = prompt.strip().partition(" ")
     try:

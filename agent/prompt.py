@@ -3,29 +3,47 @@
 from __future__ import annotations
 
 import platform
+from dataclasses import dataclass
 from pathlib import Path
+
+from tools.paths import workspace_root
+from tools.workspace_text import read_workspace_text
 
 # Project instruction files, in order of preference: AGENTS.md is the cross-agent convention
 # (Codex); CLAUDE.md is read when a project only has Claude Code's file.
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
-# Instruction files larger than this are cut: they ride along in every request, and a file
-# this size (about 8k tokens) already costs more than most turns' own content.
-MAX_INSTRUCTIONS_CHARS = 32_000
+# Instruction files are read up to this many bytes, and cut there: they ride along in every
+# request, and a file this size (about 8k tokens) already costs more than most turns' own content.
+MAX_INSTRUCTIONS_BYTES = 32_000
 
 
-def project_instructions(workspace: Path) -> tuple[str, str] | None:
-    """(file name, text) of the workspace's AGENTS.md, else CLAUDE.md, else None."""
+@dataclass(frozen=True)
+class Instructions:
+    """The project instruction file used (name and text, or None), and one line for each
+    instruction file skipped on the way (a symlink leading out, a pipe, a device ...)."""
+
+    name: str | None
+    text: str | None
+    skipped: tuple[str, ...]
+
+
+def project_instructions(workspace: Path) -> Instructions:
+    """The workspace's AGENTS.md, else CLAUDE.md: the first that is a regular file inside the
+    workspace (tools/workspace_text.py); the others are skipped with their reason."""
+    skipped: list[str] = []
     for name in INSTRUCTION_FILES:
-        path = workspace / name
-        if path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace")
-            if len(text) > MAX_INSTRUCTIONS_CHARS:
-                text = (
-                    text[:MAX_INSTRUCTIONS_CHARS]
-                    + f"\n[... {name} cut at {MAX_INSTRUCTIONS_CHARS} chars]"
-                )
-            return name, text
-    return None
+        found = read_workspace_text(
+            workspace, workspace_root(workspace) / name, MAX_INSTRUCTIONS_BYTES
+        )
+        if found.skipped is not None:
+            skipped.append(f"project instructions skipped: {found.skipped}")
+        if found.text is None:
+            continue
+        text = found.text
+        if found.cut:
+            text += f"\n[... {name} cut at {MAX_INSTRUCTIONS_BYTES:,} bytes]"
+        return Instructions(name, text, tuple(skipped))
+    return Instructions(None, None, tuple(skipped))
 
 
 def system_prompt(workspace: Path, tool_names: list[str]) -> str:
@@ -46,7 +64,6 @@ def system_prompt(workspace: Path, tool_names: list[str]) -> str:
         "- Answer concisely; when done, say what you changed.",
     ]
     found = project_instructions(workspace)
-    if found is not None:
-        name, text = found
-        lines += ["", f"Project instructions from {name}:", text.strip()]
+    if found.text is not None:
+        lines += ["", f"Project instructions from {found.name}:", found.text.strip()]
     return "\n".join(lines)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sessions.archive import ChunkArchive
+from sessions.bounded_regex import Deadline, Pattern, PatternTooSlow, compile_pattern
 from sessions.messages import Message, ToolCall
 
 # Characters of archived text per page, for both readers. The model: ~10k tokens, a big read
@@ -57,9 +58,9 @@ class Query:
     """How a search query matches."""
 
     # Finds the spans to mark (and count) in a message's text.
-    pattern: re.Pattern[str]
+    pattern: Pattern
     # Words mode only: each must appear somewhere in the message.
-    required: tuple[re.Pattern[str], ...]
+    required: tuple[Pattern, ...]
     # How the query was understood, for the reader to show: "/x+/ (regex, ignoring case)".
     described: str
 
@@ -137,7 +138,7 @@ def compile_query(text: str, case_sensitive: bool = False) -> Query:
             f"the query is {len(query)} characters long, more than {MAX_QUERY_CHARS}: search "
             "for a short, distinctive part of it"
         )
-    flags = 0 if case_sensitive else re.IGNORECASE
+    ignore_case = not case_sensitive
     case = "case-sensitive" if case_sensitive else "ignoring case"
     nested = nested_repetition(query)
     if nested is not None:
@@ -147,25 +148,27 @@ def compile_query(text: str, case_sensitive: bool = False) -> Query:
         )
     else:
         try:
-            return Query(re.compile(query, flags), (), f"/{query}/ (regex, {case})")
-        except (re.error, OverflowError, RecursionError) as exc:
+            pattern = compile_pattern(query, ignore_case=ignore_case)
+            return Query(pattern, (), f"/{query}/ (regex, {case})")
+        except ValueError as exc:
             reason = f"the query is not a valid regex: {flat(str(exc))}"
     words = list(dict.fromkeys(query.split()))
     # Longest first, so a word that contains another is marked whole.
     alternatives = sorted(words, key=len, reverse=True)
-    pattern = re.compile("|".join(re.escape(word) for word in alternatives), flags)
-    required = tuple(re.compile(re.escape(word), flags) for word in words)
+    pattern = compile_pattern("|".join(re.escape(w) for w in alternatives), ignore_case=ignore_case)
+    required = tuple(compile_pattern(re.escape(w), ignore_case=ignore_case) for w in words)
     described = f"the words {' '.join(words)} (all must appear, {case}; {reason})"
     return Query(pattern, required, described)
 
 
 def find_spans(
-    pattern: re.Pattern[str], text: str, limit: int = MAX_COUNTED_MATCHES
+    pattern: Pattern, text: str, deadline: Deadline, limit: int = MAX_COUNTED_MATCHES
 ) -> list[tuple[int, int]]:
     """The one place a query's pattern runs: its non-empty matches in `text`, at most `limit`
-    (an empty match marks nothing, so `x*` does not match everywhere)."""
+    (an empty match marks nothing, so `x*` does not match everywhere), within the search's
+    time budget (raises PatternTooSlow past it)."""
     spans: list[tuple[int, int]] = []
-    for match in pattern.finditer(text):
+    for match in deadline.finditer(pattern, text):
         if match.end() > match.start():
             spans.append(match.span())
             if len(spans) >= limit:
@@ -267,17 +270,17 @@ class Hit:
         return "".join(pieces).strip()
 
 
-def match(entry: Entry, query: Query) -> Hit | None:
+def match(entry: Entry, query: Query, deadline: Deadline) -> Hit | None:
     """The message's hit, or None when it does not match the query."""
     fields = message_fields(entry.message)
     if query.required:
         combined = "\n".join(text for _, text in fields)
-        if not all(find_spans(word, combined, limit=1) for word in query.required):
+        if not all(find_spans(word, combined, deadline, limit=1) for word in query.required):
             return None
     first: tuple[str, str, list[tuple[int, int]]] | None = None
     count = 0
     for label, text in fields:
-        spans = find_spans(query.pattern, text)
+        spans = find_spans(query.pattern, text, deadline)
         if spans and first is None:
             first = (label, text, spans)
         count += len(spans)
@@ -294,6 +297,8 @@ class SearchResult:
 
     hits: list[Hit]
     skipped: list[tuple[int, str]]
+    # Why the search stopped before the end (the pattern ran out of time), or None.
+    stopped_early: str | None = None
 
 
 def search(
@@ -306,6 +311,7 @@ def search(
     chunk_entries, or a cache of it). Raises SearchCancelled as soon as `stopped()` is true."""
     hits: list[Hit] = []
     skipped: list[tuple[int, str]] = []
+    deadline = Deadline()
     for number in numbers:
         try:
             entries = load(number)
@@ -315,7 +321,10 @@ def search(
         for entry in entries:
             if stopped():
                 raise SearchCancelled
-            hit = match(entry, query)
+            try:
+                hit = match(entry, query, deadline)
+            except PatternTooSlow as exc:
+                return SearchResult(hits, skipped, str(exc))
             if hit is not None:
                 hits.append(hit)
     return SearchResult(hits, skipped)

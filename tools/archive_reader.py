@@ -120,6 +120,10 @@ def _search(
     except SearchCancelled:
         raise ToolError("search cancelled") from None
     notes = [f"[chunk {number} cannot be read: {why}; skipped]" for number, why in found.skipped]
+    if found.stopped_early:
+        if not found.hits:
+            raise ToolError(found.stopped_early)
+        notes.append(f"[search stopped early: {found.stopped_early}]")
     if chunk is not None and found.skipped:
         raise ToolError(f"chunk {chunk} cannot be read: {found.skipped[0][1]}")
     hits = found.hits

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tools.globbing import compile_glob
+from tools.globbing import Glob, compile_glob
 
 
 @dataclass(frozen=True)
@@ -14,7 +13,7 @@ class IgnoreRule:
     """One pattern line of a .gitignore file."""
 
     base: str  # the directory holding the .gitignore, workspace-relative posix ("" = root)
-    regex: re.Pattern[str]
+    regex: Glob
     negated: bool  # a "!" line: re-include what an earlier rule excluded
     dir_only: bool  # a trailing "/": matches directories only
     anchored: bool  # a "/" at the start or middle: matches the path below `base`, not a name

@@ -22,7 +22,13 @@ from tools.output_budget import (
 )
 from tools.paths import display_path, open_in_workspace, resolve_in_workspace
 from tools.result_facts import ResultFacts
-from tools.text_io import BINARY_SNIFF_BYTES, decode_line, iter_lines, looks_binary
+from tools.text_io import (
+    BINARY_SNIFF_BYTES,
+    decode_line,
+    iter_lines,
+    looks_binary,
+    wide_encoding,
+)
 
 # Lines per call by default: a few screens of code, enough for most files in one read.
 DEFAULT_LIMIT = 2000
@@ -90,7 +96,13 @@ def _read_window(
         with os.fdopen(fd, "rb") as stream:
             opened = os.fstat(stream.fileno())
             _check_kind(opened, rel)  # what was opened, not what was checked
-            if looks_binary(stream.read(BINARY_SNIFF_BYTES)):
+            head = stream.read(BINARY_SNIFF_BYTES)
+            if (encoding := wide_encoding(head)) is not None:
+                raise ToolError(
+                    f"{rel} is {encoding.upper()} text, which read_file does not show (grep "
+                    f"searches it); convert it with: iconv -f {encoding.upper()} -t UTF-8 {rel}"
+                )
+            if looks_binary(head):
                 raise ToolError(f"{rel} looks like a binary file (it has NUL bytes); not shown")
             stream.seek(0)
             window = _Window(

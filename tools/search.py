@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
-import re
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
+from sessions.bounded_regex import Deadline, Pattern, PatternTooSlow, compile_pattern
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.globbing import compile_glob
+from tools.line_search import BLOCK_LINES, matches_per_line, matching_lines
 from tools.output_budget import Page, page_note, page_text, repeat_call
 from tools.paths import display_path, open_in_workspace, resolve_in_workspace, workspace_root
-from tools.text_io import BINARY_SNIFF_BYTES, decode_line, iter_lines, looks_binary
+from tools.text_io import (
+    BINARY_SNIFF_BYTES,
+    decode_line,
+    iter_lines,
+    looks_binary,
+    wide_encoding,
+    wide_lines,
+)
 from tools.visible_files import visible_files
 
 # Matching lines counted per grep call: past this the total is given as "at least" and the
@@ -100,7 +109,10 @@ class GlobTool(Tool):
             raise ToolError("empty glob pattern")
         if pattern.startswith("/"):
             raise ToolError("the glob pattern must be relative; choose the directory with `path`")
-        matcher = compile_glob(pattern.removeprefix("./"), braces=True)
+        try:
+            matcher = compile_glob(pattern.removeprefix("./"), braces=True)
+        except ValueError as exc:
+            raise ToolError(f"glob pattern {pattern!r}: {exc}") from None
 
         skip = int(args.get("offset", 0))
 
@@ -141,6 +153,8 @@ class _GrepReport:
     files_matched: int = 0
     capped: bool = False
     skipped_large: int = 0
+    cut_lines: int = 0  # lines longer than MAX_SCAN_LINE_BYTES, searched in their first part
+    too_slow: str | None = None  # why the scan stopped early: the pattern ran out of time
     page: Page | None = None  # the page shown, once fitted
 
     def add(self, line: str) -> None:
@@ -152,41 +166,84 @@ class _GrepReport:
             self.capped = True
 
 
-def _shown_line(text: str, match: re.Match[str]) -> str:
-    """The matching line, cut around the match when too long."""
+@dataclass(frozen=True)
+class _LineSearch:
+    """The pattern of one grep call, its time budget, and whether it runs line by line."""
+
+    pattern: Pattern
+    deadline: Deadline
+    per_line: bool
+
+
+def _shown_line(text: str, start: int) -> str:
+    """The matching line, cut around the match (at `start`) when too long."""
     text = text.rstrip()
     if len(text) <= MAX_SHOWN_LINE_CHARS:
         return text
-    begin = max(0, min(match.start() - CONTEXT_BEFORE_MATCH, len(text) - MAX_SHOWN_LINE_CHARS))
+    begin = max(0, min(start - CONTEXT_BEFORE_MATCH, len(text) - MAX_SHOWN_LINE_CHARS))
     end = begin + MAX_SHOWN_LINE_CHARS
     return ("…" if begin else "") + text[begin:end] + ("…" if end < len(text) else "")
 
 
+def _decoded_lines(stream: BinaryIO, head: bytes, report: _GrepReport) -> Iterator[str]:
+    """The file's lines as text: UTF-16 and UTF-32 by their byte-order mark, else UTF-8;
+    a line longer than MAX_SCAN_LINE_BYTES is searched in its first part and counted."""
+    encoding = wide_encoding(head)
+    if encoding is not None:
+        for text, _ in wide_lines(stream, encoding, MAX_GREP_FILE_BYTES):
+            yield text
+        return
+    for raw, cut in iter_lines(stream, MAX_SCAN_LINE_BYTES):
+        report.cut_lines += cut
+        yield decode_line(raw, cut)[0]
+
+
 def _grep_file(
-    workspace: Path, path: Path, rel: str, regex: re.Pattern[str], report: _GrepReport
+    workspace: Path, path: Path, rel: str, search: _LineSearch, report: _GrepReport
 ) -> bool:
     """Append the matches of one file; False when it was skipped (binary, or no longer a
     regular file). The descriptor must be inside the workspace: a file or directory swapped
-    for a symlink leading out after the listing raises ToolError instead of being read."""
+    for a symlink leading out after the listing raises ToolError instead of being read.
+    Raises PatternTooSlow when the search's time budget runs out."""
     fd = open_in_workspace(workspace, path, os.O_RDONLY | os.O_NONBLOCK, rel, follow_symlinks=True)
     with os.fdopen(fd, "rb") as stream:
         if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
             return False
-        if looks_binary(stream.read(BINARY_SNIFF_BYTES)):
+        head = stream.read(BINARY_SNIFF_BYTES)
+        if wide_encoding(head) is None and looks_binary(head):
             return False
         stream.seek(0)
         matched = False
-        for lineno, (raw, cut) in enumerate(iter_lines(stream, MAX_SCAN_LINE_BYTES), start=1):
-            text, _ = decode_line(raw, cut)
-            match = regex.search(text)
-            if match is None:
-                continue
-            matched = True
-            report.add(f"{rel}:{lineno}: {_shown_line(text, match)}")
+        lines = _decoded_lines(stream, head, report)
+        first = 1
+        while block := list(itertools.islice(lines, BLOCK_LINES)):
+            for index, start in matching_lines(
+                search.pattern, block, search.deadline, per_line=search.per_line
+            ):
+                matched = True
+                report.add(f"{rel}:{first + index}: {_shown_line(block[index], start)}")
+                if report.capped:
+                    break
             if report.capped:
                 break
+            first += len(block)
         report.files_matched += matched
     return True
+
+
+def _scan_notes(report: _GrepReport) -> list[str]:
+    """What the scan left out, one bracketed line each: nothing is skipped silently."""
+    notes = []
+    if report.skipped_large:
+        notes.append(f"[skipped {report.skipped_large} files over {MAX_GREP_FILE_BYTES} bytes]")
+    if report.cut_lines:
+        notes.append(
+            f"[{report.cut_lines} lines longer than {MAX_SCAN_LINE_BYTES // 1024 // 1024} MiB "
+            "were searched only in their first MiB; read_file shows the rest]"
+        )
+    if report.too_slow:
+        notes.append(f"[search stopped early: {report.too_slow}]")
+    return notes
 
 
 # The JSON schema of grep's arguments (module-level: class bodies should not hold mutable
@@ -224,20 +281,23 @@ class GrepTool(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         pattern: str = args["pattern"]
-        flags = re.IGNORECASE if args.get("case_insensitive", False) else 0
+        ignore_case = bool(args.get("case_insensitive", False))
         try:
-            regex = re.compile(pattern, flags)
-        except re.error as exc:
+            regex = compile_pattern(pattern, ignore_case=ignore_case, multiline=True)
+        except ValueError as exc:
             raise ToolError(f"invalid regular expression {pattern!r}: {exc}") from exc
         file_glob: str | None = args.get("glob")
-        glob_matcher = compile_glob(file_glob, braces=True) if file_glob else None
+        try:
+            glob_matcher = compile_glob(file_glob, braces=True) if file_glob else None
+        except ValueError as exc:
+            raise ToolError(f"glob {file_glob!r}: {exc}") from None
         on_name = file_glob is not None and "/" not in file_glob
 
         def wanted(name: str, start_rel: str) -> bool:
             if glob_matcher is None:
                 return True
             subject = name.rsplit("/", 1)[-1] if on_name else _relative_to_start(name, start_rel)
-            return glob_matcher.fullmatch(subject) is not None
+            return glob_matcher.fullmatch(subject)
 
         again = repeat_call(self.name, args)
 
@@ -247,6 +307,7 @@ class GrepTool(Tool):
                 skip=int(args.get("offset", 0)), room_chars=ctx.budget.gather_chars
             )
             searched_any = False
+            search = _LineSearch(regex, Deadline(), matches_per_line(pattern))
             for name in visible_files(root, start, stop=stop):
                 if stop.is_set() or report.capped:
                     break
@@ -257,16 +318,19 @@ class GrepTool(Tool):
                     if path.stat().st_size > MAX_GREP_FILE_BYTES:
                         report.skipped_large += 1
                         continue
-                    searched_any |= _grep_file(ctx.workspace, path, name, regex, report)
+                    searched_any |= _grep_file(ctx.workspace, path, name, search, report)
+                except PatternTooSlow as exc:
+                    report.too_slow = str(exc)
+                    break
                 except (OSError, ToolError):
                     continue
+            if report.too_slow and not report.matches:
+                raise ToolError(report.too_slow)
             if start.is_file() and not searched_any and not report.skipped_large:
                 raise ToolError(f"{start_rel} looks like a binary file (NUL bytes); not searched")
             if not report.matches:
                 return report, start_rel, ""
-            skipped = ""
-            if report.skipped_large:
-                skipped = f"[skipped {report.skipped_large} files over {MAX_GREP_FILE_BYTES} bytes]"
+            skipped = "\n".join(_scan_notes(report))
             files = f"{report.files_matched:,} file{'s' if report.files_matched != 1 else ''}"
             narrow = f"narrow the pattern, path or glob (the matches are in {files})"
 
@@ -290,8 +354,7 @@ class GrepTool(Tool):
         if not report.matches:
             where = start_rel + (f" (files matching {file_glob!r})" if file_glob else "")
             text = f"no matches for {pattern!r} in {where}; gitignored and binary files are skipped"
-            if report.skipped_large:
-                text += f"\n[skipped {report.skipped_large} files over {MAX_GREP_FILE_BYTES} bytes]"
+            text = "\n".join([text, *_scan_notes(report)])
             return ToolOutput(text, meta={"matches": 0, "files": 0})
         page = report.page
         assert page is not None

@@ -8,11 +8,37 @@ from typing import BinaryIO
 
 # Git's own heuristic: a NUL byte within the first 8 KiB marks a file as binary.
 BINARY_SNIFF_BYTES = 8192
+# Byte-order marks of the wide Unicode encodings, longest first (UTF-32 LE begins like UTF-16
+# LE): text in them is full of NUL bytes, yet text (Windows tools write UTF-16 with a BOM).
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def wide_encoding(head: bytes) -> str | None:
+    """ "utf-16" or "utf-32" when the file starts with that encoding's byte-order mark."""
+    for bom, encoding in _WIDE_BOMS:
+        if head.startswith(bom):
+            return encoding
+    return None
 
 
 def looks_binary(head: bytes) -> bool:
-    """True when the first bytes of a file hold a NUL byte (text never does)."""
+    """True when the first bytes of a file hold a NUL byte (text never does; callers that
+    read UTF-16 or UTF-32 check wide_encoding first)."""
     return b"\x00" in head
+
+
+def wide_lines(stream: BinaryIO, encoding: str, max_bytes: int) -> Iterator[tuple[str, bool]]:
+    """The lines of a UTF-16 or UTF-32 file (at most `max_bytes` of it), decoded, each with
+    whether invalid bytes became U+FFFD; the byte-order mark is dropped."""
+    data = stream.read(max_bytes)
+    text = data.decode(encoding, errors="replace")
+    for line in text.splitlines():
+        yield line, "\ufffd" in line
 
 
 def iter_lines(stream: BinaryIO, max_line_bytes: int) -> Iterator[tuple[bytes, bool]]:

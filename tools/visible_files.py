@@ -5,15 +5,24 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 from tools.base import ToolError
 from tools.gitignore import IgnoreRule, is_ignored, parse_gitignore
 from tools.paths import open_in_workspace
+from tools.shell import command_environment
+from tools.workspace_text import read_workspace_text
 
 # Seconds allowed for one git call: listing even a huge repository takes well under a second;
-# past this, git is hung (a lock, a network filesystem) and the plain walk is used instead.
-GIT_TIMEOUT_SECONDS = 30.0
+# past this, git is hung (a lock, a network filesystem, a .gitignore that is a named pipe, which
+# git opens and waits on) and the plain walk is used instead, from then on for that workspace.
+GIT_TIMEOUT_SECONDS = 10.0
+# Seconds between two looks at the stop flag while git runs: a cancelled search ends this soon.
+GIT_POLL_SECONDS = 0.1
+# Bytes of one .gitignore read: real ones are a few kilobytes; the cap bounds the rules (each
+# one checked against every path of the walk) a hostile file can add.
+MAX_GITIGNORE_BYTES = 256 * 1024
 # Never walk into these directories: git's own data is no workspace content.
 ALWAYS_SKIPPED_DIRS = frozenset({".git"})
 # Settings forced on every git call. `core.fsmonitor` names a command git runs while listing
@@ -22,34 +31,58 @@ ALWAYS_SKIPPED_DIRS = frozenset({".git"})
 GIT_SAFETY_CONFIG = ("-c", "core.fsmonitor=false")
 
 
-def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes] | None:
-    """Run git without a terminal and without taking index locks; None when it cannot run."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+# Workspaces where git hung once: their listings use the walk, so a named pipe that git waits
+# on costs one timeout per session, not one per search.
+_GIT_HUNG: set[Path] = set()
+
+
+def _git(
+    args: list[str], cwd: Path, stop: threading.Event | None = None
+) -> subprocess.CompletedProcess[bytes] | None:
+    """Run git without a terminal and without taking index locks; None when it cannot run,
+    hangs past GIT_TIMEOUT_SECONDS, or `stop` is set meanwhile (git is then killed)."""
+    env = {**command_environment(), "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
     try:
-        return subprocess.run(
+        process = subprocess.Popen(
             ["git", *GIT_SAFETY_CONFIG, *args],
             cwd=cwd,
             env=env,
             stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=GIT_TIMEOUT_SECONDS,
-            check=False,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
     except (OSError, subprocess.SubprocessError):
         return None
+    deadline = time.monotonic() + GIT_TIMEOUT_SECONDS
+    with process:
+        while True:
+            try:
+                out, err = process.communicate(timeout=GIT_POLL_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                if (stop is not None and stop.is_set()) or time.monotonic() > deadline:
+                    process.kill()
+                    process.communicate()
+                    return None
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
-def _git_listing(root: Path, start: Path) -> list[str] | None:
+def _git_listing(root: Path, start: Path, stop: threading.Event | None) -> list[str] | None:
     """Tracked plus untracked-but-not-ignored files below `start`, from git; None without git.
 
     An explicitly named directory that git ignores (say `.venv/lib/foo`) gets None too, so
     the walk lists it: the model asked for it by name, as with ripgrep.
     """
+    if root in _GIT_HUNG:
+        return None
     if start != root:
-        check = _git(["check-ignore", "-q", "--", start.name], start.parent)
+        check = _git(["check-ignore", "-q", "--", start.name], start.parent, stop)
         if check is None or check.returncode == 0:
+            _GIT_HUNG.update([root] if check is None and not _stopped(stop) else [])
             return None
-    listing = _git(["ls-files", "--cached", "--others", "--exclude-standard", "-z"], start)
+    listing = _git(["ls-files", "--cached", "--others", "--exclude-standard", "-z"], start, stop)
+    if listing is None and not _stopped(stop):
+        _GIT_HUNG.add(root)
     if listing is None or listing.returncode != 0:
         return None
     prefix = start.relative_to(root).as_posix()
@@ -58,13 +91,15 @@ def _git_listing(root: Path, start: Path) -> list[str] | None:
     return [prefix + name for name in names]
 
 
-def _load_rules(directory: Path, rel: str) -> list[IgnoreRule]:
-    """The rules of `directory`/.gitignore, if there is a readable one."""
-    try:
-        text = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
-    return parse_gitignore(text, rel)
+def _stopped(stop: threading.Event | None) -> bool:
+    return stop is not None and stop.is_set()
+
+
+def _load_rules(root: Path, directory: Path, rel: str) -> list[IgnoreRule]:
+    """The rules of `directory`/.gitignore, if it is a regular file inside the workspace (a
+    named pipe or a device would block or never end: tools/workspace_text.py)."""
+    found = read_workspace_text(root, directory / ".gitignore", MAX_GITIGNORE_BYTES)
+    return parse_gitignore(found.text, rel) if found.text is not None else []
 
 
 def _list_directory(root: Path, directory: Path) -> list[tuple[str, bool]]:
@@ -96,7 +131,7 @@ def _walk(root: Path, start: Path, stop: threading.Event | None) -> list[str]:
     rules: list[IgnoreRule] = []
     directory, rel = root, ""
     for part in start.relative_to(root).parts:  # the ancestors' rules also apply below start
-        rules = rules + _load_rules(directory, rel)
+        rules = rules + _load_rules(root, directory, rel)
         directory, rel = directory / part, f"{rel}/{part}" if rel else part
     found: list[str] = []
     pending: list[tuple[Path, str, list[IgnoreRule]]] = [(start, start_rel, rules)]
@@ -104,7 +139,7 @@ def _walk(root: Path, start: Path, stop: threading.Event | None) -> list[str]:
         if stop is not None and stop.is_set():
             break
         directory, rel, inherited = pending.pop()
-        here = inherited + _load_rules(directory, rel)
+        here = inherited + _load_rules(root, directory, rel)
         try:
             entries = _list_directory(root, directory)
         except (OSError, ToolError):
@@ -120,7 +155,12 @@ def _walk(root: Path, start: Path, stop: threading.Event | None) -> list[str]:
 
 
 def _inside(root: Path, rel: str) -> bool:
-    """A regular file whose real location (symlinks followed) is inside the workspace."""
+    """A plain relative name (no `..`, no absolute path: git lists what its index holds, and a
+    crafted index can hold anything) of a regular file whose real location, symlinks
+    followed, is inside the workspace."""
+    parts = rel.split("/")
+    if rel.startswith("/") or any(part in ("", ".", "..") for part in parts) or "\x00" in rel:
+        return False
     path = root / rel
     if not path.is_symlink():
         return path.is_file()
@@ -145,7 +185,7 @@ def visible_files(
     if start.is_file():
         rel = start.relative_to(root).as_posix()
         return [rel] if _inside(root, rel) else []
-    names = _git_listing(root, start) if use_git else None
+    names = _git_listing(root, start, stop) if use_git else None
     if names is None:
         names = _walk(root, start, stop)
     return sorted(name for name in names if _inside(root, name))

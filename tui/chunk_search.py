@@ -40,6 +40,8 @@ class ChunkSearcher:
     def __init__(self, archive: ChunkArchive) -> None:
         self.archive = archive
         self._entries: dict[int, tuple[tuple[int, int], list[Entry]]] = {}
+        # Why the last search stopped before its end (the pattern ran out of time), or None.
+        self.stopped_early: str | None = None
 
     def entries(self, number: int) -> list[Entry]:
         """A chunk's messages (blocking). Raises OSError or ChunkFormatError."""
@@ -57,7 +59,9 @@ class ChunkSearcher:
         """The chunks that match, by number (blocking: call it in a thread). Unreadable chunks
         are left out, as the list leaves them out. Raises SearchCancelled once stopped()."""
         found: dict[int, ChunkHits] = {}
-        for hit in search(query, numbers, self.entries, stopped).hits:
+        result = search(query, numbers, self.entries, stopped)
+        self.stopped_early = result.stopped_early
+        for hit in result.hits:
             number = hit.entry.chunk
             if number in found:
                 found[number] = ChunkHits(found[number].count + hit.count, found[number].first)

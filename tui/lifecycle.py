@@ -62,6 +62,7 @@ async def show_session(
     """Show the open session (at start, and after /new, /resume, /fork): its conversation
     (when given), its id and model, its meter (`count`: now, in a thread; at start-up the
     warm-up counts it)."""
+    from agent.prompt import project_instructions
     from tui.transcript import describer, entries_from_history
 
     agent, session, controller = host.agent, host.session, host.controller
@@ -72,6 +73,8 @@ async def show_session(
         host.status.usage = None
     for note in notes or ():
         await host.conversation.add_notice(f"resumed with a repair: {note}")
+    for note in project_instructions(agent.context.workspace).skipped:
+        await host.conversation.add_notice(note)
     host.status.session = session.id
     host.status.model = (controller.config.model if controller.config else None) or ""
     host.status.cost = agent.usage.cost  # the session's bill so far, from its journal

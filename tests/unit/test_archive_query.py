@@ -23,6 +23,7 @@ from sessions.archive_query import (
     search,
     split_pages,
 )
+from sessions.bounded_regex import Deadline, compile_pattern
 from sessions.messages import Message, ToolCall
 from tools.archive_reader import ArchiveReaderTool
 from tools.base import ToolContext
@@ -181,9 +182,11 @@ def test_a_catastrophic_pattern_returns_at_once(archive: ChunkArchive) -> None:
 
 
 def test_spans_skip_empty_matches_and_are_capped() -> None:
-    assert find_spans(re.compile("x*"), "ab") == []
-    assert find_spans(re.compile("a"), "a" * 5_000) == [(n, n + 1) for n in range(1_000)]
-    assert len(find_spans(re.compile("a"), "a" * 5_000)) == MAX_COUNTED_MATCHES
+    deadline = Deadline()
+    assert find_spans(compile_pattern("x*"), "ab", deadline) == []
+    every = [(n, n + 1) for n in range(1_000)]
+    assert find_spans(compile_pattern("a"), "a" * 5_000, deadline) == every
+    assert len(find_spans(compile_pattern("a"), "a" * 5_000, deadline)) == MAX_COUNTED_MATCHES
 
 
 def test_unreadable_chunks_are_skipped_and_a_search_can_stop(archive: ChunkArchive) -> None:

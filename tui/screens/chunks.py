@@ -189,7 +189,10 @@ class ChunkBrowserScreen(Screen[None]):
         self._fill(
             [c for c in self.chunks if c.number in found], {n: h.count for n, h in found.items()}
         )
-        title.update(self._title(f"{len(found)} of {len(self.chunks)} match {query.described}"))
+        described = f"{len(found)} of {len(self.chunks)} match {query.described}"
+        if self.searcher.stopped_early:
+            described += f" (search stopped early: {self.searcher.stopped_early})"
+        title.update(self._title(described))
         self.current = None  # open the chunks again at their first hit
         if self.shown:
             self.chunk_list.highlighted = 0
