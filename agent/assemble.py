@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from agent.config import Config
 from agent.llm import LLM
 from agent.loop import Agent
 from agent.permissions import Approver
+from agent.process_secrets import secret_values
 from agent.prompt import system_prompt
 from agent.tokens import TokenLedger
 from sessions.messages import Message
@@ -61,8 +63,11 @@ def build_agent(
     raises ConfigError when no model is configured."""
     llm = LLM(config.model_settings())
     registry = default_registry(command_timeout=config.command_timeout, archive=session.archive)
+    # Every key pleat knows, from any source (config file, PLEAT_API_KEY, --api-key, provider
+    # variables such as OPENAI_API_KEY, any secret-named variable) never reaches disk, even when
+    # a prompt or a file read holds it.
     secrets = [config.api_key] if config.api_key else []
-    # The key never reaches disk, even when a prompt or a file read holds it.
+    secrets += secret_values(os.environ, sys.argv)
     known = KnownSecrets(secrets)
     session.journal.secrets = session.archive.secrets = session.outputs.secrets = known
 

@@ -8,11 +8,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from sessions.messages import Message
+from sessions.secret_names import MIN_KNOWN_SECRET_CHARS
 
 REDACTED = "[REDACTED]"
-# Known secrets shorter than this are not replaced: a short string (a 4-digit PIN, "test")
-# occurs by chance in ordinary text, and replacing it everywhere would garble the text.
-MIN_KNOWN_SECRET_CHARS = 8
 # A replacement can expose a neighbour to a pattern (a token now preceded by "]" instead of a
 # letter); passes repeat until nothing changes. Two passes settle any real text; the cap only
 # guards against a pathological input ever looping.

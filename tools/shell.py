@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-import re
 import signal
 from collections import deque
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import aiofiles.os
 
 from sessions.output_spool import OutputSpool
+from sessions.secret_names import MIN_KNOWN_SECRET_CHARS, SECRET_ENV_NAME
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.result_facts import ResultFacts
 
@@ -36,15 +36,20 @@ DRAIN_SECONDS = 2.0
 # Seconds to wait for a killed process group's shell to be reaped before giving up on it.
 REAP_SECONDS = 5.0
 
-# Environment variables a command does not inherit: provider keys and other credentials
-# (OPENAI_API_KEY, GITHUB_TOKEN, DB_PASSWORD ...). A model must not be able to read the user's
-# keys with `env`, nor paste them into a file; the same policy as Codex's default.
-SECRET_ENV_NAME = re.compile(r"KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
-
-
 def command_environment() -> dict[str, str]:
-    """The environment commands run with: the user's, minus anything named like a secret."""
-    return {k: v for k, v in os.environ.items() if not SECRET_ENV_NAME.search(k)}
+    """The environment commands (and git) run with: the user's, minus anything named like a
+    secret (sessions/secret_names.py), and minus any variable whose value holds one of those
+    secrets under another name (`DATABASE_URL=postgres://u:<the key>@host`)."""
+    secrets = [
+        value
+        for name, value in os.environ.items()
+        if SECRET_ENV_NAME.search(name) and len(value) >= MIN_KNOWN_SECRET_CHARS
+    ]
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if not SECRET_ENV_NAME.search(name) and not any(s in value for s in secrets)
+    }
 
 
 # The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).

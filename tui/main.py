@@ -32,7 +32,11 @@ def start_ui(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The `pleat` console script."""
+    """The `pleat` console script. Secrets in the environment and on the command line are
+    first blanked where the commands pleat runs could read them back (/proc)."""
+    from agent.process_secrets import hide_start_up_secrets
+
+    hide_start_up_secrets()
     from agent.cli import main as cli_main
 
     return cli_main(argv, start_ui=start_ui)
