@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from sessions.archive import ChunkArchive
 from sessions.bounded_regex import Deadline, Pattern, PatternTooSlow, compile_pattern
 from sessions.messages import Message, ToolCall
+from sessions.model_json import ModelJsonError, loads
 
 # Characters of archived text per page, for both readers. The model: ~10k tokens, a big read
 # that still fits comfortably in a large window next to the live conversation (a smaller
@@ -210,8 +211,8 @@ def call_text(call: ToolCall) -> str:
     """A call's arguments as searched: JSON strings decoded (so quotes and newlines in a command
     or a written file match as typed), one `key: value` per line; raw text if not an object."""
     try:
-        parsed = json.loads(call.arguments or "{}")
-    except (json.JSONDecodeError, RecursionError):
+        parsed = loads(call.arguments or "{}")
+    except ModelJsonError:
         return call.arguments
     if not isinstance(parsed, dict):
         return call.arguments

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from sessions.model_json import ModelJsonError, loads
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -28,8 +29,8 @@ class ToolCall:
     def parsed_arguments(self) -> dict[str, Any]:
         """The arguments as a dict, or {} when the model sent something that is not an object."""
         try:
-            value = json.loads(self.arguments or "{}")
-        except json.JSONDecodeError:
+            value = loads(self.arguments or "{}")
+        except ModelJsonError:
             return {}
         return value if isinstance(value, dict) else {}
 

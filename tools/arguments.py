@@ -6,10 +6,14 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from sessions.model_json import ModelJsonError, has_lone_surrogate, loads
 from tools.base import Tool, ToolError
 
 # Characters of an offending value quoted back in an error: enough to recognise it.
 MAX_QUOTED_CHARS = 60
+# The largest integer any argument may hold, whatever its schema says: JSON's safe integer
+# range (2**53), past which no offset, line count or timeout means anything.
+MAX_SAFE_INTEGER = 2**53
 
 
 def _json_type(value: Any) -> str:
@@ -78,6 +82,14 @@ def check_value(where: str, schema: Mapping[str, Any], value: Any) -> Any:
     if "enum" in schema and value not in schema["enum"]:
         allowed = ", ".join(_quoted(v) for v in schema["enum"])
         raise ToolError(f"{where} must be one of {allowed}, got {_quoted(value)}")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER:
+        raise ToolError(f"{where} must be between -2**53 and 2**53, got {_quoted(value)}")
+    if isinstance(value, str):
+        if has_lone_surrogate(value):
+            raise ToolError(f"{where} holds an invalid character (a lone UTF-16 surrogate)")
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            limit = schema["maxLength"]
+            raise ToolError(f"{where} must be at most {limit:,} characters, got {len(value):,}")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if "minimum" in schema and value < schema["minimum"]:
             raise ToolError(f"{where} must be at least {schema['minimum']}, got {value}")
@@ -102,12 +114,11 @@ def validate_arguments(tool: Tool, raw: str | Mapping[str, Any]) -> dict[str, An
         parsed = {}
     else:
         try:
-            parsed = json.loads(raw)
-        except json.JSONDecodeError as exc:
+            parsed = loads(raw)
+        except ModelJsonError as exc:
             raise ToolError(
-                f"arguments for {tool.name} are not valid JSON ({exc.msg} at line {exc.lineno} "
-                f"column {exc.colno}); send a single JSON object"
-            ) from exc
+                f"arguments for {tool.name} are not valid JSON ({exc}); send a single JSON object"
+            ) from None
     if not isinstance(parsed, dict):
         raise ToolError(
             f"arguments for {tool.name} must be a JSON object, got {_json_type(parsed)}"
@@ -118,7 +129,7 @@ def validate_arguments(tool: Tool, raw: str | Mapping[str, Any]) -> dict[str, An
     checked: dict[str, Any] = {}
     for key, value in parsed.items():
         if key not in properties:
-            if extra_allowed:
+            if extra_allowed and not has_lone_surrogate(value):
                 checked[key] = value
                 continue
             expected = ", ".join(properties) or "none"

@@ -1,0 +1,85 @@
+"""A session whose model sends crafted tool arguments runs, resumes and folds without a crash."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TEST_API_KEY, TEST_MODEL
+from scripted_server import ScriptedServer, Text, ToolCalls
+from test_model_json import HOSTILE_ARGUMENTS
+
+# Slow (runs pleat as a process, three times): left out of the fast set.
+pytestmark = pytest.mark.slow
+
+# How the scripted model recognizes pleat's compression instruction.
+INSTRUCTION_MARK = "[pleat: context compaction"
+
+
+# The arguments sent over the wire: all but the 5 MiB one, which the scripted server would
+# stream in 750,000 pieces (its limit is checked by tests/unit/test_model_json.py).
+SENT = {name: case for name, case in HOSTILE_ARGUMENTS.items() if name != "too long"}
+
+
+class CraftingModel:
+    """Sends each hostile argument string once, raw, then answers; folds when asked."""
+
+    def __init__(self) -> None:
+        self.pending = [text for text, _ in SENT.values()]
+        self.pending.append('{"path": "\\ud800.txt", "content": "x"}')
+        self.results: list[str] = []
+
+    def __call__(self, body: dict[str, Any]) -> Text | ToolCalls:
+        last = body["messages"][-1]
+        if INSTRUCTION_MARK in str(last.get("content")):
+            return Text(
+                "<topics>crafted arguments</topics><continues_previous>false</continues_previous>"
+                "<summary>The model sent crafted arguments; each was refused.</summary>"
+            )
+        if last["role"] == "tool":
+            self.results.append(str(last["content"]))
+        if self.pending:
+            raw = self.pending.pop(0)
+            name = "write_file" if "content" in raw else "read_file"
+            return ToolCalls([(name, raw)])
+        return Text("all refused")
+
+
+def run(workspace: Path, server: ScriptedServer, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            sys.executable, "-m", "tui.main",
+            "--model", TEST_MODEL,
+            "--api-base", server.base_url,
+            "--api-key", TEST_API_KEY,
+            "--cwd", str(workspace),
+            "--yes",
+            *args,
+        ],
+        env={k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )  # fmt: skip
+
+
+def test_crafted_arguments_are_refused_resumed_and_folded(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("hello\n")
+    model = CraftingModel()
+    with ScriptedServer(api_key=TEST_API_KEY, models={TEST_MODEL}, fallback=model) as server:
+        first = run(workspace, server, "-p", "read a.txt")
+        folded = run(workspace, server, "--continue", "-p", "/compact")
+        again = run(workspace, server, "--continue", "-p", "and now?")
+    for done in (first, folded, again):
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
+    assert "all refused" in first.stdout
+    assert len(model.results) == len(SENT) + 1
+    for result, (_, words) in zip(model.results, SENT.values(), strict=False):
+        assert words in result, result[:300]
+    assert "lone UTF-16 surrogate" in model.results[-1]
+    assert not list(workspace.glob("*.txt"))[1:]  # nothing but a.txt was written
