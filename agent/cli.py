@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from agent.terminal_text import VisibleStream
+
 if TYPE_CHECKING:
     from agent.config import Config
 
@@ -136,6 +138,17 @@ def list_sessions_command(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None, start_ui: StartUI | None = None) -> int:
+    """Everything printed (answers, tool lines, errors, the sessions list) has its control
+    characters made visible (agent/terminal_text.py); the UI draws through its own stream."""
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = VisibleStream(stdout), VisibleStream(stderr)
+    try:
+        return _main(argv, start_ui)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["sessions"]:
         return list_sessions_command(argv[1:])

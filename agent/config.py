@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 import types
@@ -15,6 +16,7 @@ from typing import Any
 from agent.compaction.policy import CompactionPolicy, PolicyError
 from agent.llm import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT, ModelSettings
 from agent.request_shape import THINKING_LEVELS, THINKING_OFF
+from sessions.short_text import quoted
 from tools.shell import MAX_TIMEOUT_SECONDS
 
 APP_NAME = "pleat"
@@ -76,15 +78,31 @@ class Config:
 
 
 # Checks beyond the type, per key: (predicate, what a good value is).
+# Longest wait for a model's next byte: past an hour, a silent stream is dead, not slow.
+MAX_REQUEST_TIMEOUT_SECONDS = 3_600
+# Model calls in one request at most: far past any real task (the default is 200), it keeps a
+# typo like 1e9 from making a looping model unstoppable.
+MAX_TOOL_ITERATIONS = 10_000
+# Idle seconds before a background fold, at most a day: later than that is "never" (use 0).
+MAX_IDLE_SECONDS = 86_400
 _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "max_tool_iterations": (lambda v: v >= 1, "an integer >= 1"),
+    "max_tool_iterations": (
+        lambda v: 1 <= v <= MAX_TOOL_ITERATIONS,
+        f"an integer from 1 to {MAX_TOOL_ITERATIONS}",
+    ),
     "command_timeout": (
         lambda v: 0 < v <= MAX_TIMEOUT_SECONDS,
         f"seconds in (0, {MAX_TIMEOUT_SECONDS}]",
     ),
-    "request_timeout": (lambda v: v > 0, "seconds > 0"),
+    "request_timeout": (
+        lambda v: 0 < v <= MAX_REQUEST_TIMEOUT_SECONDS,
+        f"seconds in (0, {MAX_REQUEST_TIMEOUT_SECONDS}]",
+    ),
     "max_retries": (lambda v: 0 <= v <= 10, "an integer from 0 to 10"),
-    "idle_compaction_seconds": (lambda v: v >= 0, "seconds >= 0 (0 disables idle compaction)"),
+    "idle_compaction_seconds": (
+        lambda v: 0 <= v <= MAX_IDLE_SECONDS,
+        f"seconds from 0 to {MAX_IDLE_SECONDS} (0 disables idle compaction)",
+    ),
     "api_base": (lambda v: v.startswith(("http://", "https://")), "an http(s) URL"),
     "thinking": (
         lambda v: v in (THINKING_OFF, *THINKING_LEVELS) or (v.isdigit() and int(v) >= 1_024),
@@ -129,16 +147,22 @@ def _coerce(label: str, value: Any, kind: type, source: str) -> Any:
                 if lowered not in ("1", "0", "true", "false", "yes", "no"):
                     raise ValueError(value)
                 return lowered in ("1", "true", "yes")
-            return kind(value.strip())
+            value = kind(value.strip())
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(value)
+            return value
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            return float(value)
+            value = float(value)
+        if kind is float and isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(value)  # inf and nan pass every `<` check: refused here
         if isinstance(value, bool) and kind is not bool:
             raise TypeError
         if not isinstance(value, kind):
             raise TypeError
         return value
     except (TypeError, ValueError):
-        raise ConfigError(f"{source}: {label} must be {kind.__name__}, got {value!r}") from None
+        wanted = "a finite number" if kind is float else kind.__name__
+        raise ConfigError(f"{source}: {label} must be {wanted}, got {quoted(value)}") from None
 
 
 def _validated(
@@ -167,7 +191,7 @@ def _validated(
         coerced = _coerce(label(key), value, kinds[key], source)
         check = _CHECKS.get(key)
         if check is not None and not check[0](coerced):
-            raise ConfigError(f"{source}: {label(key)} must be {check[1]}, got {value!r}")
+            raise ConfigError(f"{source}: {label(key)} must be {check[1]}, got {quoted(value)}")
         out[key] = coerced
     return out
 

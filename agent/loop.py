@@ -46,6 +46,12 @@ LADDER_ROUNDS = 2
 # What the model reads for work the user interrupted; it must know the step did not happen.
 CANCELLED_TOOL_RESULT = "cancelled: the user interrupted the turn before this tool call finished"
 INTERRUPTED_REPLY_NOTE = "[interrupted by the user]"
+# What closes a turn stopped because the journal could not be written (disk full, I/O error):
+# the model must know the step did not happen, and why.
+UNRECORDED_NOTE = "[stopped: the session journal could not be written]"
+UNRECORDED_TOOL_RESULT = (
+    "not run: the turn stopped because the session journal could not be written"
+)
 # Told to the user when the provider stopped a reply at its output token limit (finish reason
 # "length"), and added to a failed tool call of such a reply so the model knows why its
 # arguments broke off and sends less at once instead of repeating the same cut call.
@@ -132,7 +138,8 @@ class Agent:
 
     async def safe_point(self) -> ErrorEvent | None:
         """Everything so far is on disk (a reply, a tool result, a compaction); if the journal
-        cannot be written, the event that says so (once: the session goes on in memory)."""
+        could not be written since the last safe point, the event that says so. A turn stops
+        there: going on would do work no record could bring back."""
         if self.recorder is None:
             return None
         problem = await self.recorder.sync()
@@ -147,6 +154,9 @@ class Agent:
         self.add(msg.user(prompt))
         if (problem := await self.safe_point()) is not None:
             yield problem
+            self._end_without_reply(UNRECORDED_NOTE)
+            yield TurnDone("error")
+            return
         try:
             async for event in self._turn():
                 yield event
@@ -318,6 +328,9 @@ class Agent:
             )
             if (problem := await self.safe_point()) is not None:
                 yield problem
+                self._close_interrupted_turn(UNRECORDED_TOOL_RESULT, UNRECORDED_NOTE)
+                yield TurnDone("error", iterations=iteration)
+                return
             cut = reply.finish_reason == "length"
             if cut:
                 yield ErrorEvent("truncated", TRUNCATED_MESSAGE)
@@ -331,9 +344,13 @@ class Agent:
                     text = f"{output.text}\n{CUT_ARGUMENTS_NOTE}"
                     output = dataclasses.replace(output, text=text)
                 self.add(msg.tool_result(call, output.text, **output.message_meta()))
-                if (problem := await self.safe_point()) is not None:
-                    yield problem
+                problem = await self.safe_point()
                 yield ToolCallFinished(call, output.text, output.is_error, output.meta)
+                if problem is not None:
+                    yield problem
+                    self._close_interrupted_turn(UNRECORDED_TOOL_RESULT, UNRECORDED_NOTE)
+                    yield TurnDone("error", iterations=iteration)
+                    return
         yield ErrorEvent(
             "iteration_cap",
             f"stopped after {self.max_tool_iterations} model calls in one request "
@@ -384,9 +401,12 @@ class Agent:
         self._partial = []
         self.add(msg.assistant(f"{partial}\n{note}" if partial else note))
 
-    def _close_interrupted_turn(self) -> None:
-        """After an interruption: answer every open tool call, end a cut-off reply."""
+    def _close_interrupted_turn(
+        self, result: str = CANCELLED_TOOL_RESULT, note: str = INTERRUPTED_REPLY_NOTE
+    ) -> None:
+        """After an interruption (or a stop): answer every open tool call with `result`, end a
+        cut-off reply with `note`."""
         for call in msg.unanswered_calls(self.history):
-            self.add(msg.tool_result(call, CANCELLED_TOOL_RESULT, is_error=True, cancelled=True))
+            self.add(msg.tool_result(call, result, is_error=True, cancelled=True))
         if self.history[-1].role == "user" or self._partial:
-            self._end_without_reply(INTERRUPTED_REPLY_NOTE)
+            self._end_without_reply(note)

@@ -27,6 +27,20 @@ PRIVATE_FILE_MODE = 0o600
 FORMAT_VERSION = 1
 
 
+def invalid_characters(text: str) -> int:
+    """How many lone UTF-16 surrogates `text` holds: characters UTF-8 cannot encode."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return sum(1 for char in text if "\ud800" <= char <= "\udfff")
+    return 0
+
+
+def encodable(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD."""
+    return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
+
+
 def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
@@ -41,10 +55,9 @@ class Journal:
         self._file = os.fdopen(fd, "a", encoding="utf-8")
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pleat-journal")
         self._last: Future[None] | None = None
-        # A failed write (disk full, I/O error): the first one is reported once by sync(); a
+        # A failed write (disk full, I/O error) since the last sync(), which reports it; a
         # line it cut short is ended before the next one, so only that record is lost.
         self._failure: str | None = None
-        self._reported = False
         self._torn = False
         # Values never written (the configured API key; agent.assemble sets them): a user may
         # paste the key into a prompt, or a tool may read a file holding it.
@@ -54,6 +67,10 @@ class Journal:
         """Queue one record (written and flushed to the OS in order, off the event loop)."""
         record = self.secrets.value(record)
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        replaced = invalid_characters(line)
+        if replaced:  # lone surrogates (model output can hold them) cannot be written as UTF-8
+            record = {**record, "replaced_characters": replaced}
+            line = encodable(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n"
         self._last = self._writer.submit(self._write, line)
 
     def _write(self, line: str) -> None:
@@ -63,7 +80,7 @@ class Journal:
                 self._torn = False
             self._file.write(line)
             self._file.flush()
-        except OSError as error:
+        except (OSError, ValueError) as error:  # ValueError: an encoding error, a closed file
             self._torn = True
             self._fail(error)
 
@@ -73,9 +90,10 @@ class Journal:
         except OSError as error:
             self._fail(error)
 
-    def _fail(self, error: OSError) -> None:
+    def _fail(self, error: OSError | ValueError) -> None:
         if self._failure is None:
-            why = os.strerror(error.errno) if error.errno else str(error)
+            errno = getattr(error, "errno", None)
+            why = os.strerror(errno) if errno else str(error)
             self._failure = (
                 f"cannot write the session journal {self.path}: {why}; this session will not "
                 "resume past this point until the problem is fixed"
@@ -83,12 +101,10 @@ class Journal:
 
     async def sync(self) -> str | None:
         """A safe point: wait until every queued record is on disk (flushed and fsynced).
-        Returns, once, the first write failure since the journal opened."""
+        Returns the first write failure since the last safe point, or None."""
         await asyncio.wrap_future(self._writer.submit(self._fsync))
-        if self._failure is not None and not self._reported:
-            self._reported = True
-            return self._failure
-        return None
+        failure, self._failure = self._failure, None
+        return failure
 
     def sync_now(self) -> None:
         """The same, blocking: for shutdown paths outside the event loop."""

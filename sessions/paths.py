@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import time
 from pathlib import Path
@@ -11,6 +12,9 @@ APP_NAME = "pleat"
 # Directories holding transcripts and archives are private to the user: they contain code,
 # command output and anything the user typed.
 PRIVATE_DIR_MODE = 0o700
+# What a session id may look like: the ids pleat makes (20261121-201500-a1b2c3) and any plain
+# name, never a path (`../x`, `/etc`, a NUL); 128 characters is far past any id made here.
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
 def data_home() -> Path:
@@ -34,5 +38,13 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def is_session_id(text: str) -> bool:
+    """Whether `text` can name a session (so it can be used as a directory name)."""
+    return SESSION_ID.fullmatch(text) is not None and ".." not in text
+
+
 def session_dir(session_id: str) -> Path:
+    """The directory of a session; raises ValueError for a string that is not a session id."""
+    if not is_session_id(session_id):
+        raise ValueError(f"not a session id: {session_id[:60]!r}")
     return data_home() / "sessions" / session_id

@@ -13,7 +13,7 @@ from sessions.journal import JOURNAL_NAME, Journal, replay_journal
 from sessions.lock import SessionLock
 from sessions.messages import Message, last_id_number, tool_result, unanswered_calls
 from sessions.outputs import OUTPUTS_DIR, KeptOutputs
-from sessions.paths import data_home, new_session_id, private_dir, session_dir
+from sessions.paths import data_home, is_session_id, new_session_id, private_dir, session_dir
 from sessions.usage import CallPurpose, Usage, UsageTally
 
 CHUNKS_DIR = "chunks"
@@ -35,7 +35,14 @@ class Session:
 
     def __init__(self, session_id: str, header: dict[str, Any], *, fresh: bool) -> None:
         self.id = session_id
-        self.directory = private_dir(session_dir(session_id))
+        directory = session_dir(session_id)
+        try:
+            self.directory = private_dir(directory)
+        except OSError as error:
+            raise SessionError(
+                f"cannot use the session directory {directory}: {error.strerror or error} "
+                "(set PLEAT_HOME to a writable directory)"
+            ) from None
         self.header = header
         self.lock = SessionLock(self.directory, session_id)
         self.lock.acquire()
@@ -66,6 +73,9 @@ class Session:
     def resume(cls, session_id: str) -> tuple[Session, list[Message], list[str]]:
         """Open a session where it stopped. Returns it, its live history, and notes on any
         repair made (a torn last line, unrecorded chunks, interrupted tool calls)."""
+        if not is_session_id(session_id):
+            shown = session_id if len(session_id) <= 60 else session_id[:60] + "…"
+            raise SessionError(f"{shown!r} is not a session id (see `pleat sessions`)")
         journal = session_dir(session_id) / JOURNAL_NAME
         if not journal.is_file():
             raise SessionError(f"no session {session_id!r} (see `pleat sessions`)")
@@ -132,34 +142,57 @@ class SessionInfo:
     first_request: str
     parent: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # Why the session cannot be opened (its journal is missing, unreadable or has no valid
+    # header), or None: a damaged session is listed with the reason, never hides the others.
+    damaged: str | None = None
 
 
-def session_info(directory: Path) -> SessionInfo | None:
-    """Read a session's header and count its records (without replaying it)."""
+def _first_request(line: str) -> str:
+    """The text of a journaled user message line, or "" when it is not one."""
+    try:
+        record = json.loads(line)
+        content = record["message"]["content"]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return ""
+    return content if isinstance(content, str) else ""
+
+
+def _damaged(directory: Path, reason: str, last_active: float = 0.0) -> SessionInfo:
+    return SessionInfo(directory.name, "?", "?", last_active, 0, 0, "", damaged=reason)
+
+
+def session_info(directory: Path) -> SessionInfo:
+    """Read a session's header and count its records (without replaying it). A session whose
+    journal cannot be read, or whose first line is not a session header, comes back damaged."""
     journal = directory / JOURNAL_NAME
+    header: Any = None
+    messages = 0
+    first = ""
     try:
         stat = journal.stat()
+        if not journal.is_file():
+            return _damaged(directory, "its journal is not a file", stat.st_mtime)
         with journal.open("r", encoding="utf-8", errors="replace") as lines:
-            header: dict[str, Any] = {}
-            messages = 0
-            first = ""
             for line in lines:
-                if not header:
+                if header is None:
                     try:
                         header = json.loads(line)
-                    except json.JSONDecodeError:
-                        return None
+                    except (ValueError, RecursionError):
+                        header = "invalid"
+                    if not isinstance(header, dict) or header.get("type") != "session":
+                        reason = "its first line is not a session header"
+                        return _damaged(directory, reason, stat.st_mtime)
                     continue
                 if line.startswith('{"type":"message"'):
                     messages += 1
                     if not first and '"role":"user"' in line:
-                        try:
-                            first = json.loads(line)["message"].get("content") or ""
-                        except (json.JSONDecodeError, KeyError):
-                            pass
-    except OSError:
-        return None
+                        first = _first_request(line)
+    except OSError as error:
+        return _damaged(directory, f"its journal cannot be read ({error.strerror or error})")
+    if header is None:
+        return _damaged(directory, "its journal is empty", stat.st_mtime)
     chunks = len(list((directory / CHUNKS_DIR).glob("chunk-*.md")))
+    parent = header.get("parent")
     return SessionInfo(
         id=directory.name,
         workspace=str(header.get("workspace", "?")),
@@ -168,20 +201,21 @@ def session_info(directory: Path) -> SessionInfo | None:
         messages=messages,
         chunks=chunks,
         first_request=" ".join(first.split())[:FIRST_REQUEST_CHARS],
-        parent=header.get("parent"),
+        parent=parent if isinstance(parent, str) else None,
     )
 
 
 def list_sessions(workspace: Path | None = None) -> list[SessionInfo]:
-    """Sessions newest first (by last activity), optionally only those of one workspace."""
+    """Sessions newest first (by last activity), optionally only those of one workspace (a
+    damaged session, whose workspace cannot be known, is listed with every workspace's)."""
     root = data_home() / "sessions"
     try:
-        directories = [p for p in root.iterdir() if p.is_dir()]
+        directories = [p for p in root.iterdir() if p.is_dir() and is_session_id(p.name)]
     except OSError:
         return []
-    found = [info for d in directories if (info := session_info(d)) is not None]
+    found = [session_info(d) for d in directories]
     if workspace is not None:
-        found = [s for s in found if s.workspace == str(workspace)]
+        found = [s for s in found if s.workspace == str(workspace) or s.damaged]
     return sorted(found, key=lambda s: s.last_active, reverse=True)
 
 
@@ -190,6 +224,9 @@ def format_sessions(sessions: list[SessionInfo]) -> str:
         return "no sessions yet"
     rows = [("id", "workspace", "started", "last active", "msgs", "chunks", "first request")]
     for s in sessions:
+        if s.damaged:
+            rows.append((s.id, "?", "?", "?", "-", "-", f"[damaged: {s.damaged}]"))
+            continue
         last = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.last_active))
         rows.append(
             (
@@ -212,5 +249,6 @@ def format_sessions(sessions: list[SessionInfo]) -> str:
 
 
 def latest_session(workspace: Path) -> str | None:
-    found = list_sessions(workspace)
+    """This workspace's most recently active session that is not damaged."""
+    found = [s for s in list_sessions(workspace) if not s.damaged]
     return found[0].id if found else None

@@ -8,6 +8,7 @@ import stat
 import sys
 from pathlib import Path
 
+from sessions.short_text import quoted
 from tools.base import ToolError
 
 # Added to every confined open: never follow a symlink in the last component (one swapped in
@@ -34,7 +35,7 @@ def resolve_in_workspace(workspace: Path, raw: str) -> Path:
     if not raw or not raw.strip():
         raise ToolError("empty path; give a path relative to the workspace")
     if "\x00" in raw:
-        raise ToolError(f"invalid path {raw!r}: it contains a NUL byte")
+        raise ToolError(f"invalid path {quoted(raw)}: it contains a NUL byte")
     if any(len(os.fsencode(part)) > NAME_MAX_BYTES for part in Path(raw).parts):
         raise ToolError(
             f"a name in path {raw[:80]!r}... is longer than {NAME_MAX_BYTES} bytes, "
@@ -47,9 +48,10 @@ def resolve_in_workspace(workspace: Path, raw: str) -> Path:
     try:
         resolved = candidate.resolve(strict=False)
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on Python 3.11/3.12
-        raise ToolError(f"cannot resolve path {raw!r}: {exc}") from exc
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ToolError(f"cannot resolve path {quoted(raw)}: {why}") from exc
     if resolved != root and not resolved.is_relative_to(root):
-        raise ToolError(f"path {raw!r} is outside the workspace ({root}); access refused")
+        raise ToolError(f"path {quoted(raw)} is outside the workspace ({root}); access refused")
     return resolved
 
 
@@ -92,14 +94,14 @@ def check_descriptor(workspace: Path, fd: int, raw: str) -> None:
     # A file deleted since it was opened shows as "<path> (deleted)": still inside.
     if real is not None and real != root and not real.is_relative_to(root):
         raise ToolError(
-            f"path {raw!r} led outside the workspace when it was opened (a symlink was swapped "
-            "in after the check); access refused"
+            f"path {quoted(raw)} led outside the workspace when it was opened (a symlink was "
+            "swapped in after the check); access refused"
         )
 
 
 def _swapped(raw: str) -> ToolError:
     return ToolError(
-        f"path {raw!r} changed into a symbolic link after it was checked; access refused"
+        f"path {quoted(raw)} changed into a symbolic link after it was checked; access refused"
     )
 
 

@@ -36,6 +36,7 @@ DRAIN_SECONDS = 2.0
 # Seconds to wait for a killed process group's shell to be reaped before giving up on it.
 REAP_SECONDS = 5.0
 
+
 def command_environment() -> dict[str, str]:
     """The environment commands (and git) run with: the user's, minus anything named like a
     secret (sessions/secret_names.py), and minus any variable whose value holds one of those

@@ -484,7 +484,8 @@ class Compactor:
         chunk = await asyncio.to_thread(write, fresh, topics=topics, tokens=tokens, shrunk=shrunk)
         self.step("archived")
         head = history[1] if len(history) > 1 and is_summary(history[1]) else None
-        previous_ledger = Ledger.from_dict(head.meta["ledger"]) if head is not None else None
+        # A summary from a damaged or hand-edited journal may lack its ledger: start a new one.
+        previous_ledger = Ledger.from_dict(head.meta.get("ledger")) if head is not None else None
         summary = summary_message(
             summary=redact(reply.summary, self.secrets),
             ledger=update_ledger(previous_ledger, folded, known_secrets=self.secrets),

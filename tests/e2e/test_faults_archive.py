@@ -167,28 +167,33 @@ class _FullDisk:
         return getattr(self.real, name)
 
 
-async def test_journal_on_a_full_disk_is_reported_once_and_recovers(
+async def test_journal_on_a_full_disk_stops_the_turn_and_recovers(
     server: ScriptedServer, workspace: Path
 ) -> None:
-    """A journal write that fails (disk full) is said once, the turn goes on, and once space
-    is back the journal continues with a clean line: the session still resumes."""
+    """A journal write that fails (disk full) stops the turn with one clear error before any
+    work goes unrecorded (the model is not called); once space is back the journal continues
+    with a clean line and the session still resumes."""
     session, agent = open_agent(server, workspace)
     server.push(Text("first answer"))
     await turn(agent, "first question")
     journal = session.journal
     real = journal._file
     journal._file = _FullDisk(real, room=10)
-    server.push(Text("second answer"), Text("third answer"))
+    server.push(Text("second answer"))
+    asked = len(server.requests)
     events = await turn(agent, "second question")
     problems = [e for e in events if isinstance(e, ErrorEvent) and e.kind == "journal"]
     assert len(problems) == 1 and "No space left on device" in problems[0].message
-    assert events[-1].text == "second answer"
+    assert isinstance(events[-1], TurnDone) and events[-1].reason == "error"
+    assert len(server.requests) == asked  # stopped before the model call
+    assert_history_valid(agent.history)
     journal._file = real  # space is back
     events = await turn(agent, "third question")
     assert not [e for e in events if isinstance(e, ErrorEvent)]
+    assert events[-1].text == "second answer"
     session.close()
     resumed, history, notes = Session.resume(session.id)
     assert notes  # the damaged line is reported, not silently dropped
     assert_history_valid(history)
-    assert history[-1].content == "third answer"
+    assert history[-1].content == "second answer"
     resumed.close()

@@ -19,6 +19,8 @@ NO_REQUEST = "(no request yet)"
 
 
 def session_label(info: SessionInfo, current: str | None) -> str:
+    if info.damaged:
+        return f"{info.id} · damaged\n  {info.damaged}"
     last = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.last_active))
     mark = "  ← open now" if info.id == current else ""
     fork = f" · fork of {info.parent}" if info.parent else ""

@@ -1,0 +1,113 @@
+"""Sessions under attack, as a user meets them: invalid text from the model, a journal that
+cannot be written, hostile ids and homes, damaged sessions beside good ones."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TEST_API_KEY, TEST_MODEL
+from scripted_server import ScriptedServer, Text
+
+# Slow (runs pleat as a process): left out of the fast set.
+pytestmark = pytest.mark.slow
+
+# Bytes any file pleat writes may reach in the disk-full test: the journal's header, system
+# prompt and the user's message fit; the model's long answer does not.
+FILE_SIZE_LIMIT = 6_000
+
+
+def pleat(
+    workspace: Path, *args: str, limit_files: bool = False, home: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    def limit() -> None:  # in the child: writes past the limit fail with EFBIG, even for root
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+
+    environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    if home is not None:
+        environ["PLEAT_HOME"] = str(home)
+    return subprocess.run(
+        [sys.executable, "-m", "tui.main", *args, "--cwd", str(workspace)],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit if limit_files else None,
+    )
+
+
+def model_args(server: ScriptedServer) -> list[str]:
+    return ["--model", TEST_MODEL, "--api-base", server.base_url, "--api-key", TEST_API_KEY]
+
+
+def journal_records(pleat_home: Path) -> list[dict[str, Any]]:
+    (journal,) = pleat_home.glob("sessions/*/journal.jsonl")
+    return [json.loads(line) for line in journal.read_text().splitlines()]
+
+
+def test_a_lone_surrogate_from_the_model_is_replaced_and_nothing_is_lost(
+    server: ScriptedServer, workspace: Path, pleat_home: Path
+) -> None:
+    server.push(Text("before \ud800 after"), Text("second answer"))
+    first = pleat(workspace, *model_args(server), "-p", "hello")
+    assert first.returncode == 0, first.stderr
+    assert "before" in first.stdout and "after" in first.stdout
+    replies = [r for r in journal_records(pleat_home) if r.get("type") == "message"]
+    assert replies[-1]["message"]["content"] == "before \ufffd after"
+    assert replies[-1]["replaced_characters"] == 1
+    again = pleat(workspace, *model_args(server), "--continue", "-p", "and?")
+    assert again.returncode == 0, again.stderr
+    sent = server.requests[-1].messages
+    assert [m["content"] for m in sent[-3:]] == ["hello", "before \ufffd after", "and?"]
+
+
+def test_a_journal_that_cannot_be_written_stops_the_turn(
+    server: ScriptedServer, workspace: Path, pleat_home: Path
+) -> None:
+    server.push(Text("a long answer " * 1_000))
+    done = pleat(workspace, *model_args(server), "-p", "hello", limit_files=True)
+    assert done.returncode != 0
+    (line,) = [line for line in done.stderr.splitlines() if "journal" in line]
+    assert line.startswith("pleat: error: cannot write the session journal")
+    assert "File too large" in line and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("wanted", ["../x", "/etc", "a/b", "x" * 5_000])
+def test_a_hostile_session_id_is_one_line(workspace: Path, wanted: str) -> None:
+    done = pleat(workspace, "--model", TEST_MODEL, "--resume", wanted, "-p", "hi")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "is not a session id" in done.stderr
+    assert len(done.stderr) < 300
+
+
+def test_a_pleat_home_that_is_a_file_is_one_line(tmp_path: Path, workspace: Path) -> None:
+    home = tmp_path / "file"
+    home.write_text("x")
+    done = pleat(workspace, "--model", TEST_MODEL, "-p", "hi", home=home)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("pleat: error: cannot use the session directory")
+    assert done.stderr.count("\n") == 1
+
+
+def test_damaged_sessions_do_not_break_the_listing_or_continue(
+    server: ScriptedServer, workspace: Path, pleat_home: Path
+) -> None:
+    server.push(Text("first answer"), Text("second answer"))
+    assert pleat(workspace, *model_args(server), "-p", "hello").returncode == 0
+    for name, data in [("20990101-000000-aaaaa1", b"\x00\xff"), ("20990101-000000-aaaaa2", b"[1]")]:
+        (pleat_home / "sessions" / name).mkdir()
+        (pleat_home / "sessions" / name / "journal.jsonl").write_bytes(data)
+    listed = pleat(workspace, "sessions")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.count("[damaged: its first line is not a session header]") == 2
+    again = pleat(workspace, *model_args(server), "--continue", "-p", "again")
+    assert again.returncode == 0, again.stderr
+    assert "second answer" in again.stdout
