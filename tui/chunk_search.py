@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.terminal_text import visible
 from sessions.archive import ChunkArchive, ChunkInfo
 from sessions.archive_query import (
     PAGE_CHARS,
@@ -112,4 +113,5 @@ def chunk_label(info: ChunkInfo, hits: int | None = None) -> str:
     """One line of the chunk list."""
     ids = f"{info.first_id}–{info.last_id}" if info.first_id else "stubs only"
     found = f" · {hits} hits" if hits else ""
-    return f"chunk {info.number} · {ids} · {info.message_count} msgs{found}\n{info.topics or '-'}"
+    topics = visible(info.topics or "-")
+    return f"chunk {info.number} · {ids} · {info.message_count} msgs{found}\n{topics}"

@@ -155,6 +155,8 @@ def test_a_whole_session_in_a_hostile_workspace(
         for control in TERMINAL_CONTROLS:
             assert control not in output, (control, output.decode(errors="replace"))
     assert b"FIRST-RUN-DONE" in first.stdout
+    skipped = b"pleat: project instructions skipped: AGENTS.md leads outside the workspace"
+    assert skipped in first.stderr
     assert model.steps == [] and model.folds >= 1  # every trap was walked, and the run folded
 
     # No secret in any request body, nor in any file pleat or its commands wrote.

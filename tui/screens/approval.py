@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from agent.permissions import ApprovalRequest
+from agent.terminal_text import hidden_count, visible
 from tui.approvals import Answer
 from tui.widgets.diff_view import DiffView
 
@@ -38,7 +39,9 @@ class ApprovalScreen(ModalScreen[Answer]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approval"):
-            yield Label(f"Allow {self.request.tool}?", id="approval-title", markup=False)
+            yield Label(f"Allow {visible(self.request.tool)}?", id="approval-title", markup=False)
+            if (warning := self._warning()) is not None:
+                yield warning
             with VerticalScroll(id="approval-preview"):
                 yield self._preview()
             with Horizontal(id="approval-buttons"):
@@ -47,12 +50,28 @@ class ApprovalScreen(ModalScreen[Answer]):
                 yield Button("Always for this session (a)", id="always")
 
     def _preview(self) -> Static:
-        preview = self.request.preview
+        """The whole preview (it scrolls), every control character shown as its escape, so
+        what is read is the exact text that will run (agent/terminal_text.py)."""
+        preview = visible(self.request.preview)
         if self.request.tool in DIFF_TOOLS and preview.startswith("---"):
             return DiffView(preview, classes="preview")
         if self.request.tool == "run_command":
             return Static(f"$ {preview}", markup=False, classes="preview command")
         return Static(preview, markup=False, classes="preview")
+
+    def _warning(self) -> Label | None:
+        """A line that says the preview holds control characters (made visible), which a
+        terminal would otherwise use to hide or rewrite part of what runs."""
+        count = hidden_count(self.request.preview)
+        if not count:
+            return None
+        return Label(
+            f"⚠ {count} control character{'s' if count > 1 else ''} (escape sequences, "
+            "carriage returns, direction overrides) shown as \\xNN / \\uNNNN: read them "
+            "before you allow this",
+            id="approval-warning",
+            markup=False,
+        )
 
     def action_answer(self, answer: Answer) -> None:
         self.dismiss(answer)

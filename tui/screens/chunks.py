@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Markdown, OptionList
 from textual.widgets.option_list import Option
 
+from agent.terminal_text import visible
 from sessions.archive import ChunkArchive, ChunkInfo
 from sessions.archive_query import QueryError, SearchCancelled, compile_query
 from tui.chunk_search import (
@@ -68,7 +69,7 @@ class ChunkBrowserScreen(Screen[None]):
         """The title line; during a search, how many chunks match and how the query was read
         (plain content: a query's brackets are not markup)."""
         title = f"Chunks of session {self.archive.session_id}"
-        return Content(f"{title} · {found}" if found else title)
+        return Content(visible(f"{title} · {found}" if found else title))
 
     @property
     def chunk_list(self) -> OptionList:
@@ -142,7 +143,7 @@ class ChunkBrowserScreen(Screen[None]):
         """Shows Markdown in the viewer. A view worker replaced by a newer one stops waiting, but
         the update itself runs to its end (one cut off while mounting its blocks can leave the
         widget stuck); the widget's own lock then applies the newer update after it."""
-        await asyncio.shield(self.viewer.update(markdown))
+        await asyncio.shield(self.viewer.update(visible(markdown)))
 
     @work(group="view", exclusive=True, exit_on_error=False)
     async def show_note(self, text: str) -> None:

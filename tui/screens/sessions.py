@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from agent.terminal_text import visible
 from sessions.store import SessionInfo
 
 # Shown instead of a first request for a session nobody has typed into.
@@ -19,6 +20,12 @@ NO_REQUEST = "(no request yet)"
 
 
 def session_label(info: SessionInfo, current: str | None) -> str:
+    """Two lines for one session, control characters made visible (the first request is the
+    user's text, the reason and workspace come from a file)."""
+    return visible(_label(info, current))
+
+
+def _label(info: SessionInfo, current: str | None) -> str:
     if info.damaged:
         return f"{info.id} · damaged\n  {info.damaged}"
     last = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.last_active))

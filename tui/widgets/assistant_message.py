@@ -12,6 +12,7 @@ from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 from textual.worker import Worker
 
+from agent.terminal_text import visible
 from tui.entries import ReplyEntry
 from tui.widgets.markdown_lists import FLAT_LIST_BLOCKS
 from tui.widgets.reply_window import KEEP_SCREENS, BlockWindow
@@ -34,7 +35,7 @@ class AssistantMessage(Markdown):
     BLOCKS: dict[str, type[MarkdownBlock]] = {**Markdown.BLOCKS, **FLAT_LIST_BLOCKS}  # noqa: RUF012
 
     def __init__(self, entry: ReplyEntry) -> None:
-        super().__init__(entry.text)
+        super().__init__(visible(entry.text))
         self.entry = entry
         self.frames = 0  # appends drawn while streaming (the tests count them against deltas)
         self.window = BlockWindow()
@@ -49,7 +50,9 @@ class AssistantMessage(Markdown):
         return self.entry.text
 
     async def write(self, delta: str) -> None:
-        """Take a streamed piece of the reply; it is shown with the next frame."""
+        """Take a streamed piece of the reply; it is shown with the next frame (its control
+        characters made visible: agent/terminal_text.py)."""
+        delta = visible(delta)
         self.entry.parts.append(delta)
         self._unshown.append(delta)
         self._arrived.set()

@@ -8,6 +8,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Static
 
+from agent.terminal_text import visible
 from tui.entries import FoldEntry, FoldState
 
 # The sign before every fold line, the same as the headless CLI's.
@@ -50,7 +51,7 @@ class CompactionMarker(Static, can_focus=True):
 
     def _show(self) -> None:
         hint = "  (Enter: read it)" if self.entry.chunk is not None else ""
-        self.update(f"{FOLD_SIGN} {self.entry.text}{hint if self.has_focus else ''}")
+        self.update(f"{FOLD_SIGN} {visible(self.entry.text)}{hint if self.has_focus else ''}")
         self.tooltip = "open this chunk in the chunk browser" if self.entry.chunk else None
 
     def on_focus(self) -> None:

@@ -6,6 +6,7 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from agent.terminal_text import visible
 from tui.completion import Completion, Suggestion
 
 
@@ -27,7 +28,7 @@ class CompletionList(OptionList, can_focus=False):
             self.display = False
             self.clear_options()
             return
-        self.set_options(Option(Content(s.label)) for s in completion.suggestions)
+        self.set_options(Option(Content(visible(s.label))) for s in completion.suggestions)
         self.highlighted = 0
         self.display = True
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from agent.terminal_text import visible
 from tui.entries import NoticeEntry, NoticeKind
 
 
@@ -11,7 +12,7 @@ class Notice(Static):
     """A short line the agent or the app wants the user to see; never a traceback."""
 
     def __init__(self, entry: NoticeEntry) -> None:
-        super().__init__(entry.text, markup=False, classes=entry.kind)
+        super().__init__(visible(entry.text), markup=False, classes=entry.kind)
         self.entry = entry
 
     @property

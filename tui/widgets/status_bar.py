@@ -8,6 +8,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from agent.headless import kilo
+from agent.terminal_text import visible
 from tui.context_report import ContextGauge
 
 if TYPE_CHECKING:
@@ -104,4 +105,4 @@ class StatusBar(Static):
         return SEPARATOR.join(fields)
 
     def _refresh_line(self) -> None:
-        self.update(self.line)
+        self.update(visible(self.line))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
+from agent.terminal_text import visible
 from tui.entries import ThinkingEntry
 from tui.widgets.stream_pacing import MIN_PAUSE_SECONDS
 
@@ -19,7 +20,7 @@ def _title(entry: ThinkingEntry) -> str:
 
 
 def _shown(entry: ThinkingEntry) -> str:
-    text = entry.text
+    text = visible(entry.text)
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "\n…"
 
 

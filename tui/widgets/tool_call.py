@@ -8,6 +8,7 @@ from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
+from agent.terminal_text import visible
 from tui.entries import ToolEntry
 from tui.widgets.diff_view import DiffView
 
@@ -30,15 +31,15 @@ def preview(text: str, lines: int = PREVIEW_LINES) -> str:
 def _title(entry: ToolEntry) -> str:
     """The block's title: the outcome mark, then the call (escaped: it is not markup)."""
     mark = RUNNING if entry.result is None else FAILED if entry.is_error else SUCCEEDED
-    return f"{mark} {escape(entry.summary)}"
+    return f"{mark} {escape(visible(entry.summary))}"
 
 
 def _result_widgets(entry: ToolEntry) -> list[Widget]:
     if entry.result is None:
         return []
-    widgets: list[Widget] = [Static(preview(entry.result), markup=False, classes="result")]
+    widgets: list[Widget] = [Static(visible(preview(entry.result)), markup=False, classes="result")]
     if entry.diff:
-        widgets.append(DiffView(entry.diff, classes="diff"))
+        widgets.append(DiffView(visible(entry.diff), classes="diff"))
     return widgets
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from agent.terminal_text import visible
 from tui.entries import UserEntry
 
 
@@ -11,7 +12,7 @@ class UserMessage(Static):
     """One user prompt in the conversation."""
 
     def __init__(self, entry: UserEntry) -> None:
-        super().__init__(entry.text, markup=False)
+        super().__init__(visible(entry.text), markup=False)
         self.entry = entry
 
     @property
