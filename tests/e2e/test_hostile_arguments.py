@@ -10,8 +10,13 @@ from typing import Any
 
 import pytest
 from conftest import TEST_API_KEY, TEST_MODEL
+from hostile_inputs import HOSTILE_ARGUMENTS
 from scripted_server import ScriptedServer, Text, ToolCalls
-from test_model_json import HOSTILE_ARGUMENTS
+from tui_support import make_app, started
+
+from sessions.messages import Message, ToolCall, tool_result
+from sessions.store import Session
+from tui.widgets.tool_call import ToolCallBlock
 
 # Slow (runs pleat as a process, three times): left out of the fast set.
 pytestmark = pytest.mark.slow
@@ -83,3 +88,26 @@ def test_crafted_arguments_are_refused_resumed_and_folded(workspace: Path) -> No
         assert words in result, result[:300]
     assert "lone UTF-16 surrogate" in model.results[-1]
     assert not list(workspace.glob("*.txt"))[1:]  # nothing but a.txt was written
+
+
+async def test_the_tui_resumes_a_session_holding_crafted_calls(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    session = Session.create(workspace, model=TEST_MODEL)
+    calls = tuple(
+        ToolCall(f"call{n}", "read_file", text) for n, (text, _) in enumerate(SENT.values())
+    )
+    session.message(Message("system", "you are pleat", id="m0"))
+    session.message(Message("user", "read it", id="m1"))
+    session.message(Message("assistant", None, tool_calls=calls, id="m2"))
+    for n, call in enumerate(calls):
+        result = tool_result(call, "refused", is_error=True)
+        result.id = f"m{n + 3}"
+        session.message(result)
+    session.close()
+    app = make_app(server, workspace, resume=session.id)
+    async with app.run_test() as pilot:
+        await started(pilot, app)
+        blocks = app.query(ToolCallBlock)
+        assert len(blocks) == len(calls)
+        assert all(block.title.startswith("✗ read_file") for block in blocks)

@@ -7,6 +7,7 @@ import hashlib
 import os
 import struct
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,18 @@ async def test_a_crafted_git_index_lists_nothing_outside_the_workspace(
     assert found.text == "ok.txt"
     hits = await GrepTool().run({"pattern": "needle"}, ctx)
     assert hits.text == "ok.txt:1: needle inside"
+
+
+def test_a_stopped_search_kills_a_waiting_git_at_once(git_repo: Path) -> None:
+    """git waits on the FIFO; setting `stop` (a cancelled tool call) kills it instead of
+    waiting out the time limit, and the workspace is not marked as one where git hangs."""
+    fifo_project(git_repo)
+    stop = threading.Event()
+    timer = threading.Timer(0.2, stop.set)
+    timer.start()
+    try:
+        files = visible_files(git_repo, git_repo, stop=stop)
+    finally:
+        timer.cancel()
+    assert files == [] and stop.is_set()
+    assert git_repo not in tools.visible_files._GIT_HUNG

@@ -6,22 +6,13 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from hostile_inputs import HOSTILE_ARGUMENTS
 
 from sessions.archive_query import call_text
 from sessions.messages import ToolCall
 from sessions.model_json import MAX_DEPTH, ModelJsonError, loads, nesting_depth
 from tools.base import ToolContext
 from tools.registry import default_registry
-
-# Arguments that crashed whatever parsed them, each with the words its error must hold.
-HOSTILE_ARGUMENTS = {
-    "huge integer": ('{"path": "a.txt", "offset": 1' + "0" * 5_000 + "}", "5,001 digits"),
-    "deep nesting": ('{"path": ' + "[" * 10_000 + "]" * 10_000 + "}", "nested more than 64"),
-    "infinity": ('{"path": "a.txt", "limit": 1e999}', "out of range"),
-    "nan": ('{"path": "a.txt", "limit": NaN}', "NaN is not a JSON value"),
-    "not json": ('{"path": "a.txt", ', "Expecting"),
-    "too long": ('{"path": "' + "a" * (5 * 1024 * 1024) + '"}', "characters of JSON"),
-}
 
 
 @pytest.mark.parametrize("name", list(HOSTILE_ARGUMENTS))
