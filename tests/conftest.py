@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from scripted_server import ScriptedServer
 
 from agent.offline import prepare_offline_env
+from tools.base import ToolContext
 
 prepare_offline_env()
 
@@ -61,3 +62,15 @@ def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()
     return ws
+
+
+@pytest.fixture
+def ctx(workspace: Path) -> ToolContext:
+    """A tool context for the workspace, with the default output budget and no session."""
+    return ToolContext(workspace)
+
+
+@pytest.fixture
+def no_git_above(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Git must not find a repository above the temporary directory (it decides the mode)."""
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))

@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
+from conftest import TEST_MODEL
 from scripted_server import ScriptedServer, Text
-from tui_support import assert_valid_history
+from tui_support import assert_valid_history, make_config
 
 from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
-from agent.config import Config
 from agent.events import CompactionDone
 from agent.permissions import approve_all
 from sessions.messages import Message, is_summary
@@ -39,12 +38,8 @@ async def test_a_summary_without_its_ledger_folds_again(
         ),
     ]
     assert is_summary(history[1]) and "ledger" not in history[1].meta
-    config = Config(
-        model=TEST_MODEL,
-        api_base=server.base_url,
-        api_key=TEST_API_KEY,
-        max_retries=0,
-        compaction=CompactionPolicy(context_window=16_000, tail_messages=2),
+    config = make_config(
+        server, compaction=CompactionPolicy(context_window=16_000, tail_messages=2)
     )
     session = Session.create(workspace, model=TEST_MODEL)
     agent = build_agent(config, workspace, approve_all, session=session, history=history)

@@ -38,11 +38,6 @@ def small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sessions.bounded_regex, "PATTERN_TIME_BUDGET_SECONDS", TEST_BUDGET_SECONDS)
 
 
-@pytest.fixture
-def ctx(workspace: Path) -> ToolContext:
-    return ToolContext(workspace)
-
-
 @pytest.mark.parametrize("pattern", CATASTROPHIC)
 async def test_grep_stops_a_catastrophic_pattern_with_one_clear_line(
     workspace: Path, ctx: ToolContext, pattern: str

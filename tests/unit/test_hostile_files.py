@@ -27,16 +27,6 @@ TEST_GIT_TIMEOUT_SECONDS = 0.5
 
 
 @pytest.fixture
-def ctx(workspace: Path) -> ToolContext:
-    return ToolContext(workspace)
-
-
-@pytest.fixture
-def no_git_above(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-
-
-@pytest.fixture
 def git_repo(workspace: Path, no_git_above: None) -> Path:
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     return workspace.resolve()

@@ -14,12 +14,6 @@ from tools.output_budget import OutputBudget
 from tools.read_file import MAX_LINE_CHARS, ReadFileTool
 from tools.write_file import WriteFileTool
 
-
-@pytest.fixture
-def ctx(workspace: Path) -> ToolContext:
-    return ToolContext(workspace)
-
-
 # --- read_file ---------------------------------------------------------------------------
 
 

@@ -60,11 +60,6 @@ class Broken(Tool):
 
 
 @pytest.fixture
-def ctx(workspace: Path) -> ToolContext:
-    return ToolContext(workspace)
-
-
-@pytest.fixture
 def registry() -> ToolRegistry:
     return ToolRegistry([Echo(), Broken()])
 

@@ -14,17 +14,6 @@ from tools.search import GlobTool, GrepTool
 from tools.visible_files import visible_files
 
 
-@pytest.fixture
-def ctx(workspace: Path) -> ToolContext:
-    return ToolContext(workspace)
-
-
-@pytest.fixture
-def no_git_above(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Git must not find a repository above the temporary directory (it decides the mode)."""
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-
-
 def make_project(root: Path) -> None:
     """A small tree with an ignored file, an ignored directory and a binary file."""
     (root / ".gitignore").write_text("secret.env\nbuild/\n")

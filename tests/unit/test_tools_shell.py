@@ -16,11 +16,6 @@ from tools.shell import HEAD_BYTES, TAIL_BYTES, RunCommandTool
 GENEROUS_SECONDS = 30.0
 
 
-@pytest.fixture
-def ctx(workspace: Path) -> ToolContext:
-    return ToolContext(workspace)
-
-
 def is_gone(pid: int) -> bool:
     """True when the process has exited (a zombie waiting for its parent counts as exited)."""
     try:
