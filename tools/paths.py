@@ -19,6 +19,9 @@ DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW
 # Bytes of a file name a file system takes (NAME_MAX on Linux and macOS); a longer component
 # could never exist, and asking the system about it raises instead of answering "no".
 NAME_MAX_BYTES = 255
+# Bytes of a whole path the system takes (PATH_MAX on Linux); a longer one could never be
+# opened, and resolving a hostile megabyte of `a/a/a/...` one component at a time takes minutes.
+PATH_MAX_BYTES = 4096
 
 
 def workspace_root(workspace: Path) -> Path:
@@ -36,9 +39,14 @@ def resolve_in_workspace(workspace: Path, raw: str) -> Path:
         raise ToolError("empty path; give a path relative to the workspace")
     if "\x00" in raw:
         raise ToolError(f"invalid path {quoted(raw)}: it contains a NUL byte")
+    if len(raw) > PATH_MAX_BYTES or len(os.fsencode(raw)) > PATH_MAX_BYTES:
+        raise ToolError(
+            f"path {quoted(raw)} is longer than {PATH_MAX_BYTES} bytes, which no file system "
+            "here allows"
+        )
     if any(len(os.fsencode(part)) > NAME_MAX_BYTES for part in Path(raw).parts):
         raise ToolError(
-            f"a name in path {raw[:80]!r}... is longer than {NAME_MAX_BYTES} bytes, "
+            f"a name in path {quoted(raw)} is longer than {NAME_MAX_BYTES} bytes, "
             "which no file system here allows"
         )
     root = workspace_root(workspace)

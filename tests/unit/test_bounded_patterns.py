@@ -141,6 +141,7 @@ def random_glob(rng: random.Random) -> str:
     return "/".join(parts)
 
 
+@pytest.mark.slow  # 15,000 random cases
 def test_the_linear_glob_matcher_agrees_with_the_regex_translation() -> None:
     rng = random.Random(14)
     for _ in range(1_500):

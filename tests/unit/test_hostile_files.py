@@ -113,6 +113,7 @@ async def test_a_fifo_gitignore_blocks_neither_glob_nor_grep_without_git(
     assert hits.text == "sub/code.py:1: needle = 1"
 
 
+@pytest.mark.slow  # waits out a (shortened) git time limit
 async def test_a_fifo_gitignore_in_a_git_repository_costs_one_git_timeout(
     git_repo: Path, ctx: ToolContext, quick_git: None
 ) -> None:
