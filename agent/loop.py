@@ -7,6 +7,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent import turn_notes as notes
 from agent.compaction.engine import Compactor
 from agent.compaction.fold_parts import Summarized
 from agent.compaction.last_rung import shrink_to_fit, too_small
@@ -43,23 +44,6 @@ PARALLEL_SHARE_FLOOR = 4
 # Rounds of the ladder (fold, then shrink tool results) before a request is declared too big:
 # the second round folds what the first round's stubs made foldable.
 LADDER_ROUNDS = 2
-# What the model reads for work the user interrupted; it must know the step did not happen.
-CANCELLED_TOOL_RESULT = "cancelled: the user interrupted the turn before this tool call finished"
-INTERRUPTED_REPLY_NOTE = "[interrupted by the user]"
-# What closes a turn stopped because the journal could not be written (disk full, I/O error):
-# the model must know the step did not happen, and why.
-UNRECORDED_NOTE = "[stopped: the session journal could not be written]"
-UNRECORDED_TOOL_RESULT = (
-    "not run: the turn stopped because the session journal could not be written"
-)
-# Told to the user when the provider stopped a reply at its output token limit (finish reason
-# "length"), and added to a failed tool call of such a reply so the model knows why its
-# arguments broke off and sends less at once instead of repeating the same cut call.
-TRUNCATED_MESSAGE = "the reply was cut at the output token limit"
-CUT_ARGUMENTS_NOTE = (
-    "[the reply carrying this call was cut at the output token limit, so its arguments may be "
-    "incomplete: send smaller pieces, e.g. write a large file in several steps]"
-)
 
 
 class ContextTooSmall(Exception):
@@ -154,7 +138,7 @@ class Agent:
         self.add(msg.user(prompt))
         if (problem := await self.safe_point()) is not None:
             yield problem
-            self._end_without_reply(UNRECORDED_NOTE)
+            self._end_without_reply(notes.UNRECORDED_NOTE)
             yield TurnDone("error")
             return
         try:
@@ -328,12 +312,12 @@ class Agent:
             )
             if (problem := await self.safe_point()) is not None:
                 yield problem
-                self._close_interrupted_turn(UNRECORDED_TOOL_RESULT, UNRECORDED_NOTE)
+                self._close_interrupted_turn(notes.UNRECORDED_TOOL_RESULT, notes.UNRECORDED_NOTE)
                 yield TurnDone("error", iterations=iteration)
                 return
             cut = reply.finish_reason == "length"
             if cut:
-                yield ErrorEvent("truncated", TRUNCATED_MESSAGE)
+                yield ErrorEvent("truncated", notes.TRUNCATED_MESSAGE)
             if not reply.tool_calls:
                 yield TurnDone("answer", text=reply.text, iterations=iteration)
                 return
@@ -341,14 +325,16 @@ class Agent:
                 yield ToolCallStarted(call, self._describe(call))
                 output = await self._run_tool(call, len(reply.tool_calls))
                 if cut and output.is_error:
-                    text = f"{output.text}\n{CUT_ARGUMENTS_NOTE}"
+                    text = f"{output.text}\n{notes.CUT_ARGUMENTS_NOTE}"
                     output = dataclasses.replace(output, text=text)
                 self.add(msg.tool_result(call, output.text, **output.message_meta()))
                 problem = await self.safe_point()
                 yield ToolCallFinished(call, output.text, output.is_error, output.meta)
                 if problem is not None:
                     yield problem
-                    self._close_interrupted_turn(UNRECORDED_TOOL_RESULT, UNRECORDED_NOTE)
+                    self._close_interrupted_turn(
+                        notes.UNRECORDED_TOOL_RESULT, notes.UNRECORDED_NOTE
+                    )
                     yield TurnDone("error", iterations=iteration)
                     return
         yield ErrorEvent(
@@ -402,7 +388,7 @@ class Agent:
         self.add(msg.assistant(f"{partial}\n{note}" if partial else note))
 
     def _close_interrupted_turn(
-        self, result: str = CANCELLED_TOOL_RESULT, note: str = INTERRUPTED_REPLY_NOTE
+        self, result: str = notes.CANCELLED_TOOL_RESULT, note: str = notes.INTERRUPTED_REPLY_NOTE
     ) -> None:
         """After an interruption (or a stop): answer every open tool call with `result`, end a
         cut-off reply with `note`."""

@@ -21,8 +21,8 @@ from agent.assemble import build_agent
 from agent.config import Config
 from agent.events import TurnDone
 from agent.headless import EXIT_TERMINATED
-from agent.loop import CANCELLED_TOOL_RESULT
 from agent.permissions import approve_all
+from agent.turn_notes import CANCELLED_TOOL_RESULT
 from sessions.store import Session, list_sessions
 
 # Slow (real processes signalled): left out of the fast set, `pytest -m 'not slow'`.

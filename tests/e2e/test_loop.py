@@ -23,9 +23,10 @@ from agent.events import (
     TurnDone,
 )
 from agent.llm import LLM, ModelSettings
-from agent.loop import CANCELLED_TOOL_RESULT, Agent
+from agent.loop import Agent
 from agent.permissions import ApprovalRequest, Decision, approve_all, refuse_headless
 from agent.prompt import system_prompt
+from agent.turn_notes import CANCELLED_TOOL_RESULT
 from sessions.messages import Message, unanswered_calls
 from tools.registry import default_registry
 
