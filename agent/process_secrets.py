@@ -22,7 +22,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from sessions.secret_names import MIN_KNOWN_SECRET_CHARS, SECRET_ENV_NAME
+from sessions.secret_names import MIN_KNOWN_SECRET_CHARS, holds_secret
 
 # Fields of /proc/self/stat (1-based, see proc(5)) holding the addresses of the argument block
 # (48, 49) and the environment block (50, 51); present since Linux 3.5.
@@ -39,7 +39,7 @@ MASK = b"*"
 def secret_values(environ: Mapping[str, str], argv: Sequence[str]) -> list[str]:
     """Every secret the process was started with: values of variables named like a secret
     (OPENAI_API_KEY, GITHUB_TOKEN ...) and of secret flags, long enough to be real."""
-    values = [value for name, value in environ.items() if SECRET_ENV_NAME.search(name)]
+    values = [value for name, value in environ.items() if holds_secret(name, value)]
     for index, arg in enumerate(argv):
         for flag in SECRET_FLAGS:
             if arg == flag and index + 1 < len(argv):

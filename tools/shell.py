@@ -13,7 +13,7 @@ from typing import Any
 import aiofiles.os
 
 from sessions.output_spool import OutputSpool
-from sessions.secret_names import MIN_KNOWN_SECRET_CHARS, SECRET_ENV_NAME
+from sessions.secret_names import SECRET_ENV_NAME, holds_secret
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.result_facts import ResultFacts
 
@@ -41,11 +41,7 @@ def command_environment() -> dict[str, str]:
     """The environment commands (and git) run with: the user's, minus anything named like a
     secret (sessions/secret_names.py), and minus any variable whose value holds one of those
     secrets under another name (`DATABASE_URL=postgres://u:<the key>@host`)."""
-    secrets = [
-        value
-        for name, value in os.environ.items()
-        if SECRET_ENV_NAME.search(name) and len(value) >= MIN_KNOWN_SECRET_CHARS
-    ]
+    secrets = [value for name, value in os.environ.items() if holds_secret(name, value)]
     return {
         name: value
         for name, value in os.environ.items()

@@ -82,7 +82,12 @@ def test_commands_cannot_read_the_keys_back_and_no_file_holds_them(
 
 
 def test_secret_values_come_from_secret_names_and_flags() -> None:
-    environ = {"OPENAI_API_KEY": ENV_KEY, "HOME": "/home/someone", "GITHUB_TOKEN": "short"}
+    environ = {
+        "OPENAI_API_KEY": ENV_KEY,
+        "HOME": "/home/someone",
+        "GITHUB_TOKEN": "short",
+        "SSH_KEY_PATH": "/home/someone/.ssh/id_ed25519",  # a path, not a key
+    }
     argv = ["pleat", "--api-key", FLAG_KEY, "--api-key=" + DB_PASSWORD, "-p", "hi"]
     assert set(secret_values(environ, argv)) == {ENV_KEY, FLAG_KEY, DB_PASSWORD}
 
