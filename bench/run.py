@@ -28,6 +28,7 @@ SCRIPTS = (
     "tui_startup.py",
     "tui_streaming.py",
     "tui_latency.py",
+    "grep_patterns.py",
 )
 # How a goal compares, by the sign its text opens with (">= 90%" is value >= threshold).
 COMPARISONS: dict[str, Callable[[float, float], bool]] = {
@@ -206,9 +207,34 @@ def tui_rows() -> list[Row]:
     ]
 
 
+def grep_rows() -> list[Row]:
+    """What the time limit on model-written regexes costs grep's matching."""
+    grep = load("grep.json")
+
+    def ratio() -> tuple[float, str]:
+        value = float(grep["median_ratio"])
+        worst = max(float(r) for r in grep["ratios"].values())
+        return value, f"{value:.2f}x median, {worst:.2f}x worst ({grep['lines']:,} lines)"
+
+    return [
+        check(
+            "grep matching, time-limited regex vs plain re (same lines, same run)",
+            "<= 3.0x",
+            3.0,
+            ratio,
+        )
+    ]
+
+
 def table_rows() -> list[Row]:
     """Every row, from the results files as they are now."""
-    return [*replay_rows("16k"), *replay_rows("32k"), *engine_rows(), *tui_rows()]
+    return [
+        *replay_rows("16k"),
+        *replay_rows("32k"),
+        *engine_rows(),
+        *tui_rows(),
+        *grep_rows(),
+    ]
 
 
 def markdown(rows: list[Row]) -> str:
