@@ -60,6 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PROMPT",
         help="run one request headless and print the answer ('-' reads stdin)",
     )
+    parser.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        default="text",
+        help="with -p: the answer as text (default), one JSON result object, or one JSON event "
+        "per line (Claude Code's field names)",
+    )
     parser.add_argument("--model", help="litellm model string, e.g. anthropic/claude-sonnet-4-5")
     parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
     parser.add_argument(
@@ -198,6 +205,7 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
         approve_everything=args.yes,
         resume=args.resume,
         continue_latest=args.continue_latest,
+        output_format=args.output_format,
     )
 
 

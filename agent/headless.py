@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import signal
 import sys
 from collections.abc import Coroutine
@@ -19,8 +20,10 @@ from agent.events import (
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    TurnDone,
 )
 from agent.fork import ForkRefused, fork_session
+from agent.headless_json import JsonReport, OutputFormat
 from agent.loop import Agent
 from agent.permissions import approve_all, refuse_headless
 from agent.prompt import project_instructions
@@ -102,12 +105,23 @@ async def run_fork(agent: Agent, session: Session, out: TextIO) -> int:
     return EXIT_OK
 
 
-async def run_turn(agent: Agent, prompt: str, out: TextIO, err: TextIO) -> int:
+async def run_turn(
+    agent: Agent, prompt: str, out: TextIO, err: TextIO, report: JsonReport | None = None
+) -> int:
+    """One request: the answer streams to `out` (or, given a JSON `report`, the report is
+    printed there instead), tool activity to `err`."""
     error: ErrorEvent | None = None
+    done: TurnDone | None = None
     wrote_text = False
+    if report is not None:
+        report.start()
+        out = io.StringIO()  # the answer goes into the report's result, not to the terminal
     try:
         async for event in agent.run_turn(prompt):
             render(event, out, err)
+            if report is not None:
+                report.event(event)
+            done = event if isinstance(event, TurnDone) else done
             wrote_text = wrote_text or isinstance(event, TextDelta)
             if isinstance(event, ToolCallStarted) and wrote_text:
                 out.write("\n")  # the text before a tool call is a thought; keep the answer apart
@@ -117,9 +131,11 @@ async def run_turn(agent: Agent, prompt: str, out: TextIO, err: TextIO) -> int:
             elif isinstance(event, ErrorEvent):
                 error = event
     finally:  # also when interrupted: the next line on the terminal starts clean
-        if wrote_text:
+        if wrote_text and report is None:
             out.write("\n")
             out.flush()
+    if report is not None:
+        report.finish(done, error.message if error else None)
     if error is None:
         return EXIT_OK
     print(f"pleat: error: {error.message}", file=err)
@@ -163,6 +179,7 @@ def run_headless(
     approve_everything: bool,
     resume: str | None = None,
     continue_latest: bool = False,
+    output_format: OutputFormat = "text",
 ) -> int:
     try:
         config.model_settings()  # no model: say so before creating a session
@@ -180,13 +197,22 @@ def run_headless(
     command, _, focus = prompt.strip().partition(" ")
     try:
         agent = build_agent(config, workspace, approve, session=session, history=history)
+        report = None
+        if output_format != "text":
+            stream = output_format == "stream-json"
+            report = JsonReport(agent, session.id, sys.stdout, stream=stream)
+        captured = io.StringIO()  # with a report, a command's line becomes its result
+        out = sys.stdout if report is None else captured
         if command == "/compact":
-            work = run_compact(agent, focus.strip() or None, sys.stdout)
+            work = run_compact(agent, focus.strip() or None, out)
         elif command == "/fork":
-            work = run_fork(agent, session, sys.stdout)
+            work = run_fork(agent, session, out)
         else:
-            work = run_turn(agent, prompt, sys.stdout, sys.stderr)
+            work = run_turn(agent, prompt, sys.stdout, sys.stderr, report)
         code = asyncio.run(until_terminated(work))
+        if report is not None and command in ("/compact", "/fork"):
+            answer = captured.getvalue().strip()
+            report.finish(TurnDone("answer" if code == EXIT_OK else "error", text=answer), None)
     except KeyboardInterrupt:
         print("\npleat: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -1,0 +1,115 @@
+"""`pleat -p --output-format json | stream-json`: what scripts written for Claude Code read."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TEST_API_KEY
+from scripted_server import Error, ScriptedServer, Text, ToolCalls
+
+from sessions.usage import UsageTally
+
+# Slow (runs pleat as a process): left out of the fast set.
+pytestmark = pytest.mark.slow
+
+# A model litellm has prices for, so the run has a cost to compare with the journal's.
+PRICED_MODEL = "gpt-4o-mini"
+# Claude Code's result fields, which scripts read.
+RESULT_FIELDS = {
+    "type", "subtype", "is_error", "result", "session_id", "num_turns", "duration_ms",
+    "total_cost_usd", "usage",
+}  # fmt: skip
+
+
+def pleat(workspace: Path, server: ScriptedServer, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            sys.executable, "-m", "tui.main",
+            "--model", f"openai/{PRICED_MODEL}",
+            "--api-base", server.base_url,
+            "--api-key", TEST_API_KEY,
+            "--cwd", str(workspace),
+            "--yes",
+            *args,
+        ],
+        env={k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+
+
+def journal_cost(pleat_home: Path, session_id: str) -> float:
+    tally = UsageTally()
+    journal = pleat_home / "sessions" / session_id / "journal.jsonl"
+    for line in journal.read_text().splitlines():
+        record: dict[str, Any] = json.loads(line)
+        if record.get("type") == "usage":
+            tally.add_record(record)
+    return tally.cost or 0.0
+
+
+def test_json_is_one_result_object_whose_cost_is_the_journals(
+    workspace: Path, pleat_home: Path
+) -> None:
+    with ScriptedServer(api_key=TEST_API_KEY, models={PRICED_MODEL}) as server:
+        server.push(ToolCalls([("write_file", {"path": "a.txt", "content": "hi"})]), Text("done"))
+        done = pleat(workspace, server, "-p", "write a.txt", "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert RESULT_FIELDS <= set(result)
+    assert result["type"] == "result" and result["subtype"] == "success"
+    assert result["is_error"] is False and result["result"] == "done"
+    assert result["num_turns"] == 2 and result["compactions"] == 0
+    assert result["usage"]["input_tokens"] > 0 and result["usage"]["output_tokens"] > 0
+    assert result["total_cost_usd"] > 0
+    assert result["total_cost_usd"] == pytest.approx(journal_cost(pleat_home, result["session_id"]))
+    assert (workspace / "a.txt").read_text() == "hi"
+
+
+def test_stream_json_is_one_event_per_line(workspace: Path) -> None:
+    with ScriptedServer(api_key=TEST_API_KEY, models={PRICED_MODEL}) as server:
+        server.push(ToolCalls([("read_file", {"path": "missing.txt"})], text="looking"), Text("ok"))
+        done = pleat(workspace, server, "-p", "look", "--output-format", "stream-json")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [(e["type"], e.get("subtype")) for e in events]
+    assert kinds == [
+        ("system", "init"),
+        ("assistant", None),
+        ("user", None),
+        ("assistant", None),
+        ("result", "success"),
+    ]
+    init, call, result, answer, final = events
+    assert "read_file" in init["tools"] and init["session_id"] == final["session_id"]
+    assert call["message"]["content"] == [
+        {"type": "text", "text": "looking"},
+        {
+            "type": "tool_use",
+            "id": call["message"]["content"][1]["id"],
+            "name": "read_file",
+            "input": {"path": "missing.txt"},
+        },
+    ]
+    (tool_result,) = result["message"]["content"]
+    assert tool_result["type"] == "tool_result" and tool_result["is_error"] is True
+    assert tool_result["tool_use_id"] == call["message"]["content"][1]["id"]
+    assert answer["message"]["content"] == [{"type": "text", "text": "ok"}]
+    assert final["result"] == "ok"
+
+
+def test_a_failed_run_is_an_error_result_with_the_usual_exit_code(workspace: Path) -> None:
+    with ScriptedServer(api_key=TEST_API_KEY, models={PRICED_MODEL}) as server:
+        server.push(*[Error(400, "bad request")] * 5)
+        done = pleat(workspace, server, "-p", "hi", "--output-format", "json")
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    assert result["is_error"] is True and result["subtype"] == "error_during_execution"
+    assert result["result"] and done.stderr.startswith("pleat: error:")
