@@ -95,4 +95,5 @@ def build_agent(
         history=history,
         outputs=session.outputs,
         usage=session.usage_so_far,
+        max_budget_usd=config.max_budget_usd,
     )

@@ -61,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="run one request headless and print the answer ('-' reads stdin)",
     )
     parser.add_argument(
+        "--max-budget-usd",
+        type=float,
+        metavar="USD",
+        help="stop before the model call that would take this run's spending past USD",
+    )
+    parser.add_argument(
         "--output-format",
         choices=("text", "json", "stream-json"),
         default="text",
@@ -174,6 +180,7 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
                 "api_key": args.api_key,
                 "max_tool_iterations": args.max_tool_iterations,
                 "thinking": args.thinking,
+                "max_budget_usd": args.max_budget_usd,
                 "compaction": compaction_flags(args),
             }
         )

@@ -57,6 +57,9 @@ class Config:
     # mapped per provider) or a token budget ("8000"). Off by default: it costs output tokens
     # and time on every call, and not every model supports it.
     thinking: str = THINKING_OFF
+    # USD a run may spend on model calls (folds included) before it stops: `pleat -p` stops
+    # before the call that would pass it; None is no cap.
+    max_budget_usd: float | None = None
     # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
     compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
 
@@ -104,6 +107,7 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
         f"seconds from 0 to {MAX_IDLE_SECONDS} (0 disables idle compaction)",
     ),
     "api_base": (lambda v: v.startswith(("http://", "https://")), "an http(s) URL"),
+    "max_budget_usd": (lambda v: v > 0, "dollars > 0"),
     "thinking": (
         lambda v: v in (THINKING_OFF, *THINKING_LEVELS) or (v.isdigit() and int(v) >= 1_024),
         'off, low, medium, high, or a token budget of at least 1024 (e.g. "8000")',

@@ -13,8 +13,10 @@ ProviderErrorKind = Literal[
     "context_overflow", "rate_limit", "transient", "auth", "config", "bad_request"
 ]
 # Every failure a front end may be told of: a provider's, or the journal's, a reply cut at the
-# output limit, an empty reply, the tool-iteration cap.
-ErrorKind = ProviderErrorKind | Literal["journal", "truncated", "bad_reply", "iteration_cap"]
+# output limit, an empty reply, the tool-iteration cap, the spending cap.
+ErrorKind = (
+    ProviderErrorKind | Literal["journal", "truncated", "bad_reply", "iteration_cap", "budget"]
+)
 # Why a fold happens: the context reached the threshold or the message cap, the provider said
 # it overflowed, the user asked (/compact), the UI was idle, or a fork hands the work over.
 FoldReason = Literal["threshold", "message_cap", "overflow", "manual", "idle", "fork"]

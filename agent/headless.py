@@ -31,8 +31,10 @@ from sessions.lock import SessionBusy
 from sessions.store import Session, SessionError
 
 # Exit codes: 0 answered; 1 the request failed (provider, model); 2 bad configuration or input;
-# 130 interrupted and 143 terminated (the shell's 128 + signal number for SIGINT and SIGTERM).
-EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
+# 3 stopped at the spending cap (--max-budget-usd); 130 interrupted and 143 terminated (the
+# shell's 128 + signal number for SIGINT and SIGTERM).
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET = 0, 1, 2, 3
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 # Error kinds that are the user's configuration to fix rather than a failed request.
 CONFIG_KINDS = frozenset({"auth", "config"})
 # A tool result shown on stderr is cut to this many characters (the model gets all of it).
@@ -139,6 +141,8 @@ async def run_turn(
     if error is None:
         return EXIT_OK
     print(f"pleat: error: {error.message}", file=err)
+    if error.kind == "budget":
+        return EXIT_BUDGET
     return EXIT_CONFIG if error.kind in CONFIG_KINDS else EXIT_FAILED
 
 

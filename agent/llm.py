@@ -479,6 +479,11 @@ class LLM:
             reasoning_content=reasoning_text,
         )
 
+    def input_cost(self, prompt_tokens: int) -> float | None:
+        """USD the input of a request of `prompt_tokens` costs, none from the cache; None when
+        litellm does not know this model's prices."""
+        return self._with_cost(Usage(prompt_tokens=prompt_tokens)).cost
+
     def _with_cost(self, usage: Usage) -> Usage:
         """Add the call's price when litellm knows this model's prices: cache reads at their
         price, cache writes at theirs (Anthropic bills them 1.25 times plain input)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from agent import turn_notes as notes
 from agent.compaction.engine import Compactor
@@ -27,10 +27,12 @@ from agent.events import (
 )
 from agent.llm import LLM, LLMError, LLMReply
 from agent.permissions import ApprovalRequest, Approver
+from agent.recorder import Recorder
+from agent.spending_cap import SpendingCap
 from agent.uninterruptible import UninterruptibleSteps
 from sessions import messages as msg
 from sessions.messages import Message, ToolCall
-from sessions.usage import CallPurpose, Usage, UsageTally
+from sessions.usage import UsageTally
 from tools.base import OutputKeeper, ToolContext, ToolError, ToolOutput
 from tools.output_budget import MIN_OUTPUT_TOKENS, OutputBudget
 from tools.registry import ToolRegistry, validate_arguments
@@ -50,20 +52,6 @@ class ContextTooSmall(Exception):
     """The request cannot fit the window however much is folded or shrunk (one line: why)."""
 
 
-class Recorder(Protocol):
-    """Where a session is journaled (sessions.store.Session); `sync` is a safe point."""
-
-    def message(self, message: Message) -> None: ...
-
-    def compaction(self, chunk: int, merged: bool, history: list[Message]) -> None: ...
-
-    def usage(self, model: str, usage: Usage, purpose: CallPurpose = "turn") -> None: ...
-
-    async def sync(self) -> str | None:
-        """Flush and fsync; returns a write failure (once) instead of raising it."""
-        ...
-
-
 class Agent:
     """Holds the live history and runs turns against a model and a tool registry."""
 
@@ -81,6 +69,7 @@ class Agent:
         history: list[Message] | None = None,
         outputs: OutputKeeper | None = None,
         usage: UsageTally | None = None,
+        max_budget_usd: float | None = None,
     ) -> None:
         self.llm = llm
         self.registry = registry
@@ -93,6 +82,8 @@ class Agent:
         self._partial: list[str] = []  # text of the reply being streamed, for interruptions
         # Every model call of the session so far (a resumed one starts from its journal).
         self.usage = usage if usage is not None else UsageTally()
+        # The spending cap of this run (--max-budget-usd), counted from what was spent so far.
+        self.cap = SpendingCap(max_budget_usd, llm, self.usage)
         # Folds and shrinks commit as one step a cancellation waits for (a front end that
         # quits waits too: commits.settled()).
         self.commits = UninterruptibleSteps()
@@ -265,6 +256,12 @@ class Agent:
                         return
                 self._partial = []
                 sent = len(self.history)
+                tokens = self.compactor.tokens.estimate(self.history) if self.compactor else 0
+                if (refusal := self.cap.refusal(tokens)) is not None:
+                    self._end_without_reply(f"[not sent: {refusal}]")
+                    yield ErrorEvent("budget", refusal)
+                    yield TurnDone("error", iterations=iteration)
+                    return
                 try:
                     stream = self.llm.stream(
                         self.api_messages(), self.registry.schemas(), max_tokens=self._reserve()

@@ -78,6 +78,8 @@ async def show_session(
     host.status.session = session.id
     host.status.model = (controller.config.model if controller.config else None) or ""
     host.status.cost = agent.usage.cost  # the session's bill so far, from its journal
+    limit = agent.cap.limit
+    host.status.cap = None if limit is None else (limit, agent.cap.start)
     if count:
         await refresh_meter_soon(host)
     host.idle.arm()

@@ -113,3 +113,44 @@ def test_a_failed_run_is_an_error_result_with_the_usual_exit_code(workspace: Pat
     result = json.loads(done.stdout)
     assert result["is_error"] is True and result["subtype"] == "error_during_execution"
     assert result["result"] and done.stderr.startswith("pleat: error:")
+
+
+def reads_then_answer() -> list[Text | ToolCalls]:
+    return [
+        ToolCalls([("read_file", {"path": "a.txt"})]),
+        ToolCalls([("read_file", {"path": "a.txt"})]),
+        Text("read twice"),
+    ]
+
+
+def test_the_spending_cap_stops_a_run_before_the_call_that_would_pass_it(
+    workspace: Path, pleat_home: Path
+) -> None:
+    (workspace / "a.txt").write_text("some text\n" * 200)
+    with ScriptedServer(api_key=TEST_API_KEY, models={PRICED_MODEL}) as server:
+        server.push(*reads_then_answer())
+        free = json.loads(pleat(workspace, server, "-p", "read", "--output-format", "json").stdout)
+        full_cost = free["total_cost_usd"]
+        asked = len(server.requests)
+        server.push(*reads_then_answer())
+        cap = full_cost / 2
+        done = pleat(
+            workspace, server, "-p", "read", "--output-format", "json",
+            "--max-budget-usd", f"{cap:.10f}",
+        )  # fmt: skip
+        capped_requests = len(server.requests) - asked
+    assert free["num_turns"] == 3 and full_cost > 0
+    assert done.returncode == 3, done.stderr
+    result = json.loads(done.stdout)
+    assert result["is_error"] is True and "spending cap" in result["result"]
+    assert 1 <= capped_requests < 3  # it ran, then stopped before the call that would pass
+    assert result["total_cost_usd"] <= cap
+    assert journal_cost(pleat_home, result["session_id"]) <= cap
+    assert "pleat: error: the spending cap of $" in done.stderr
+
+
+def test_a_cap_below_the_first_call_sends_nothing(workspace: Path) -> None:
+    with ScriptedServer(api_key=TEST_API_KEY, models={PRICED_MODEL}) as server:
+        done = pleat(workspace, server, "-p", "hi", "--max-budget-usd", "0.0000001")
+        assert server.requests == []
+    assert done.returncode == 3 and done.stderr.count("\n") == 1, done.stderr

@@ -47,6 +47,8 @@ class StatusBar(Static):
     state: reactive[str] = reactive("idle")
     usage: reactive[Usage | None] = reactive(None)  # of the last model call
     cost: reactive[float | None] = reactive(None)  # USD of the session's calls, folds included
+    # The spending cap (--max-budget-usd) and the session's cost when it started counting.
+    cap: reactive[tuple[float, float] | None] = reactive(None)
     context: reactive[ContextGauge | None] = reactive(None)
     folding: reactive[FoldStatus] = reactive("idle")
 
@@ -76,6 +78,9 @@ class StatusBar(Static):
     def watch_cost(self) -> None:
         self._refresh_line()
 
+    def watch_cap(self) -> None:
+        self._refresh_line()
+
     def watch_context(self) -> None:
         self._refresh_line()
 
@@ -99,7 +104,10 @@ class StatusBar(Static):
         usage = self.usage
         if usage is not None and usage.prompt_tokens:
             fields.append(f"cache {usage.cached_tokens / usage.prompt_tokens:.0%}")
-        if self.cost is not None:
+        if self.cap is not None:
+            limit, start = self.cap
+            fields.append(f"${(self.cost or 0.0) - start:.4f} of ${limit:.2f} cap")
+        elif self.cost is not None:
             fields.append(f"${self.cost:.4f}")
         fields.append(f"fold {self.folding}")
         return SEPARATOR.join(fields)
