@@ -323,3 +323,12 @@ async def test_thinking_is_shown_collapsed(server: ScriptedServer, workspace: Pa
         assert block.title == "thought · 29 characters"
         assert block.entry.text == "Six times seven is forty-two."
         assert app.query_one(AssistantMessage).source == "The answer is 42."
+
+
+async def test_the_status_bar_shows_spend_against_the_cap(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    app = make_app(server, workspace, max_budget_usd=1.5)
+    async with app.run_test() as pilot:
+        await started(pilot, app)
+        assert "$0.0000 of $1.50 cap" in app.query_one(StatusBar).line
