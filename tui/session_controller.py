@@ -87,8 +87,18 @@ class SessionController:
 
     async def check_model(self, model: str) -> None:
         """Raise LLMError when litellm cannot route `model` (a thread: it may import litellm)."""
-        settings = dataclasses.replace(self._config, model=model).model_settings()
+        settings = dataclasses.replace(self.config or Config(), model=model).model_settings()
         await asyncio.to_thread(resolve_model, settings)
+
+    def start_with_model(self, model: str) -> None:
+        """The first session, opened when a model is named after a start without one (the
+        configuration, if any, is kept). Raises ConfigError (a configuration that did not
+        load stays the problem), SessionError or SessionBusy."""
+        if self.startup.config_error is not None:
+            raise ConfigError(self.startup.config_error)
+        self.config = dataclasses.replace(self.config or Config(), model=model)
+        self.config.model_settings()
+        self._adopt(Session.create(self.workspace, model=model), None)
 
     def set_model(self, model: str) -> None:
         """Use `model` for the next calls, keeping the conversation (the compactor is rebuilt:

@@ -123,10 +123,30 @@ async def model(host: Host, name: str) -> None:
     except LLMError as error:
         await host.conversation.add_notice(f"cannot switch model: {error.message}", "error")
         return
+    if host.agent is None:  # started without a model: this one opens the first session
+        await _start_with(host, name)
+        return
     _controller(host).set_model(name)
     host.status.model = name
     await host.conversation.add_notice(f"model: {name} (from the next request on)")
     await lifecycle.refresh_meter_soon(host)
+
+
+async def _start_with(host: Host, name: str) -> None:
+    from agent.config import ConfigError
+    from sessions.lock import SessionBusy
+    from sessions.store import SessionError
+
+    try:
+        await asyncio.to_thread(_controller(host).start_with_model, name)
+    except (ConfigError, SessionError, SessionBusy) as error:
+        await host.conversation.add_notice(f"cannot start with {name}: {error}", "error")
+        return
+    host.unavailable = None
+    await lifecycle.show_session(host, [])
+    await host.conversation.add_notice(
+        f"model: {name} (a new session; set it in config.toml to keep it)"
+    )
 
 
 async def show_help(host: Host, _: str) -> None:
@@ -152,7 +172,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("new", "", "start a new session", new, needs_quiet=True),
     SlashCommand(
-        "model", "[name]", "show or switch the model for the next requests", model, needs_quiet=True
+        "model",
+        "[name]",
+        "show or switch the model for the next requests",
+        model,
+        needs_agent=False,
+        needs_quiet=True,
     ),
     SlashCommand("help", "", "commands and keys", show_help, needs_agent=False),
     SlashCommand("quit", "", "leave pleat", quit_app, needs_agent=False),

@@ -9,7 +9,7 @@ from conftest import TEST_MODEL
 from scripted_server import ScriptedServer, Stall, Text, ToolCalls
 from textual.widgets import Label
 from textual.widgets.markdown import MarkdownFence
-from tui_support import assert_valid_history, make_app, send, started, wait_for
+from tui_support import assert_valid_history, command, exchange, make_app, send, started, wait_for
 from tui_support import work_finished as turn_finished
 
 from agent.config import Config
@@ -332,3 +332,20 @@ async def test_the_status_bar_shows_spend_against_the_cap(
     async with app.run_test() as pilot:
         await started(pilot, app)
         assert "$0.0000 of $1.50 cap" in app.query_one(StatusBar).line
+
+
+async def test_model_names_a_model_when_none_was_configured(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    server.push(Text("hello from the model"))
+    app = make_app(server, workspace, model=None)
+    async with app.run_test() as pilot:
+        await started(pilot, app)
+        assert app.agent is None
+        await command(pilot, app, f"/model {TEST_MODEL}")
+        status = app.query_one(StatusBar)
+        await wait_for(pilot, lambda: TEST_MODEL in status.line, "the first session")
+        assert app.agent is not None
+        await exchange(pilot, app, "hi")
+        assert app.query(AssistantMessage).last().source == "hello from the model"
+    assert server.requests[-1].body["model"] == TEST_MODEL
