@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import TEST_API_KEY, TEST_MODEL
 from hostile_inputs import HOSTILE_ARGUMENTS
+from pleat_process import run_pleat
 from scripted_server import ScriptedServer, Text, ToolCalls
 from tui_support import make_app, started
 
@@ -54,31 +52,13 @@ class CraftingModel:
         return Text("all refused")
 
 
-def run(workspace: Path, server: ScriptedServer, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable, "-m", "tui.main",
-            "--model", TEST_MODEL,
-            "--api-base", server.base_url,
-            "--api-key", TEST_API_KEY,
-            "--cwd", str(workspace),
-            "--yes",
-            *args,
-        ],
-        env={k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")},
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )  # fmt: skip
-
-
 def test_crafted_arguments_are_refused_resumed_and_folded(workspace: Path) -> None:
     (workspace / "a.txt").write_text("hello\n")
     model = CraftingModel()
     with ScriptedServer(api_key=TEST_API_KEY, models={TEST_MODEL}, fallback=model) as server:
-        first = run(workspace, server, "-p", "read a.txt")
-        folded = run(workspace, server, "--continue", "-p", "/compact")
-        again = run(workspace, server, "--continue", "-p", "and now?")
+        first = run_pleat(workspace, server, "-p", "read a.txt")
+        folded = run_pleat(workspace, server, "--continue", "-p", "/compact")
+        again = run_pleat(workspace, server, "--continue", "-p", "and now?")
     for done in (first, folded, again):
         assert done.returncode == 0, done.stderr
         assert "Traceback" not in done.stderr, done.stderr

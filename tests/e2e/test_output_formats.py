@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import TEST_API_KEY
+from pleat_process import run_pleat
 from scripted_server import Error, ScriptedServer, Text, ToolCalls
 
 from sessions.usage import UsageTally
@@ -28,21 +27,7 @@ RESULT_FIELDS = {
 
 
 def pleat(workspace: Path, server: ScriptedServer, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable, "-m", "tui.main",
-            "--model", f"openai/{PRICED_MODEL}",
-            "--api-base", server.base_url,
-            "--api-key", TEST_API_KEY,
-            "--cwd", str(workspace),
-            "--yes",
-            *args,
-        ],
-        env={k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )  # fmt: skip
+    return run_pleat(workspace, server, *args, model=f"openai/{PRICED_MODEL}")
 
 
 def journal_cost(pleat_home: Path, session_id: str) -> float:
