@@ -15,6 +15,7 @@ from typing import Any
 
 from agent.compaction.policy import CompactionPolicy, PolicyError
 from agent.llm import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT, ModelSettings
+from agent.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
 from agent.request_shape import THINKING_LEVELS, THINKING_OFF
 from sessions.short_text import quoted
 from tools.shell import MAX_TIMEOUT_SECONDS
@@ -60,6 +61,10 @@ class Config:
     # USD a run may spend on model calls (folds included) before it stops: `pleat -p` stops
     # before the call that would pass it; None is no cap.
     max_budget_usd: float | None = None
+    # Servers asked which models they serve, for the /model picker and for the model used when
+    # none is configured (agent/model_discovery.py). A list of base URLs; PLEAT_LOCAL_MODEL_SERVERS
+    # takes them comma-separated ("" for none).
+    local_model_servers: tuple[str, ...] = DEFAULT_LOCAL_MODEL_SERVERS
     # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
     compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
 
@@ -107,6 +112,10 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
         f"seconds from 0 to {MAX_IDLE_SECONDS} (0 disables idle compaction)",
     ),
     "api_base": (lambda v: v.startswith(("http://", "https://")), "an http(s) URL"),
+    "local_model_servers": (
+        lambda v: all(url.startswith(("http://", "https://")) for url in v),
+        'a list of http(s) URLs, e.g. ["http://localhost:11434"]',
+    ),
     "max_budget_usd": (lambda v: v > 0, "dollars > 0"),
     "thinking": (
         lambda v: v in (THINKING_OFF, *THINKING_LEVELS) or (v.isdigit() and int(v) >= 1_024),
@@ -138,13 +147,26 @@ def _field_types(schema: type) -> dict[str, type]:
     for name, hint in hints.items():
         args = [a for a in typing.get_args(hint) if a is not type(None)]
         is_optional = typing.get_origin(hint) in (typing.Union, types.UnionType)
-        out[name] = args[0] if is_optional and args else hint
+        kind = args[0] if is_optional and args else hint
+        out[name] = typing.get_origin(kind) or kind  # tuple[str, ...] is checked as a tuple
     return out
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    """A list setting: a TOML array of strings, or one string of comma-separated items (the
+    environment's form; "" is the empty list)."""
+    if isinstance(value, str):
+        return tuple(item.strip() for item in value.split(",") if item.strip())
+    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+        return tuple(item.strip() for item in value)
+    raise TypeError
 
 
 def _coerce(label: str, value: Any, kind: type, source: str) -> Any:
     """Convert a value (a string from the environment, or a TOML value) to the key's type."""
     try:
+        if kind is tuple:
+            return _strings(value)
         if isinstance(value, str) and kind is not str:
             if kind is bool:
                 lowered = value.strip().lower()
@@ -165,7 +187,8 @@ def _coerce(label: str, value: Any, kind: type, source: str) -> Any:
             raise TypeError
         return value
     except (TypeError, ValueError):
-        wanted = "a finite number" if kind is float else kind.__name__
+        names = {float: "a finite number", tuple: "a list of strings"}
+        wanted = names.get(kind, kind.__name__)
         raise ConfigError(f"{source}: {label} must be {wanted}, got {quoted(value)}") from None
 
 

@@ -18,8 +18,11 @@ ErrorKind = (
     ProviderErrorKind | Literal["journal", "truncated", "bad_reply", "iteration_cap", "budget"]
 )
 # Why a fold happens: the context reached the threshold or the message cap, the provider said
-# it overflowed, the user asked (/compact), the UI was idle, or a fork hands the work over.
-FoldReason = Literal["threshold", "message_cap", "overflow", "manual", "idle", "fork"]
+# it overflowed, the user asked (/compact), the UI was idle, a fork hands the work over, or a
+# switch to a model with a smaller window.
+FoldReason = Literal[
+    "threshold", "message_cap", "overflow", "manual", "idle", "fork", "model_switch"
+]
 # How a fold was made: "insert" (in the live conversation), "pieces" (an oversized head),
 # "ledger" (no model summary), "separate" (replay's baseline), "shrink" (tool results stubbed,
 # nothing folded).

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
+import os
 import signal
 import sys
 from collections.abc import Coroutine
@@ -11,7 +13,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agent.assemble import build_agent, open_session
-from agent.config import Config, ConfigError
+from agent.config import Config, ConfigError, config_path
+from agent.config_file import toml_string
 from agent.events import (
     CompactionDone,
     CompactionFailed,
@@ -25,6 +28,7 @@ from agent.events import (
 from agent.fork import ForkRefused, fork_session
 from agent.headless_json import JsonReport, OutputFormat
 from agent.loop import Agent
+from agent.model_discovery import first_model
 from agent.permissions import approve_all, refuse_headless
 from agent.prompt import project_instructions
 from sessions.lock import SessionBusy
@@ -37,6 +41,11 @@ EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 # Error kinds that are the user's configuration to fix rather than a failed request.
 CONFIG_KINDS = frozenset({"auth", "config"})
+# Said after "no model configured" when discovery found nothing either.
+NONE_FOUND = (
+    "; none found either (no provider key such as ANTHROPIC_API_KEY or OPENAI_API_KEY is set, "
+    "and no server in local_model_servers answered)"
+)
 # A tool result shown on stderr is cut to this many characters (the model gets all of it).
 STDERR_PREVIEW_CHARS = 200
 
@@ -175,6 +184,23 @@ async def until_terminated(work: Coroutine[Any, Any, int]) -> int:
         loop.remove_signal_handler(signal.SIGTERM)
 
 
+def with_found_model(config: Config) -> Config:
+    """No model configured: the first one found (agent.model_discovery), said on stderr with
+    how to keep it; the configuration unchanged when there is none."""
+    found = asyncio.run(first_model(os.environ, config.local_model_servers))
+    if found is None:
+        return config
+    keep = f"model = {toml_string(found.name)}"
+    if found.api_base:
+        keep += f" and api_base = {toml_string(found.api_base)}"
+    print(
+        f"pleat: no model configured: using {found.name} ({found.source}), the first one found; "
+        f"to keep it, set {keep} in {config_path()} or pass --model",
+        file=sys.stderr,
+    )
+    return dataclasses.replace(config, model=found.name, api_base=found.api_base)
+
+
 def run_headless(
     config: Config,
     workspace: Path,
@@ -185,13 +211,16 @@ def run_headless(
     continue_latest: bool = False,
     output_format: OutputFormat = "text",
 ) -> int:
+    if not config.model:
+        config = with_found_model(config)
     try:
         config.model_settings()  # no model: say so before creating a session
         session, history, notes = open_session(
             config, workspace, resume=resume, continue_latest=continue_latest
         )
     except (ConfigError, SessionError, SessionBusy) as error:
-        print(f"pleat: error: {error}", file=sys.stderr)
+        found_none = "" if config.model else NONE_FOUND
+        print(f"pleat: error: {error}{found_none}", file=sys.stderr)
         return EXIT_CONFIG
     for note in notes:
         print(f"pleat: resumed with a repair: {note}", file=sys.stderr)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,6 +144,10 @@ MAX_RETRY_AFTER = 60.0
 # Seconds without a byte from the provider before a request is abandoned as a transient
 # failure: long enough for a big model's slow first token, short enough to notice a hang.
 DEFAULT_REQUEST_TIMEOUT = 600.0
+# The key sent to an OpenAI-compatible server given by its address when no key is configured
+# (no --api-key, no OPENAI_API_KEY): local servers (LM Studio, vLLM, llama.cpp, Ollama's /v1)
+# ignore it, but the OpenAI client refuses to send a request without one.
+NO_KEY_PLACEHOLDER = "pleat-no-key"
 # Window assumed for a model litellm does not know and the user did not size with
 # --context-window: small enough for most local models (Ollama and llama.cpp servers are often
 # run at 32k), so pleat folds early rather than overflowing; the overflow path covers the rest.
@@ -306,6 +311,29 @@ def _retry_after(exc: BaseException) -> float | None:
     return min(max(value, 0.0), MAX_RETRY_AFTER)
 
 
+def credentialed_models(environ: Mapping[str, str]) -> dict[str, tuple[str, list[str]]]:
+    """For each provider litellm knows whose key variable is set in `environ` (litellm's own
+    convention: <PROVIDER>_API_KEY), that variable and litellm's chat models of the provider
+    as `provider/model` strings, sorted."""
+    litellm = _litellm()
+    found: dict[str, tuple[str, list[str]]] = {}
+    for entry in litellm.provider_list:
+        provider = str(getattr(entry, "value", entry))
+        keys = dict.fromkeys(
+            f"{name.upper()}_API_KEY" for name in (provider, provider.replace("_", ""))
+        )
+        key = next((k for k in keys if environ.get(k, "").strip()), None)
+        if key is None:
+            continue
+        models = set()
+        for model in litellm.models_by_provider.get(provider, ()):
+            info = litellm.model_cost.get(model) or litellm.model_cost.get(f"{provider}/{model}")
+            if isinstance(info, dict) and info.get("mode") == "chat":
+                models.add(model if model.startswith(f"{provider}/") else f"{provider}/{model}")
+        found[provider] = (key, sorted(models))
+    return found
+
+
 def resolve_model(settings: ModelSettings) -> tuple[str, str]:
     """(the model string litellm gets, the provider it resolves). With an api_base and no known
     provider, the server is taken to be OpenAI-compatible (`openai/<model>`). Unknown models are
@@ -444,6 +472,8 @@ class LLM:
             kwargs["api_base"] = self.settings.api_base
         if self.settings.api_key:
             kwargs["api_key"] = self.settings.api_key
+        elif self.settings.api_base and self._provider == "openai":
+            kwargs["api_key"] = os.environ.get("OPENAI_API_KEY") or NO_KEY_PLACEHOLDER
         if claude and max_tokens:
             kwargs["max_tokens"] = max_tokens
         kwargs.update(thinking_arguments(self.settings.thinking))

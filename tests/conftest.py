@@ -46,14 +46,17 @@ def server() -> Iterator[ScriptedServer]:
 
 @pytest.fixture(autouse=True)
 def pleat_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own PLEAT_HOME and no PLEAT_* settings from the developer's shell."""
+    """Every test gets its own PLEAT_HOME, no PLEAT_* settings and no provider key from the
+    developer's shell, and model discovery asks no server (a test that wants discovery names
+    its own servers): nothing depends on what listens on this machine's usual ports."""
     import os
 
     for name in list(os.environ):
-        if name.startswith("PLEAT_"):
+        if name.startswith("PLEAT_") or name.endswith("_API_KEY"):
             monkeypatch.delenv(name)
     home = tmp_path / "pleat-home"
     monkeypatch.setenv("PLEAT_HOME", str(home))
+    monkeypatch.setenv("PLEAT_LOCAL_MODEL_SERVERS", "")
     return home
 
 

@@ -2,7 +2,7 @@
 
 Tests push the replies the "model" gives (text, tool calls, HTTP errors, dropped connections,
 stalls, garbled or choiceless streams, replies cut at max tokens) or a function that computes a
-reply from the request. The server streams them as SSE exactly like
+reply from the request. `GET /v1/models` lists the models it accepts, as model discovery asks. The server streams them as SSE exactly like
 the OpenAI API (tool-call arguments split across deltas, a final usage chunk), records every
 request it received, and models a provider's prefix prompt cache so usage reports cached tokens.
 """
@@ -161,6 +161,7 @@ class ScriptedServer(LoopbackServer):
         self.fallback = fallback
         self.script: deque[Reply | Responder] = deque()
         self.requests: list[ReceivedRequest] = []
+        self.listings = 0  # GET /v1/models answered (the models listed are `models`)
         self.cache = PrefixCache()
         super().__init__(self._handler_class())
 
@@ -222,6 +223,29 @@ class ScriptedServer(LoopbackServer):
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, format: str, *args: Any) -> None:  # silence stderr
                 pass
+
+            def do_GET(self) -> None:
+                """`GET /v1/models`: the models the server accepts, as an OpenAI-compatible
+                server lists them (what pleat's discovery asks); nothing else is served."""
+                if self.path.rstrip("/") != "/v1/models":
+                    self._send_error(Error(404, f"no route {self.path}"))
+                    return
+                with server._lock:
+                    server.listings += 1
+                listed = sorted(server.models or ())
+                payload = json.dumps(
+                    {
+                        "object": "list",
+                        "data": [
+                            {"id": m, "object": "model", "owned_by": "scripted"} for m in listed
+                        ],
+                    }
+                ).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))

@@ -31,7 +31,13 @@ SMALL_WINDOW = 4_000
 
 
 def make_config(server: ScriptedServer, **overrides: Any) -> Config:
-    config = Config(model=TEST_MODEL, api_base=server.base_url, api_key=TEST_API_KEY, max_retries=0)
+    config = Config(
+        model=TEST_MODEL,
+        api_base=server.base_url,
+        api_key=TEST_API_KEY,
+        max_retries=0,
+        local_model_servers=(),  # discovery asks no server unless a test names one
+    )
     return dataclasses.replace(config, **overrides)
 
 

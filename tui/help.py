@@ -9,10 +9,17 @@ def configuration_help(error: str | None) -> str:
     """Markdown explaining how to configure a model; `error` is the configuration problem
     (None: simply no model configured)."""
     problem = f"pleat has no usable model: {error}" if error else "No model is configured."
+    now = (
+        ""
+        if error
+        else "pleat found none either (no provider key set, no local server answering).\n"
+        "Name one now with `/model NAME` (e.g. `/model ollama/llama3`), "
+        "or `/model` to look again.\n\n"
+    )
     return f"""\
 **{problem}**
 
-Configure one of these ways, then restart pleat:
+{now}Configure one of these ways for every start:
 
 - a flag: `pleat --model anthropic/claude-sonnet-4-5` (any litellm model string)
 - the environment: `export PLEAT_MODEL=openai/gpt-4o`

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from tui.widgets.conversation import Conversation
     from tui.widgets.status_bar import StatusBar
 
-# The agent's work the app runs, one at a time: a turn, a manual fold, an idle fold, a fork.
-WorkKind = Literal["turn", "compact", "idle", "fork"]
+# The agent's work the app runs, one at a time: a turn, a manual fold, an idle fold, a fork, a
+# model switch (folding first when the new window is smaller).
+WorkKind = Literal["turn", "compact", "idle", "fork", "switch"]
 
 
 class Host(Protocol):

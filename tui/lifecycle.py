@@ -10,32 +10,39 @@ from tui.help import configuration_help
 from tui.host import Host
 
 if TYPE_CHECKING:
+    from agent.model_discovery import FoundModel
     from sessions.messages import Message
 
 
 async def start(host: Host) -> None:
     """After the first frame: open the session (new or resumed) and its agent in a thread,
-    show it, then warm litellm up after one more frame."""
+    with the first model found when none is configured (tui.models), show it, then warm
+    litellm up after one more frame."""
+    from tui.models import first_found, found_note
+
     try:
-        history, notes = await asyncio.to_thread(_open, host)
+        found = await first_found(host)
+        history, notes = await asyncio.to_thread(_open, host, found)
     except Exception as error:  # configuration, session, or a bug: said in the conversation
         host.unavailable = _why_unavailable(host, error)
         host.opened.set()
         await host.conversation.add_markdown(host.unavailable, "help")
         return
     await show_session(host, history, notes, count=False)
+    if found is not None:
+        await host.conversation.add_notice(found_note(found))
     host.opened.set()
     # After that frame too: the import holds the interpreter for seconds.
     host.start_background(warm_up(host))
 
 
-def _open(host: Host) -> tuple[list[Message] | None, list[str]]:
+def _open(host: Host, found: FoundModel | None) -> tuple[list[Message] | None, list[str]]:
     """The session controller (imported here, in a thread: the agent's machinery is most of
     pleat's own start-up time) and the session it opens."""
     from tui.session_controller import SessionController
 
     host.controller = SessionController(host.startup, host.workspace, host.approvals)
-    return host.controller.open()
+    return host.controller.open(found)
 
 
 def _why_unavailable(host: Host, error: Exception) -> str:

@@ -14,6 +14,7 @@ from agent.config import Config, ConfigError
 from agent.fork import fork_session
 from agent.llm import resolve_model
 from agent.loop import Agent
+from agent.model_discovery import FoundModel
 from agent.offline import prepare_offline_env
 from sessions.messages import Message
 from sessions.store import Session, SessionError, list_sessions
@@ -36,10 +37,12 @@ class SessionController:
         self.agent: Agent | None = None
         self.warm = False  # litellm imported and the context counted: the meter can show
 
-    def open(self) -> tuple[list[Message] | None, list[str]]:
-        """The first session: new, or resumed. Returns the resumed history (None for a new
-        session) and notes on repairs. Raises ConfigError (no usable model), SessionError or
-        SessionBusy."""
+    def open(self, found: FoundModel | None = None) -> tuple[list[Message] | None, list[str]]:
+        """The first session: new, or resumed, with the configured model (or `found`, when
+        none is configured). Returns the resumed history (None for a new session) and notes on
+        repairs. Raises ConfigError (no usable model), SessionError or SessionBusy."""
+        if found is not None and self.startup.config_error is None:
+            self.config = self.configured_for(found)
         config = self.config
         if config is None or not config.model or self.startup.config_error is not None:
             raise ConfigError(self.startup.config_error or "")
@@ -85,27 +88,41 @@ class SessionController:
         self._adopt(child, history)
         return note
 
-    async def check_model(self, model: str) -> None:
+    def configured_for(self, model: FoundModel) -> Config:
+        """The configuration with `model` (and the server it is called at) in it."""
+        return dataclasses.replace(
+            self.config or Config(), model=model.name, api_base=model.api_base
+        )
+
+    async def check_model(self, model: FoundModel) -> None:
         """Raise LLMError when litellm cannot route `model` (a thread: it may import litellm)."""
-        settings = dataclasses.replace(self.config or Config(), model=model).model_settings()
+        settings = self.configured_for(model).model_settings()
         await asyncio.to_thread(resolve_model, settings)
 
-    def start_with_model(self, model: str) -> None:
+    def start_with_model(self, model: FoundModel) -> None:
         """The first session, opened when a model is named after a start without one (the
-        configuration, if any, is kept). Raises ConfigError (a configuration that did not
+        rest of the configuration is kept). Raises ConfigError (a configuration that did not
         load stays the problem), SessionError or SessionBusy."""
         if self.startup.config_error is not None:
             raise ConfigError(self.startup.config_error)
-        self.config = dataclasses.replace(self.config or Config(), model=model)
+        self.config = self.configured_for(model)
         self.config.model_settings()
-        self._adopt(Session.create(self.workspace, model=model), None)
+        self._adopt(Session.create(self.workspace, model=model.name), None)
 
-    def set_model(self, model: str) -> None:
-        """Use `model` for the next calls, keeping the conversation (the compactor is rebuilt:
-        the new model's window sets the budget)."""
-        assert self.agent is not None and self.session is not None
-        self.config = dataclasses.replace(self._config, model=model)
-        self.agent = self._build(self.session, list(self.agent.history))
+    def agent_for(self, model: FoundModel, history: list[Message]) -> Agent:
+        """An agent of the open session calling `model`, over `history` (not made the open
+        one: see adopt_model)."""
+        assert self.session is not None
+        config = self.configured_for(model)
+        return build_agent(
+            config, self.workspace, self.approvals, session=self.session, history=history
+        )
+
+    def adopt_model(self, model: FoundModel, agent: Agent) -> None:
+        """Make `agent` (from agent_for) the one working in the open session: the next
+        requests go to `model`; the approvals given "always" stand (the same session)."""
+        self.config = self.configured_for(model)
+        self.agent = agent
 
     async def warm_up(self) -> None:
         """Import litellm (about 4 s) in a thread, so the first request does not wait for it."""

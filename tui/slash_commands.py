@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent.llm import LLMError
 from tui import lifecycle
 from tui.host import Host
 
@@ -113,40 +112,12 @@ async def new(host: Host, _: str) -> None:
 
 
 async def model(host: Host, name: str) -> None:
-    if not name:
-        await host.conversation.add_notice(
-            f"model: {host.status.model or 'none'} (switch with /model NAME, any litellm model)"
-        )
-        return
-    try:
-        await _controller(host).check_model(name)
-    except LLMError as error:
-        await host.conversation.add_notice(f"cannot switch model: {error.message}", "error")
-        return
-    if host.agent is None:  # started without a model: this one opens the first session
-        await _start_with(host, name)
-        return
-    _controller(host).set_model(name)
-    host.status.model = name
-    await host.conversation.add_notice(f"model: {name} (from the next request on)")
-    await lifecycle.refresh_meter_soon(host)
+    from tui import models
 
-
-async def _start_with(host: Host, name: str) -> None:
-    from agent.config import ConfigError
-    from sessions.lock import SessionBusy
-    from sessions.store import SessionError
-
-    try:
-        await asyncio.to_thread(_controller(host).start_with_model, name)
-    except (ConfigError, SessionError, SessionBusy) as error:
-        await host.conversation.add_notice(f"cannot start with {name}: {error}", "error")
-        return
-    host.unavailable = None
-    await lifecycle.show_session(host, [])
-    await host.conversation.add_notice(
-        f"model: {name} (a new session; set it in config.toml to keep it)"
-    )
+    if name:
+        await models.use(host, models.typed(host, name), save=False)
+    elif (picked := await models.pick(host)) is not None:
+        await models.use(host, *picked)
 
 
 async def show_help(host: Host, _: str) -> None:
@@ -174,7 +145,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand(
         "model",
         "[name]",
-        "show or switch the model for the next requests",
+        "pick a model (found: provider keys, local servers), or switch to NAME",
         model,
         needs_agent=False,
         needs_quiet=True,

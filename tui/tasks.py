@@ -8,8 +8,12 @@ from contextlib import aclosing
 
 from agent.events import FoldReason
 from agent.fork import ForkRefused
-from agent.loop import Agent
+from agent.loop import Agent, ContextTooSmall
+from agent.model_discovery import FoundModel
+from agent.model_switch import switch_model
+from agent.terminal_text import visible
 from sessions.lock import SessionBusy
+from sessions.messages import Message
 from sessions.store import SessionError
 from tui import lifecycle
 from tui.host import Host
@@ -97,3 +101,43 @@ async def run_fork(host: Host) -> None:
         host.status.state = "idle"
     await host.conversation.add_notice(note)
     await lifecycle.show_session(host)
+
+
+async def run_model_switch(host: Host, model: FoundModel) -> None:
+    """/model in a session: the switch, folding first (shown like /compact) when the context
+    would not fit the new model's threshold (agent.model_switch). Esc during the fold keeps
+    the current model."""
+    controller, agent = host.controller, host.agent
+    assert controller is not None and agent is not None
+    view = TurnView(
+        host.conversation, host.status, lambda: lifecycle.refresh_meter(host), busy_state=COMPACTING
+    )
+    switched = False
+
+    def adopt(incoming: Agent) -> None:
+        nonlocal switched
+        controller.adopt_model(model, incoming)
+        host.status.model = model.name
+        switched = True
+
+    def build(history: list[Message]) -> Agent:
+        return controller.agent_for(model, history)
+
+    host.status.state = visible(f"switching to {model.name}")
+    said = f"model: {visible(model.name)} (from the next request on)"
+    try:
+        await _consume(view, switch_model(agent, build, adopt))
+    except ContextTooSmall as error:
+        await host.conversation.add_notice(f"{said}, but: {error}", "error")
+        return
+    except asyncio.CancelledError:
+        await _interrupted(view, host.agent or agent, note=False)
+        await host.conversation.add_notice(said if switched else "model switch interrupted")
+        raise
+    except Exception as error:
+        await _internal_error(host, error)
+        return
+    finally:
+        host.status.state = "idle"
+        lifecycle.refresh_meter(host)  # counted already, in threads, by the switch
+    await host.conversation.add_notice(said)

@@ -97,6 +97,10 @@ class Compactor:
         self.step_hook: Callable[[str], None] | None = None
         # Automatic compaction is paused until the context reaches this size (no fold-loops).
         self.suspended_below: int | None = None
+        # The budget a fold cuts its result for (the tail it keeps, the summary it asks for)
+        # when not this model's own: before a switch to a model with a smaller window, this
+        # model folds for that one (agent/model_switch.py).
+        self.shape: Budget | None = None
 
     def step(self, name: str) -> None:
         if self.step_hook is not None:
@@ -279,7 +283,7 @@ class Compactor:
             history,
             self.tokens.count,
             tail_messages=self.policy.tail_messages,
-            tail_tokens=self.budget.tail_tokens,
+            tail_tokens=(self.shape or self.budget).tail_tokens,
             pull_back_units=pull_back,
         )
         if split is None:
@@ -377,7 +381,7 @@ class Compactor:
 
     def _target(self, history: list[Message], split: Split) -> int:
         folded_tokens = sum(self.tokens.count(m) for m in split.folded(history))
-        return self.budget.summary_target(self.policy, folded_tokens)
+        return (self.shape or self.budget).summary_target(self.policy, folded_tokens)
 
     async def _ask(
         self,

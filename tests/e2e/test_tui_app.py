@@ -202,7 +202,7 @@ async def test_provider_error_is_one_red_line(workspace: Path) -> None:
 
 
 async def test_without_a_model_the_app_explains_configuration(workspace: Path) -> None:
-    app = PleatApp(Config(), workspace)
+    app = PleatApp(Config(local_model_servers=()), workspace)
     async with app.run_test() as pilot:
         await started(pilot, app)
         assert app.agent is None
@@ -224,7 +224,7 @@ async def test_config_error_text_is_shown(workspace: Path) -> None:
 
 
 async def test_ctrl_c_twice_quits(workspace: Path) -> None:
-    app = PleatApp(Config(), workspace)
+    app = PleatApp(Config(local_model_servers=()), workspace)
     async with app.run_test() as pilot:
         await pilot.press("ctrl+c")
         await pilot.pause()

@@ -125,3 +125,36 @@ def test_unknown_compaction_variable_is_named() -> None:
     with pytest.raises(ConfigError) as info:
         load_config({}, environ={"PLEAT_COMPACTION_TRESHOLD": "0.5"})
     assert "PLEAT_COMPACTION_TRESHOLD" in str(info.value)
+
+
+def test_local_model_servers_from_file_and_environment(pleat_home: Path) -> None:
+    assert Config().local_model_servers == (
+        "http://localhost:11434",
+        "http://localhost:1234/v1",
+        "http://localhost:8000/v1",
+        "http://localhost:8080/v1",
+    )
+    write_config(pleat_home, 'local_model_servers = ["http://gpu-box:11434", "http://x:1/v1"]\n')
+    assert load_config({}, environ={}).local_model_servers == (
+        "http://gpu-box:11434",
+        "http://x:1/v1",
+    )
+    env = {"PLEAT_LOCAL_MODEL_SERVERS": " http://a:1/v1 , http://b:2 "}
+    assert load_config({}, environ=env).local_model_servers == ("http://a:1/v1", "http://b:2")
+    none = load_config({}, environ={"PLEAT_LOCAL_MODEL_SERVERS": ""})
+    assert none.local_model_servers == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ('local_model_servers = "localhost:11434"\n', "http(s) URLs"),
+        ("local_model_servers = [1, 2]\n", "a list of strings"),
+        ("local_model_servers = 5\n", "a list of strings"),
+    ],
+)
+def test_bad_local_model_servers_are_named(pleat_home: Path, text: str, needle: str) -> None:
+    write_config(pleat_home, text)
+    with pytest.raises(ConfigError) as info:
+        load_config({}, environ={})
+    assert "local_model_servers" in str(info.value) and needle in str(info.value)
