@@ -41,11 +41,13 @@ EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 # Error kinds that are the user's configuration to fix rather than a failed request.
 CONFIG_KINDS = frozenset({"auth", "config"})
-# Said after "no model configured" when discovery found nothing either.
+# Said after "no model configured" when discovery found nothing either (with an api_base
+# configured, only that server is asked).
 NONE_FOUND = (
     "; none found either (no provider key such as ANTHROPIC_API_KEY or OPENAI_API_KEY is set, "
     "and no server in local_model_servers answered)"
 )
+NONE_AT_API_BASE = "; none found either (the server at api_base lists no model)"
 # A tool result shown on stderr is cut to this many characters (the model gets all of it).
 STDERR_PREVIEW_CHARS = 200
 
@@ -187,7 +189,7 @@ async def until_terminated(work: Coroutine[Any, Any, int]) -> int:
 def with_found_model(config: Config) -> Config:
     """No model configured: the first one found (agent.model_discovery), said on stderr with
     how to keep it; the configuration unchanged when there is none."""
-    found = asyncio.run(first_model(os.environ, config.local_model_servers))
+    found = asyncio.run(first_model(os.environ, config.local_model_servers, config.api_base))
     if found is None:
         return config
     keep = f"model = {toml_string(found.name)}"
@@ -219,7 +221,7 @@ def run_headless(
             config, workspace, resume=resume, continue_latest=continue_latest
         )
     except (ConfigError, SessionError, SessionBusy) as error:
-        found_none = "" if config.model else NONE_FOUND
+        found_none = "" if config.model else NONE_AT_API_BASE if config.api_base else NONE_FOUND
         print(f"pleat: error: {error}{found_none}", file=sys.stderr)
         return EXIT_CONFIG
     for note in notes:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from agent.llm import credentialed_models
-from agent.local_servers import LocalServer, probe_servers
+from agent.local_servers import OPENAI_PREFIX, LocalServer, probe_servers
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,16 @@ class FoundModel:
     group: str = ""
 
 
+def same_model(a: FoundModel | None, b: FoundModel | None) -> bool:
+    """Whether two entries call the same model at the same place (`openai/x` at a server is
+    `x` there: litellm sends `x` either way)."""
+    if a is None or b is None or a.api_base != b.api_base:
+        return False
+    if a.api_base is None:
+        return a.name == b.name
+    return a.name.removeprefix(OPENAI_PREFIX) == b.name.removeprefix(OPENAI_PREFIX)
+
+
 def keyed_defaults(environ: Mapping[str, str]) -> list[FoundModel]:
     """The preferred model of each provider in PROVIDER_DEFAULTS whose key is set, in order
     (no litellm needed: this decides a start without a model in no time)."""
@@ -67,10 +77,16 @@ def served_models(servers: Iterable[LocalServer]) -> list[FoundModel]:
     ]
 
 
-async def first_model(environ: Mapping[str, str], servers: Iterable[str]) -> FoundModel | None:
-    """The model to use when none is configured: the preferred provider's model when a key is
-    set (the servers are then not asked), else the first model of the first server that
-    answers, in the configured order; None when there is none."""
+async def first_model(
+    environ: Mapping[str, str], servers: Iterable[str], api_base: str | None = None
+) -> FoundModel | None:
+    """The model to use when none is configured: with an api_base configured, the first model
+    that server serves (it was named: nothing else is guessed); otherwise the preferred
+    provider's model when a key is set (the servers are then not asked), else the first model
+    of the first server that answers, in the configured order. None when there is none."""
+    if api_base:
+        found = served_models(await probe_servers([api_base]))
+        return found[0] if found else None
     keyed = keyed_defaults(environ)
     if keyed:
         return keyed[0]

@@ -2,9 +2,10 @@
 
 Tests push the replies the "model" gives (text, tool calls, HTTP errors, dropped connections,
 stalls, garbled or choiceless streams, replies cut at max tokens) or a function that computes a
-reply from the request. `GET /v1/models` lists the models it accepts, as model discovery asks. The server streams them as SSE exactly like
+reply from the request. The server streams them as SSE exactly like
 the OpenAI API (tool-call arguments split across deltas, a final usage chunk), records every
 request it received, and models a provider's prefix prompt cache so usage reports cached tokens.
+`GET /v1/models` lists the models it accepts, as pleat's model discovery asks.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import os
 
 from agent.config import ConfigError, config_path
 from agent.llm import LLMError
-from agent.model_discovery import FoundModel, discover, first_model
+from agent.model_discovery import FoundModel, discover, first_model, same_model
 from agent.terminal_text import visible
 from tui.host import Host
 
@@ -40,7 +40,7 @@ async def first_found(host: Host) -> FoundModel | None:
     config = host.startup.config
     if host.startup.config_error is not None or config is None or config.model:
         return None
-    return await first_model(os.environ, config.local_model_servers)
+    return await first_model(os.environ, config.local_model_servers, config.api_base)
 
 
 def found_note(model: FoundModel) -> str:
@@ -77,7 +77,7 @@ async def use(host: Host, model: FoundModel, save: bool) -> None:
     now = current(host)
     if host.agent is None:
         await _start_with(host, model)
-    elif now is not None and (now.name, now.api_base) == (model.name, model.api_base):
+    elif same_model(now, model):
         await host.conversation.add_notice(f"model: {visible(model.name)} (already in use)")
     else:
         from tui.tasks import run_model_switch

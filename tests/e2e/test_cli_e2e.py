@@ -4,6 +4,7 @@ and every bad input ends with a non-zero exit and exactly one line on stderr."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -93,9 +94,14 @@ def test_headless_without_yes_refuses_writes(server: ScriptedServer, workspace: 
 
 
 def test_no_model_configured(workspace: Path) -> None:
-    done = pleat("-p", "hi", cwd=workspace)
+    """Nothing configured and nothing found (no provider key; the one server to ask is closed)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    done = pleat("-p", "hi", cwd=workspace, env={"PLEAT_LOCAL_MODEL_SERVERS": closed})
     assert done.returncode == 2
-    assert "no model configured" in one_error_line(done)
+    line = one_error_line(done)
+    assert "no model configured" in line and "none found either" in line
 
 
 def test_unknown_model(workspace: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import TEST_API_KEY, TEST_MODEL
 from scripted_server import ScriptedServer, Text
+from textual.widgets import Label
 from tui_support import (
     COMPRESSION_MARK,
     command,
@@ -26,6 +27,7 @@ from sessions.store import Session
 from tui.chunk_search import MESSAGE_HEADING, pages
 from tui.screens.chunks import ChunkBrowserScreen
 from tui.screens.context import ContextScreen
+from tui.screens.model_picker import ModelPickerScreen
 from tui.screens.sessions import SessionsScreen
 from tui.widgets.app_markdown import AppMarkdown
 from tui.widgets.compaction_marker import CompactionMarker
@@ -221,8 +223,11 @@ async def test_model_shows_and_switches(workspace: Path) -> None:
         async with app.run_test() as pilot:
             await exchange(pilot, app, "first")
             await command(pilot, app, "/model")
-            await wait_for(pilot, lambda: notices(app), "the current model")
-            assert f"model: {TEST_MODEL}" in notices(app)[0]
+            await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), "the picker")
+            title = app.screen.query_one("#model-picker-title", Label)
+            assert f"now: {TEST_MODEL}" in str(title.render())
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is app.screen_stack[0], "the picker closed")
             await command(pilot, app, "/model other-model")
             await wait_for(pilot, lambda: app.query_one(StatusBar).model == "other-model", "switch")
             await exchange(pilot, app, "second")

@@ -85,7 +85,7 @@ def test_another_server_s_api_base_is_removed_and_said(pleat_home: Path) -> None
 def test_quoted_keys_crlf_and_odd_names_survive(pleat_home: Path) -> None:
     path = pleat_home / "config.toml"
     path.parent.mkdir(parents=True)
-    path.write_bytes(b'"model" = \'old\'\r\nmax_retries = 2\r\n')
+    path.write_bytes(b"\"model\" = 'old'\r\nmax_retries = 2\r\n")
     save_model(path, 'we"ird\\name', None)
     assert path.read_bytes() == b'"model" = "we\\"ird\\\\name"\r\nmax_retries = 2\r\n'
     assert tomllib.loads(path.read_text())["model"] == 'we"ird\\name'
@@ -93,7 +93,7 @@ def test_quoted_keys_crlf_and_odd_names_survive(pleat_home: Path) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ['model = \n', 'model = "a"\nmodel = "b"\n', "[compaction\n"],
+    ["model = \n", 'model = "a"\nmodel = "b"\n', "[compaction\n"],
     ids=["no-value", "duplicate-key", "bad-table"],
 )
 def test_a_config_that_does_not_parse_is_not_written(pleat_home: Path, text: str) -> None:

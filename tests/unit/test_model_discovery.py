@@ -94,7 +94,9 @@ OLLAMA_TAGS = {
 OPENAI_LIST = {"object": "list", "data": [{"id": "qwen-coder", "object": "model"}]}
 
 
-def test_an_ollama_server_lists_its_models(serve: Callable[[dict[str, Route]], RouteServer]) -> None:
+def test_an_ollama_server_lists_its_models(
+    serve: Callable[[dict[str, Route]], RouteServer],
+) -> None:
     server = serve({"/api/tags": json_route(OLLAMA_TAGS)})
     found = asyncio.run(probe_server(server.root_url))
     assert found is not None and found.kind == "Ollama"
@@ -165,7 +167,9 @@ def test_hostile_names_are_skipped_and_the_list_is_bounded(
         lambda h: h.wfile.write(b"this is not http\r\n\r\n"),
         lambda h: h.wfile.write(b"HTTP/1.1 200 OK\r\ncontent-length: 500\r\n\r\n{}"),
         lambda h: h.wfile.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n"),
-        lambda h: h.wfile.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n7fffffff\r\n"),
+        lambda h: h.wfile.write(
+            b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n7fffffff\r\n"
+        ),
     ],
     ids=[
         "garbage",
@@ -187,7 +191,9 @@ def test_a_bad_reply_counts_as_no_server(
     assert asyncio.run(probe_server(f"{server.root_url}/v1")) is None
 
 
-def test_an_endless_reply_is_cut_at_the_cap(serve: Callable[[dict[str, Route]], RouteServer]) -> None:
+def test_an_endless_reply_is_cut_at_the_cap(
+    serve: Callable[[dict[str, Route]], RouteServer],
+) -> None:
     def endless(handler: BaseHTTPRequestHandler) -> None:
         handler.send_response(200)
         handler.end_headers()
@@ -243,7 +249,9 @@ def test_a_provider_key_comes_first_in_the_preference_order(
     keyed = keyed_defaults(environ)
     assert [m.group for m in keyed] == ["anthropic", "openai"]  # the table's order; blank = unset
     found = asyncio.run(first_model(environ, [f"{server.root_url}/v1"]))
-    assert found == FoundModel("anthropic/claude-sonnet-4-5", None, "ANTHROPIC_API_KEY is set", "anthropic")
+    assert found == FoundModel(
+        "anthropic/claude-sonnet-4-5", None, "ANTHROPIC_API_KEY is set", "anthropic"
+    )
     assert not server.paths  # with a key set, no server is asked
 
 
@@ -289,3 +297,15 @@ def test_the_preferred_models_are_litellm_s_and_listed_for_their_keys() -> None:
         if models:  # litellm lists no OpenRouter models offline: the preferred one stands alone
             assert provider.model in models, provider
     assert credentialed_models({}) == {}
+
+
+def test_a_configured_api_base_is_the_only_server_asked(
+    serve: Callable[[dict[str, Route]], RouteServer],
+) -> None:
+    named = serve({"/v1/models": json_route(OPENAI_LIST)})
+    other = serve({"/api/tags": json_route(OLLAMA_TAGS)})
+    environ = {"ANTHROPIC_API_KEY": "sk-y"}
+    found = asyncio.run(first_model(environ, [other.root_url], f"{named.root_url}/v1"))
+    assert found is not None and found.api_base == f"{named.root_url}/v1"
+    assert not other.paths  # neither the key nor the other servers were used
+    assert asyncio.run(first_model(environ, [other.root_url], closed_port_url())) is None

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from agent.model_discovery import FoundModel
+from agent.model_discovery import FoundModel, same_model
 from agent.terminal_text import visible
 
 # What the picker dismisses with: the chosen model, and whether to save it as the default.
@@ -25,10 +25,6 @@ KEYS = "Enter switches · Ctrl+S switches and saves as the default · Esc closes
 CURRENT_GROUP = "current"
 # The mark before the current model.
 CURRENT_MARK = "● "
-
-
-def same_model(a: FoundModel | None, b: FoundModel | None) -> bool:
-    return a is not None and b is not None and (a.name, a.api_base) == (b.name, b.api_base)
 
 
 def matches(model: FoundModel, words: list[str]) -> bool:
