@@ -71,8 +71,9 @@ def keyed_defaults(environ: Mapping[str, str]) -> list[FoundModel]:
 def served_models(servers: Iterable[LocalServer]) -> list[FoundModel]:
     """Each answering server's models, under a heading naming the server."""
     return [
-        FoundModel(name, server.url, f"served by {server.kind} at {server.url}", server.url)
+        FoundModel(name, server.url, f"served by {server.kind} at {server.url}", where)
         for server in servers
+        for where in [f"{server.kind} at {server.url}"]
         for name in server.models
     ]
 
@@ -97,6 +98,8 @@ async def first_model(
 def _provider_models(environ: Mapping[str, str]) -> list[FoundModel]:
     """Every chat model of every provider whose key is set: the preferred one first, then
     litellm's list (sorted); providers in PROVIDER_DEFAULTS first, in its order."""
+    if not any(name.endswith("_API_KEY") and value.strip() for name, value in environ.items()):
+        return []  # no provider's key at all: litellm's lists (and its import) are not needed
     lists = credentialed_models(environ)
     order = [p.provider for p in PROVIDER_DEFAULTS]
     preferred = {p.provider: p.model for p in PROVIDER_DEFAULTS}

@@ -53,6 +53,8 @@ async def pick(host: Host) -> tuple[FoundModel, bool] | None:
 
     config = host.startup.config
     servers = config.local_model_servers if config is not None else ()
+    if config is not None and config.api_base:  # the configured server is listed first
+        servers = (config.api_base, *servers)
 
     async def load() -> list[FoundModel]:
         return await discover(os.environ, servers)

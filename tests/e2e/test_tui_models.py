@@ -85,9 +85,7 @@ async def test_the_picker_lists_filters_and_switches(
         lines = picker_lines(app)
         assert lines[0] == "── anthropic (ANTHROPIC_API_KEY is set)"
         assert lines[1] == "  anthropic/claude-sonnet-4-5"  # the preferred one first
-        server_heading = lines.index(
-            f"── {two_models.base_url} (served by OpenAI-compatible at {two_models.base_url})"
-        )
+        server_heading = lines.index(f"── OpenAI-compatible at {two_models.base_url}")
         assert lines[server_heading + 1 :] == [
             f"  openai/{OTHER_MODEL}",
             f"● openai/{TEST_MODEL}",  # the current one, marked

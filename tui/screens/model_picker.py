@@ -34,7 +34,8 @@ def matches(model: FoundModel, words: list[str]) -> bool:
 
 
 class ModelPickerScreen(ModalScreen[Picked | None]):
-    """Lists what `load` finds (the current model first in its group); dismisses with the
+    """Lists what `load` finds (the current model marked, and listed first under "current"
+    when nothing found lists it); dismisses with the
     chosen model and whether to save it, or None (Escape)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -58,15 +59,19 @@ class ModelPickerScreen(ModalScreen[Picked | None]):
             name = visible(self.current.name) if self.current else "none"
             yield Label(f"Models (now: {name})", id="model-picker-title")
             yield Input(placeholder="type to filter", id="model-filter")
+            yield Label(LOOKING, id="model-picker-state")  # above the list: never cut off
             yield OptionList(id="model-list")
-            yield Label(LOOKING, id="model-picker-state")
 
     def on_mount(self) -> None:
         self.query_one("#model-filter", Input).focus()
         self.run_worker(self._fill(), exclusive=True)
 
     async def _fill(self) -> None:
-        found = await self.load()
+        try:
+            found = await self.load()
+        except Exception as error:  # a bug in discovery: the picker still names the current
+            self.log.error(error)
+            found = []
         listed = any(same_model(m, self.current) for m in found)
         current = [self.current] if self.current is not None and not listed else []
         self.models = [
@@ -87,7 +92,9 @@ class ModelPickerScreen(ModalScreen[Picked | None]):
                 continue
             if model.group != heading:
                 heading = model.group
-                options.append(Option(visible(f"── {heading} ({model.source})"), disabled=True))
+                keyed = model.api_base is None and model.group != CURRENT_GROUP
+                why = f" ({model.source})" if keyed else ""  # which key made it available
+                options.append(Option(visible(f"── {heading}{why}"), disabled=True))
             mark = CURRENT_MARK if same_model(model, self.current) else "  "
             if highlight is None or mark == CURRENT_MARK:  # the current one, else the first
                 highlight = len(options)
@@ -102,7 +109,10 @@ class ModelPickerScreen(ModalScreen[Picked | None]):
         if not self.loaded:
             state.update(LOOKING)
         elif not self.models:
-            state.update("no models found: set a provider key or start a local server (see README)")
+            state.update(
+                "no models found: set a provider key or start a local server (see README); "
+                "/model NAME names any model · Esc closes"
+            )
         else:
             state.update(f"{shown} of {len(self.models)} models · {KEYS}")
 
