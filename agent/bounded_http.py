@@ -9,7 +9,7 @@ body is decoded within the same cap.
 from __future__ import annotations
 
 import asyncio
-import ssl
+from typing import Any
 from urllib.parse import urlsplit
 
 # Bytes of status line and headers at most: a real server sends a few hundred.
@@ -37,11 +37,14 @@ async def http_get(url: str, max_body_bytes: int) -> tuple[int, bytes]:
         f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: application/json\r\n"
         "User-Agent: pleat\r\nConnection: close\r\n\r\n"
     ).encode("ascii", "replace")
+    context: Any = None
+    if secure:  # imported only for https (local servers speak http): it costs start-up time
+        import ssl
+
+        context = ssl.create_default_context()
     try:
-        reader, writer = await asyncio.open_connection(
-            parts.hostname, port, ssl=ssl.create_default_context() if secure else None
-        )
-    except (OSError, ssl.SSLError, UnicodeError) as error:
+        reader, writer = await asyncio.open_connection(parts.hostname, port, ssl=context)
+    except (OSError, UnicodeError) as error:  # ssl.SSLError is an OSError
         raise HttpGetError(f"cannot connect: {error}") from None
     try:
         writer.write(request)
@@ -52,7 +55,7 @@ async def http_get(url: str, max_body_bytes: int) -> tuple[int, bytes]:
             if not more:
                 break
             data += more
-    except (OSError, ssl.SSLError) as error:
+    except OSError as error:
         raise HttpGetError(f"connection failed: {error}") from None
     finally:
         writer.close()

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import TEST_API_KEY, TEST_MODEL
 from scripted_server import ScriptedServer, Text
+from textual.pilot import Pilot
 from textual.widgets import OptionList
 from tui_support import (
     command,
@@ -64,7 +65,7 @@ def picker_lines(app: PleatApp) -> list[str]:
     return [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
 
 
-async def open_picker(pilot, app: PleatApp) -> ModelPickerScreen:  # type: ignore[no-untyped-def]
+async def open_picker(pilot: Pilot[None], app: PleatApp) -> ModelPickerScreen:
     await command(pilot, app, "/model")
     await wait_for(pilot, lambda: isinstance(app.screen, ModelPickerScreen), "the picker")
     screen = app.screen

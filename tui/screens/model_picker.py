@@ -20,6 +20,7 @@ from agent.terminal_text import visible
 Picked = tuple[FoundModel, bool]
 # The line under the list while the servers are asked and litellm's lists read.
 LOOKING = "looking for models (provider keys, local servers)…"
+# The keys, said under the filter once the models are listed.
 KEYS = "Enter switches · Ctrl+S switches and saves as the default · Esc closes"
 # The heading of the current model when no provider or server lists it.
 CURRENT_GROUP = "current"
