@@ -61,6 +61,10 @@ class RouteServer(LoopbackServer):
                     route(self)
 
         super().__init__(Handler)
+        # Checked for shutdown every 10 ms rather than 0.5 s: tests start several of these.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
 
 
 @pytest.fixture
