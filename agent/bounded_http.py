@@ -1,9 +1,9 @@
 """One HTTP GET with a size cap, for asking a local model server what it serves (no library:
 litellm's HTTP clients take seconds to import, and this must answer within one).
 
-The caller bounds the time (asyncio.wait_for); here every byte of the reply is hostile: the
-whole reply is read up to a cap, the status line and headers are parsed strictly, and a chunked
-body is decoded within the same cap.
+The caller bounds the time (agent.local_servers.probe_servers); here every byte of the reply is
+hostile: the whole reply is read up to a cap, the status line and headers are parsed strictly,
+and a chunked body is decoded within the same cap.
 """
 
 from __future__ import annotations

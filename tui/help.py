@@ -12,7 +12,7 @@ def configuration_help(error: str | None) -> str:
     now = (
         ""
         if error
-        else "pleat found none either (no provider key set, no local server answering).\n"
+        else "pleat found none to use either (no provider key set, no server listing models).\n"
         "Name one now with `/model NAME` (e.g. `/model ollama/llama3`), "
         "or `/model` to look again.\n\n"
     )

@@ -40,7 +40,11 @@ async def first_found(host: Host) -> FoundModel | None:
     config = host.startup.config
     if host.startup.config_error is not None or config is None or config.model:
         return None
-    return await first_model(os.environ, config.local_model_servers, config.api_base)
+    host.status.state = "looking for a model"  # servers get PROBE_SECONDS at most
+    try:
+        return await first_model(os.environ, config.local_model_servers, config.api_base)
+    finally:
+        host.status.state = "idle"
 
 
 def found_note(model: FoundModel) -> str:

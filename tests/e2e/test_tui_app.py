@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TEST_MODEL
+from conftest import TEST_API_KEY, TEST_MODEL
 from scripted_server import ScriptedServer, Stall, Text, ToolCalls
 from textual.widgets import Label
 from textual.widgets.markdown import MarkdownFence
@@ -334,18 +334,18 @@ async def test_the_status_bar_shows_spend_against_the_cap(
         assert "$0.0000 of $1.50 cap" in app.query_one(StatusBar).line
 
 
-async def test_model_names_a_model_when_none_was_configured(
-    server: ScriptedServer, workspace: Path
-) -> None:
-    server.push(Text("hello from the model"))
-    app = make_app(server, workspace, model=None)
-    async with app.run_test() as pilot:
-        await started(pilot, app)
-        assert app.agent is None
-        await command(pilot, app, f"/model {TEST_MODEL}")
-        status = app.query_one(StatusBar)
-        await wait_for(pilot, lambda: TEST_MODEL in status.line, "the first session")
-        assert app.agent is not None
-        await exchange(pilot, app, "hi")
-        assert app.query(AssistantMessage).last().source == "hello from the model"
+async def test_model_names_a_model_when_none_was_configured(workspace: Path) -> None:
+    # A server that lists no model (GET /v1/models is empty): nothing is found at start.
+    with ScriptedServer(api_key=TEST_API_KEY) as server:
+        server.push(Text("hello from the model"))
+        app = make_app(server, workspace, model=None)
+        async with app.run_test() as pilot:
+            await started(pilot, app)
+            assert app.agent is None and server.listings == 1
+            await command(pilot, app, f"/model {TEST_MODEL}")
+            status = app.query_one(StatusBar)
+            await wait_for(pilot, lambda: TEST_MODEL in status.line, "the first session")
+            assert app.agent is not None
+            await exchange(pilot, app, "hi")
+            assert app.query(AssistantMessage).last().source == "hello from the model"
     assert server.requests[-1].body["model"] == TEST_MODEL

@@ -166,7 +166,7 @@ async def test_without_a_model_and_nothing_found_the_picker_says_so(workspace: P
     async with app.run_test(size=(120, 50)) as pilot:
         await started(pilot, app)
         assert app.agent is None
-        assert "found none either" in app.query_one(".help").source
+        assert "found none to use either" in app.query_one(".help").source
         screen = await open_picker(pilot, app)
         state = str(screen.query_one("#model-picker-state").render())
         assert state.startswith("no models found")
