@@ -36,10 +36,11 @@ from agent.events import (
     FoldMethod,
     FoldReason,
 )
+from agent.image_parts import request_messages
 from agent.llm import MIN_STATED_WINDOW, LLMError, LLMReply, StatedLimits
 from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive, ChunkInfo
-from sessions.messages import Message, is_summary, provider_messages, unread_results
+from sessions.messages import ImageSource, Message, is_summary, unread_results
 from sessions.redact import redact
 
 # Units pulled back, round by round, while the compression call would not fit or the provider
@@ -97,6 +98,9 @@ class Compactor:
         self.step_hook: Callable[[str], None] | None = None
         # Automatic compaction is paused until the context reaches this size (no fold-loops).
         self.suspended_below: int | None = None
+        # What reads attached images for the compression call (agent.assemble sets the agent's,
+        # so that call sends the same images as the last request: a cache hit).
+        self.images: ImageSource | None = None
 
     def step(self, name: str) -> None:
         if self.step_hook is not None:
@@ -390,7 +394,8 @@ class Compactor:
         problem = "no reply"
         for _ in range(REPLY_TRIES):
             reply: LLMReply | None = None
-            stream = self.llm.stream(provider_messages(request), tools, max_tokens=max_tokens)
+            messages = await request_messages(request, self.images)
+            stream = self.llm.stream(messages, tools, max_tokens=max_tokens)
             async for item in stream:
                 if isinstance(item, LLMReply):
                     reply = item
