@@ -11,6 +11,7 @@ image's bytes, else it is left as text. `@path` to a file that is not an image s
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from functools import partial
 from pathlib import Path
 from urllib.parse import unquote
 
+from agent.image_parts import Attachments, Images
 from tools.base import ToolError
 from tools.image_file import ImageRefused, LoadedImage, read_image, read_image_path
 from tools.paths import display_path, open_in_workspace, resolve_in_workspace
@@ -51,12 +53,38 @@ class PromptImages:
     images: list[LoadedImage] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+
+@dataclass(frozen=True)
+class Attached:
+    """A prompt's images as kept in the session, and the one-line notes to show the user (what
+    could not be attached, and whether the model will see them)."""
+
+    images: Images = ()
+    notes: tuple[str, ...] = ()
+
     def summary(self) -> str:
         """`attached image: shot.png 800×600` (plural with several), or ""."""
         if not self.images:
             return ""
         s = "s" if len(self.images) > 1 else ""
-        return f"attached image{s}: " + ", ".join(i.label for i in self.images)
+        return f"attached image{s}: " + ", ".join(image.label() for image in self.images)
+
+
+async def attach_images(prompt: str, workspace: Path, attachments: Attachments) -> Attached:
+    """Find the images a prompt names and copy them into the session, off the event loop."""
+    found = await asyncio.to_thread(find_images, prompt, workspace)
+    if not found.images:
+        return Attached(notes=tuple(found.notes))
+    notes = list(found.notes)
+    try:
+        images = await asyncio.to_thread(attachments.keep_all, found.images)
+    except OSError as error:
+        why = error.strerror or str(error)
+        return Attached(notes=(*notes, f"the images could not be kept in the session: {why}"))
+    refusal: str | None = await asyncio.to_thread(attachments.refusal)  # may import litellm
+    if refusal is not None:
+        notes.append(f"the model will not see the images: {refusal}")
+    return Attached(images, tuple(notes))
 
 
 def _shown(text: str) -> str:

@@ -41,8 +41,13 @@ class ImageRefused(Exception):
     """An image that cannot be sent: one line saying which and why."""
 
 
-def mebibytes(size: int) -> str:
-    return f"{size / 2**20:.1f} MiB"
+def byte_size(size: int) -> str:
+    """`812 bytes`, `12.3 KiB`, `3.75 MiB`."""
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 2**20:
+        return f"{size / 1024:.1f} KiB"
+    return f"{size / 2**20:.2f}".rstrip("0").rstrip(".") + " MiB"
 
 
 def format_name(info: ImageInfo) -> str:
@@ -61,13 +66,13 @@ def read_image(fd: int, source: str) -> LoadedImage | None:
         return None
     if info.st_size > MAX_IMAGE_BYTES:
         raise ImageRefused(
-            f"{source} is an image of {mebibytes(info.st_size)}, over the "
-            f"{mebibytes(MAX_IMAGE_BYTES)} providers accept (Anthropic's 5 MiB once encoded); "
+            f"{source} is an image of {byte_size(info.st_size)}, over the "
+            f"{byte_size(MAX_IMAGE_BYTES)} providers accept (Anthropic's 5 MiB once encoded); "
             "send a smaller or compressed copy"
         )
     data = _read_all(fd, MAX_IMAGE_BYTES + 1)
     if len(data) > MAX_IMAGE_BYTES:  # it grew since the size was checked
-        raise ImageRefused(f"{source} grew past {mebibytes(MAX_IMAGE_BYTES)} while being read")
+        raise ImageRefused(f"{source} grew past {byte_size(MAX_IMAGE_BYTES)} while being read")
     try:
         found = sniff(data)
     except ImageFormatError as error:

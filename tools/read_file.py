@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.image_file import ImageRefused, format_name, mebibytes, read_image
+from tools.image_file import ImageRefused, byte_size, format_name, read_image
 from tools.output_budget import (
     NOTE_TOKENS,
     OutputBudget,
@@ -241,7 +241,7 @@ def _image_output(ctx: ToolContext, path: Path, rel: str) -> ToolOutput | None:
         return None
     info = image.info
     what = f"{rel} is a {format_name(info)} image ({info.width}×{info.height}"
-    what += f", {mebibytes(len(image.data))})"
+    what += f", {byte_size(len(image.data))})"
     meta = {"path": rel, "image": True, "width": info.width, "height": info.height}
     facts = ResultFacts(files_read=(rel,))
     why = ctx.images.refusal() if ctx.images is not None else "no session to attach it to"
