@@ -22,8 +22,9 @@ from pleat_process import run_pleat
 from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.assemble import build_agent
+from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
-from agent.events import TurnDone
+from agent.events import CompactionDone, TurnDone
 from agent.permissions import approve_all
 from agent.prompt_images import attach_images
 from sessions.store import Session
@@ -227,3 +228,53 @@ async def test_claude_gets_an_image_block_with_its_cache_breakpoint(workspace: P
             "cache_control": {"type": "ephemeral"},
         },
     ]
+
+
+async def test_images_too_big_for_the_window_are_shrunk_and_the_turn_goes_on(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """Four 1000×1000 images read in one reply need about 5,300 tokens: more than an 8k window
+    leaves after the system prompt, the tools and the reply's reserve. Nothing older can fold,
+    so the last rung stubs some (their images archived with the chunk) and the turn goes on."""
+    pictures = [images.png(1000, 1000, seed=n) for n in range(4)]
+    for n, data in enumerate(pictures):
+        (workspace / f"p{n}.png").write_bytes(data)
+
+    def model(body: dict[str, Any]) -> Text | ToolCalls:
+        last = body["messages"][-1]
+        if COMPRESSION_MARK in json.dumps(last.get("content")):
+            return SUMMARY
+        if last["role"] == "user" and last["content"] == "compare the four pictures":
+            return ToolCalls([("read_file", {"path": f"p{n}.png"}) for n in range(4)])
+        return Text("they differ in colour")
+
+    server.fallback = model
+    config = Config(
+        model=TEST_MODEL,
+        api_base=server.base_url,
+        api_key=TEST_API_KEY,
+        max_retries=0,
+        vision="true",
+        compaction=CompactionPolicy(context_window=8_000),
+    )
+    session = Session.create(workspace, model=TEST_MODEL)
+    agent = build_agent(config, workspace, approve_all, session=session)
+    events = [event async for event in agent.run_turn("compare the four pictures")]
+    session.close()
+    assert isinstance(events[-1], TurnDone) and events[-1].text == "they differ in colour"
+    shrinks = [e for e in events if isinstance(e, CompactionDone) and e.method == "shrink"]
+    assert len(shrinks) == 1 and shrinks[0].shrunk_messages >= 1
+    # What the last request sent (all but the final reply) fits by pleat's own count (the
+    # scripted server counts base64 characters, not pixels as providers do).
+    assert agent.compactor is not None
+    sent = agent.compactor.tokens.local_estimate(agent.history[:-1])
+    assert sent <= agent.compactor.budget.usable
+    last = server.requests[-1]
+    assert len(image_parts(last)) == 4 - shrinks[0].shrunk_messages
+    assert texts(last).count("[pleat: this read_file output") == shrinks[0].shrunk_messages
+    assert texts(last).count("[pleat: the image attached here (p") == shrinks[0].shrunk_messages
+    originals = session.archive.read_parts(shrinks[0].chunk)[1]
+    assert [len(m.images) for m in originals] == [1] * shrinks[0].shrunk_messages
+    for message in originals:
+        copy = session.archive.directory / "images" / message.images[0].file
+        assert copy.read_bytes() in pictures
