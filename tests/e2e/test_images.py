@@ -25,6 +25,7 @@ from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
 from agent.events import CompactionDone, TurnDone
+from agent.fork import fork_session
 from agent.permissions import approve_all
 from agent.prompt_images import attach_images
 from sessions.store import Session
@@ -278,3 +279,27 @@ async def test_images_too_big_for_the_window_are_shrunk_and_the_turn_goes_on(
     for message in originals:
         copy = session.archive.directory / "images" / message.images[0].file
         assert copy.read_bytes() in pictures
+
+
+async def test_a_fork_takes_the_images_along(server: ScriptedServer, workspace: Path) -> None:
+    (workspace / "shot.png").write_bytes(SHOT)
+
+    def model(body: dict[str, Any]) -> Text:
+        last = json.dumps(body["messages"][-1].get("content"))
+        return SUMMARY if COMPRESSION_MARK in last else Text("noted")
+
+    server.fallback = model
+    config = Config(model=TEST_MODEL, api_base=server.base_url, api_key=TEST_API_KEY, vision="true")
+    session = Session.create(workspace, model=TEST_MODEL)
+    agent = build_agent(config, workspace, approve_all, session=session)
+    attached = await attach_images("@shot.png what is it?", workspace, agent.attachments)
+    (image,) = attached.images
+    _ = [e async for e in agent.run_turn("@shot.png what is it?", attached.images)]
+    _ = [e async for e in agent.run_turn("and its colour?")]
+    child, _, note = await fork_session(agent, session)
+    session.close()
+    child.close()
+    assert note.startswith("forked after folding 1 messages into chunk 1")
+    assert child.images.read(image) == SHOT  # the session's copy, for a tail that cites it
+    assert (child.archive.directory / "images" / image.file).read_bytes() == SHOT
+    assert child.archive.read_messages(1)[0].images == (image,)

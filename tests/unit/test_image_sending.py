@@ -10,6 +10,7 @@ import images
 import pytest
 
 import agent.image_parts as image_parts
+from agent.compaction.ledger import update_ledger
 from agent.compaction.shrink import apply_shrink, plan_shrink
 from agent.config import ConfigError, load_config
 from agent.image_parts import Attachments
@@ -134,3 +135,13 @@ def test_the_vision_key(pleat_home: Path, text: str, vision: str) -> None:
 def test_a_bad_vision_value_is_named(pleat_home: Path) -> None:
     with pytest.raises(ConfigError, match=r"PLEAT_VISION must be auto, true or false, got 'maybe'"):
         load_config({}, environ={"PLEAT_VISION": "maybe"})
+
+
+def test_the_ledger_records_what_a_request_showed() -> None:
+    history = [
+        Message("system", "sys", id="m1"),
+        Message("user", "what is in @ui/shot.png?", id="m2", images=(ref(80, 60, 1),)),
+        Message("assistant", "a red square", id="m3"),
+    ]
+    ledger = update_ledger(None, history)
+    assert ledger.requests == [("m2", "what is in @ui/shot.png? [attached: s1.png 80×60]")]
