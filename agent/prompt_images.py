@@ -124,8 +124,8 @@ def _in_workspace(raw: str, workspace: Path) -> LoadedImage | str | None:
             return f"@{_shown(candidate)} cannot be read: {error.strerror or error}"
         finally:
             os.close(fd)
-    if _looks_like_image(raw.rstrip(TRAILING)):
-        return f"@{_shown(raw)}: no such file in the workspace"
+    if _looks_like_image(bare := raw.rstrip(TRAILING)):
+        return f"@{_shown(bare)}: no such file in the workspace"
     return None
 
 
@@ -152,8 +152,8 @@ def _pasted(raw: str) -> LoadedImage | str | None:
         if image is None:
             return f"{_shown(candidate)} is not a PNG, JPEG, GIF or WebP image file"
         return image
-    if _looks_like_image(raw.rstrip(TRAILING)):
-        return f"{_shown(raw)}: no such file"
+    if _looks_like_image(bare := raw.rstrip(TRAILING)):
+        return f"{_shown(bare)}: no such file"
     return None
 
 

@@ -10,6 +10,7 @@ import images
 import pytest
 
 import agent.image_parts as image_parts
+from agent.compaction.cheap_tier import shrink_tail
 from agent.compaction.ledger import update_ledger
 from agent.compaction.shrink import apply_shrink, plan_shrink
 from agent.config import ConfigError, load_config
@@ -145,3 +146,21 @@ def test_the_ledger_records_what_a_request_showed() -> None:
     ]
     ledger = update_ledger(None, history)
     assert ledger.requests == [("m2", "what is in @ui/shot.png? [attached: s1.png 80×60]")]
+
+
+def test_a_superseded_read_of_an_image_leaves_its_image_in_the_archive() -> None:
+    first, again = (
+        ToolCall("c1", "read_file", '{"path": "a.png"}'),
+        ToolCall("c2", "read_file", '{"path": "a.png"}'),
+    )
+    tail = [
+        Message("assistant", None, tool_calls=(first,), id="m3"),
+        tool_result(first, "a.png is a PNG image", (ref(80, 60, 1),)),
+        Message("assistant", None, tool_calls=(again,), id="m5"),
+        tool_result(again, "a.png is a PNG image", (ref(80, 60, 1),)),
+    ]
+    tail[1].id, tail[3].id = "m4", "m6"
+    new_tail, shrunk = shrink_tail(tail, chunk=1, stale_chars=4000, fresh_results=0)
+    assert [m.id for m in shrunk] == ["m4"] and shrunk[0].images == tail[1].images
+    assert new_tail[1].images == () and "superseded" in (new_tail[1].content or "")
+    assert new_tail[3].images == tail[3].images

@@ -51,7 +51,7 @@ def test_at_paths_that_are_not_images_stay_text(workspace: Path) -> None:
 def test_a_missing_image_is_said_and_a_missing_other_path_is_not(workspace: Path) -> None:
     found = find_images("look at @gone.png. and @gone.txt", workspace)
     assert found.images == []
-    assert found.notes == ["@gone.png.: no such file in the workspace; not attached"]
+    assert found.notes == ["@gone.png: no such file in the workspace; not attached"]
 
 
 def test_an_at_path_never_leaves_the_workspace(workspace: Path, outside: Path) -> None:
