@@ -16,13 +16,17 @@ from tools.image_format import ImageFormatError, ImageInfo, is_image, sniff
 
 # Every format the tests make, with the size it was made at.
 SAMPLES = [
-    (images.png(800, 600), ImageInfo("image/png", 800, 600)),
-    (images.gif(300, 200), ImageInfo("image/gif", 300, 200)),
-    (images.jpeg(1920, 1080), ImageInfo("image/jpeg", 1920, 1080)),
-    (images.jpeg(64, 48, exif_bytes=20_000), ImageInfo("image/jpeg", 64, 48)),
-    (images.webp_lossy(5, 4), ImageInfo("image/webp", 5, 4)),
-    (images.webp_lossless(7, 9), ImageInfo("image/webp", 7, 9)),
-    (images.webp_extended(1000, 600), ImageInfo("image/webp", 1000, 600)),
+    pytest.param(images.png(800, 600), ImageInfo("image/png", 800, 600), id="png"),
+    pytest.param(images.gif(300, 200), ImageInfo("image/gif", 300, 200), id="gif"),
+    pytest.param(images.jpeg(1920, 1080), ImageInfo("image/jpeg", 1920, 1080), id="jpeg"),
+    pytest.param(
+        images.jpeg(64, 48, exif_bytes=20_000), ImageInfo("image/jpeg", 64, 48), id="jpeg-exif"
+    ),
+    pytest.param(images.webp_lossy(5, 4), ImageInfo("image/webp", 5, 4), id="webp-lossy"),
+    pytest.param(images.webp_lossless(7, 9), ImageInfo("image/webp", 7, 9), id="webp-lossless"),
+    pytest.param(
+        images.webp_extended(1000, 600), ImageInfo("image/webp", 1000, 600), id="webp-extended"
+    ),
 ]
 # Seeded random inputs per magic prefix: enough to meet every branch of the header parsers.
 FUZZ_CASES = 300
@@ -75,6 +79,7 @@ def test_every_truncation_is_refused_or_still_right(data: bytes, expected: Image
         (images.webp_lossy().replace(b"VP8 ", b"ABCD"), "unknown first chunk"),
         (images.gif(0, 5), "size 0"),
     ],
+    ids=lambda value: value if isinstance(value, str) else "",
 )
 def test_hostile_headers_are_refused_with_a_reason(data: bytes, why: str) -> None:
     with pytest.raises(ImageFormatError, match=why):
@@ -87,7 +92,11 @@ def test_a_jpeg_walk_skips_fill_bytes_and_bare_markers() -> None:
     assert sniff(padded) == ImageInfo("image/jpeg", 33, 44)
 
 
-@pytest.mark.parametrize("magic", [b"\x89PNG\r\n\x1a\n", b"GIF89a", b"\xff\xd8\xff", b"RIFF"])
+@pytest.mark.parametrize(
+    "magic",
+    [b"\x89PNG\r\n\x1a\n", b"GIF89a", b"\xff\xd8\xff", b"RIFF"],
+    ids=["png", "gif", "jpeg", "webp"],
+)
 def test_random_bytes_after_a_magic_never_crash(magic: bytes) -> None:
     generator = random.Random(magic)
     for _ in range(FUZZ_CASES):
@@ -123,7 +132,10 @@ def test_a_fifo_named_like_an_image_is_not_read(tmp_path: Path) -> None:
     assert read_image_path(fifo, "pipe.png") is None  # returns at once: never blocks on it
 
 
-def test_a_declared_size_larger_than_any_format_allows_is_still_bounded() -> None:
+def test_an_absurd_declared_size_is_read_and_then_refused(tmp_path: Path) -> None:
     header = struct.pack(">II", 0xFFFFFFFF, 1)
     data = images.png(1, 1)[:16] + header + images.png(1, 1)[24:]
-    assert sniff(data) == ImageInfo("image/png", 0xFFFFFFFF, 1)  # refused by the side limit
+    assert sniff(data) == ImageInfo("image/png", 0xFFFFFFFF, 1)  # what the header says ...
+    (tmp_path / "absurd.png").write_bytes(data)
+    with pytest.raises(ImageRefused, match=r"4294967295×1 pixels, over the 8,000 a side"):
+        read_image_path(tmp_path / "absurd.png", "absurd.png")  # ... is never sent
