@@ -18,6 +18,8 @@ from sessions.image_store import SessionImages
 from sessions.journal import Journal, replay_journal
 from sessions.messages import Message, ToolCall, provider_messages, tool_result, user
 from sessions.redact import KnownSecrets
+from tools.archive_reader import ArchiveReaderTool
+from tools.base import ToolContext
 
 PNG = images.png(80, 60)
 
@@ -208,3 +210,19 @@ def test_redaction_covers_image_paths_and_keeps_references(store: SessionImages)
     redacted = KnownSecrets([secret]).message(message)
     assert secret not in (redacted.content or "") and redacted.images[0].source == "[REDACTED]"
     assert redacted.images[0].file == message.images[0].file
+
+
+async def test_read_archive_names_the_images_of_a_message(
+    store: SessionImages, tmp_path: Path
+) -> None:
+    archive = ChunkArchive(tmp_path / "chunks", "s1")
+    archive.images = store
+    image = shot(store)
+    archive.write_chunk([Message("user", "look", id="m2", images=(image,))], topics="a", tokens=1)
+    output = await ArchiveReaderTool(archive).run(
+        {"action": "read", "chunk": 1}, ToolContext(tmp_path)
+    )
+    assert (
+        f"look\n[image attached: shot.png 80×60 (PNG), archived with the chunk as "
+        f"images/{image.file}]"
+    ) in output.text
