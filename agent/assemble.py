@@ -81,6 +81,7 @@ def build_agent(
             secrets=secrets,
         )
         engine.step_hook = crash_hook()
+        engine.images = agent.attachments
         return engine
 
     return Agent(
@@ -96,4 +97,5 @@ def build_agent(
         outputs=session.outputs,
         usage=session.usage_so_far,
         max_budget_usd=config.max_budget_usd,
+        images=session.images,
     )

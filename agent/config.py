@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from agent.compaction.policy import CompactionPolicy, PolicyError
-from agent.llm import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT, ModelSettings
+from agent.llm import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_REQUEST_TIMEOUT,
+    VISION_AUTO,
+    VISION_OFF,
+    VISION_ON,
+    ModelSettings,
+)
 from agent.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
 from agent.request_shape import THINKING_LEVELS, THINKING_OFF
 from sessions.short_text import quoted
@@ -65,6 +72,9 @@ class Config:
     # none is configured (agent/model_discovery.py). A list of base URLs; PLEAT_LOCAL_MODEL_SERVERS
     # takes them comma-separated ("" for none).
     local_model_servers: tuple[str, ...] = DEFAULT_LOCAL_MODEL_SERVERS
+    # Whether the model accepts images: "auto" asks litellm's model facts; true or false is the
+    # user's word for a model litellm does not know (a local or proxied one) or gets wrong.
+    vision: str = VISION_AUTO
     # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
     compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
 
@@ -82,6 +92,7 @@ class Config:
             timeout=self.request_timeout,
             max_retries=self.max_retries,
             thinking=self.thinking,
+            vision=self.vision,
         )
 
 
@@ -121,9 +132,12 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
         lambda v: v in (THINKING_OFF, *THINKING_LEVELS) or (v.isdigit() and int(v) >= 1_024),
         'off, low, medium, high, or a token budget of at least 1024 (e.g. "8000")',
     ),
+    "vision": (lambda v: v in (VISION_AUTO, VISION_ON, VISION_OFF), "auto, true or false"),
 }
 # Settings written as a word or a number (TOML `thinking = 8000` as well as "8000").
 WORD_OR_NUMBER = frozenset({"thinking"})
+# Settings written as a word or a boolean (TOML `vision = true` as well as "auto").
+WORD_OR_BOOL = frozenset({"vision"})
 
 
 def pleat_home() -> Path | None:
@@ -215,6 +229,10 @@ def _validated(
             continue
         if key in WORD_OR_NUMBER and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
+        if key in WORD_OR_BOOL and isinstance(value, bool):
+            value = VISION_ON if value else VISION_OFF
+        elif key in WORD_OR_BOOL and isinstance(value, str):
+            value = value.strip().lower()
         coerced = _coerce(label(key), value, kinds[key], source)
         check = _CHECKS.get(key)
         if check is not None and not check[0](coerced):

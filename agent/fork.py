@@ -41,6 +41,7 @@ async def fork_session(agent: Agent, parent: Session) -> tuple[Session, list[Mes
     child.outputs.secrets = parent.outputs.secrets
     newest = child.archive.copy_from(parent.archive)
     child.outputs.copy_from(parent.outputs)  # the history cites kept outputs by number
+    parent.images.copy_all_into(child.images.directory)  # and attached images by name
     history = [Message.from_record(m.to_record()) for m in agent.history]
     # Recorded as a compaction: replay yields this history, and the copied chunks are the
     # recorded archive state (so resuming the child keeps them).

@@ -31,6 +31,7 @@ from agent.loop import Agent
 from agent.model_discovery import first_model
 from agent.permissions import approve_all, refuse_headless
 from agent.prompt import project_instructions
+from agent.prompt_images import attach_images
 from sessions.lock import SessionBusy
 from sessions.store import Session, SessionError
 
@@ -122,7 +123,12 @@ async def run_turn(
     agent: Agent, prompt: str, out: TextIO, err: TextIO, report: JsonReport | None = None
 ) -> int:
     """One request: the answer streams to `out` (or, given a JSON `report`, the report is
-    printed there instead), tool activity to `err`."""
+    printed there instead), tool activity to `err`, with a line for the images attached."""
+    attached = await attach_images(prompt, agent.context.workspace, agent.attachments)
+    if attached.images:
+        err.write(f"pleat: {attached.summary()}\n")
+    for note in attached.notes:
+        err.write(f"pleat: note: {note}\n")
     error: ErrorEvent | None = None
     done: TurnDone | None = None
     wrote_text = False
@@ -130,7 +136,7 @@ async def run_turn(
         report.start()
         out = io.StringIO()  # the answer goes into the report's result, not to the terminal
     try:
-        async for event in agent.run_turn(prompt):
+        async for event in agent.run_turn(prompt, attached.images):
             render(event, out, err)
             if report is not None:
                 report.event(event)

@@ -154,6 +154,10 @@ NO_KEY_PLACEHOLDER = "pleat-no-key"
 FALLBACK_CONTEXT_WINDOW = 32_768
 
 
+# The `vision` setting's values: ask litellm, or the user's word for a model it does not know.
+VISION_AUTO, VISION_ON, VISION_OFF = "auto", "true", "false"
+
+
 class LLMError(Exception):
     """A classified provider failure with one line for the user."""
 
@@ -201,6 +205,8 @@ class ModelSettings:
     retry_base_delay: float = DEFAULT_RETRY_BASE_DELAY
     # "off", a level ("low", "medium", "high": litellm's reasoning_effort) or a token budget.
     thinking: str = THINKING_OFF
+    # Whether the model accepts images: "auto" (litellm's model facts say), "true" or "false".
+    vision: str = VISION_AUTO
 
 
 def _litellm() -> Any:
@@ -355,6 +361,7 @@ class LLM:
         self.settings = settings
         self._model: str | None = None
         self._provider = ""
+        self._facts: dict[str, Any] | None = None  # litellm's model facts, once looked up
 
     @property
     def model(self) -> str:
@@ -370,22 +377,51 @@ class LLM:
         """A Claude model by litellm's provider (cache breakpoints, max_tokens required)."""
         return is_claude(self._resolve(), self._provider)
 
+    def _model_facts(self) -> dict[str, Any]:
+        """litellm's facts about this model ({} when it does not know it), looked up once."""
+        if self._facts is None:
+            self._facts = {}
+            litellm = _litellm()
+            try:
+                self._resolve()
+            except LLMError:
+                return self._facts  # the model call itself reports the unknown model
+            for name in (self._model, self.settings.model):
+                try:
+                    self._facts = dict(litellm.get_model_info(name))
+                    break
+                except Exception:
+                    continue
+        return self._facts
+
     def _model_info(self, *keys: str) -> int | None:
         """The first of `keys` litellm's model facts give for this model (None: unknown)."""
-        litellm = _litellm()
-        try:
-            self._resolve()
-        except LLMError:
-            return None  # the model call itself reports the unknown model
-        for name in (self._model, self.settings.model):
-            try:
-                info = litellm.get_model_info(name)
-            except Exception:
-                continue
-            for key in keys:
-                if info.get(key):
-                    return int(info[key])
+        facts = self._model_facts()
+        for key in keys:
+            if facts.get(key):
+                return int(facts[key])
         return None
+
+    def image_support(self) -> str | None:
+        """None when images can be sent to this model, else why not (one line). The `vision`
+        setting decides when it is true or false; "auto" asks litellm's model facts."""
+        vision = self.settings.vision
+        if vision == VISION_ON:
+            return None
+        if vision == VISION_OFF:
+            return "images are turned off (vision = false)"
+        facts = self._model_facts()
+        if facts.get("supports_vision"):
+            return None
+        model = self.settings.model
+        if not facts:
+            return (
+                f"litellm does not know whether {model} accepts images (set vision = true in "
+                "config.toml or PLEAT_VISION=true if it does)"
+            )
+        return (
+            f"{model} does not accept images, per litellm's model facts (vision = true overrides)"
+        )
 
     def context_window(self) -> int:
         """The model's input window from litellm's model facts, else the fallback."""

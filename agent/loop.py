@@ -25,12 +25,14 @@ from agent.events import (
     TurnDone,
     UsageReported,
 )
+from agent.image_parts import Attachments, Images, request_messages
 from agent.llm import LLM, LLMError, LLMReply
 from agent.permissions import ApprovalRequest, Approver
 from agent.recorder import Recorder
 from agent.spending_cap import SpendingCap
 from agent.uninterruptible import UninterruptibleSteps
 from sessions import messages as msg
+from sessions.image_store import SessionImages
 from sessions.messages import Message, ToolCall
 from sessions.usage import UsageTally
 from tools.base import OutputKeeper, ToolContext, ToolError, ToolOutput
@@ -70,10 +72,12 @@ class Agent:
         outputs: OutputKeeper | None = None,
         usage: UsageTally | None = None,
         max_budget_usd: float | None = None,
+        images: SessionImages | None = None,
     ) -> None:
         self.llm = llm
         self.registry = registry
-        self.context = ToolContext(workspace=workspace, outputs=outputs)
+        self.attachments = Attachments(images, llm.image_support)  # kept, and sent as parts
+        self.context = ToolContext(workspace=workspace, outputs=outputs, images=self.attachments)
         self.approve = approve
         self.max_tool_iterations = max_tool_iterations
         self.recorder = recorder
@@ -120,13 +124,13 @@ class Agent:
         problem = await self.recorder.sync()
         return ErrorEvent("journal", problem) if problem else None
 
-    def api_messages(self) -> list[dict[str, Any]]:
-        return msg.provider_messages(self.history)
+    async def api_messages(self) -> list[dict[str, Any]]:
+        return await request_messages(self.history, self.attachments)
 
-    async def run_turn(self, prompt: str) -> AsyncGenerator[Event, None]:
-        """Run one user request to its end. Interrupting the consumer (task cancellation or
-        closing the generator) leaves a valid history: every tool call gets a result."""
-        self.add(msg.user(prompt))
+    async def run_turn(self, prompt: str, images: Images = ()) -> AsyncGenerator[Event, None]:
+        """Run one user request (its images: agent/prompt_images.py) to its end. Interrupting the
+        consumer (a cancellation, or closing it) leaves every tool call with a result."""
+        self.add(msg.user(prompt, images))
         if (problem := await self.safe_point()) is not None:
             yield problem
             self._end_without_reply(notes.UNRECORDED_NOTE)
@@ -263,9 +267,8 @@ class Agent:
                     yield TurnDone("error", iterations=iteration)
                     return
                 try:
-                    stream = self.llm.stream(
-                        self.api_messages(), self.registry.schemas(), max_tokens=self._reserve()
-                    )
+                    messages, tools = await self.api_messages(), self.registry.schemas()
+                    stream = self.llm.stream(messages, tools, max_tokens=self._reserve())
                     async for item in stream:
                         if isinstance(item, str):
                             self._partial.append(item)
@@ -324,7 +327,7 @@ class Agent:
                 if cut and output.is_error:
                     text = f"{output.text}\n{notes.CUT_ARGUMENTS_NOTE}"
                     output = dataclasses.replace(output, text=text)
-                self.add(msg.tool_result(call, output.text, **output.message_meta()))
+                self.add(msg.tool_result(call, output.text, output.images, **output.message_meta()))
                 problem = await self.safe_point()
                 yield ToolCallFinished(call, output.text, output.is_error, output.meta)
                 if problem is not None:

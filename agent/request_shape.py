@@ -73,6 +73,14 @@ def with_cache_breakpoints(
         targets.add(previous)
     for index in targets:
         message = marked[index]
+        content = message.get("content")
+        if isinstance(content, list) and content:
+            # Content parts (images): litellm reads a breakpoint only on a part, not on the
+            # message around them; the last part carries it.
+            parts = [dict(part) for part in content]
+            parts[-1]["cache_control"] = dict(EPHEMERAL)
+            message["content"] = parts
+            continue
         message["cache_control"] = dict(EPHEMERAL)
         if message.get("tool_calls") and not message.get("content"):
             # No text to carry it: the last tool call carries it (litellm reads it there).

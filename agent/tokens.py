@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agent.image_tokens import image_tokens
 from agent.offline import prepare_offline_env
 from sessions.messages import Message
 
@@ -50,6 +51,8 @@ def message_tokens(message: Message) -> int:
         total += count_text(call.name) + count_text(call.arguments) + PER_MESSAGE_OVERHEAD
     if message.role == "tool" and message.name:
         total += count_text(message.name)
+    for image in message.images:  # its label and its pixels (counted even when a note is sent)
+        total += count_text(f"[image {image.label()}]") + image_tokens(image.width, image.height)
     # Reasoning goes back only with replies that called tools (agent/request_shape.py), and
     # providers count it only there (Anthropic drops earlier turns' thinking): counted there.
     if not message.tool_calls:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions.atomic import atomic_write, fsync_dir
-from sessions.chunk_blocks import ChunkFormatError, heading
+from sessions.chunk_blocks import CHUNK_IMAGES_DIR, ChunkFormatError, heading
 from sessions.chunk_format import (
     ENCODING,
     ENCODING_ERRORS,
@@ -26,6 +26,7 @@ from sessions.chunk_format import (
     read_text,
     render_chunk,
 )
+from sessions.image_store import SessionImages
 from sessions.messages import Message
 from sessions.redact import KnownSecrets
 
@@ -57,6 +58,9 @@ class ChunkArchive:
         self._lock = threading.RLock()
         # Values never written (the configured API key; agent.assemble sets them).
         self.secrets = KnownSecrets()
+        # The session's images (sessions.store sets them): a chunk keeps its own copies of the
+        # images of the messages it holds, in `images/` beside it, which its blocks link to.
+        self.images: SessionImages | None = None
 
     def path(self, number: int) -> Path:
         return self.directory / CHUNK_NAME_FORMAT.format(number)
@@ -197,6 +201,8 @@ class ChunkArchive:
                 data = info.path.read_bytes()
                 atomic_write(self.path(info.number), data)
                 newest = info
+            theirs = SessionImages(other.directory / CHUNK_IMAGES_DIR)
+            theirs.copy_all_into(self.directory / CHUNK_IMAGES_DIR)
             return next((c for c in self.chunks() if newest and c.number == newest.number), None)
 
     def reconcile(self, recorded: dict[str, Any] | None) -> list[str]:
@@ -251,6 +257,9 @@ class ChunkArchive:
     ) -> ChunkInfo:
         folded = [self.secrets.message(m) for m in folded]
         shrunk = [self.secrets.message(m) for m in shrunk]
+        if self.images is not None:  # the images first: the chunk links to them
+            attached = [image for m in (*folded, *shrunk) for image in m.images]
+            self.images.copy_into(self.directory / CHUNK_IMAGES_DIR, attached)
         data = render_chunk(info, folded, shrunk).encode(ENCODING, ENCODING_ERRORS)
         atomic_write(info.path, data)
         stat = info.path.stat()

@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from sessions.image_ref import ImageRef
 from sessions.messages import Message, ToolCall
 
 # The shortest code fence CommonMark accepts; content with backtick runs gets a longer one.
@@ -20,6 +21,17 @@ META_PREFIX = "- meta: "
 # An assistant reply's reasoning as the provider gave it (blocks with signatures, or plain
 # reasoning content), one JSON line, so a message read back is the message that was folded.
 THINKING_PREFIX = "- thinking: "
+# A list item holding a message's attached images, one JSON array of their references; a
+# markdown image link to each archived copy follows, for a person reading the chunk.
+IMAGES_PREFIX = "- images: "
+# Where a chunk's copies of its images are, beside the chunk files (links are relative to it).
+CHUNK_IMAGES_DIR = "images"
+# Starts the markdown image link written for each attached image.
+IMAGE_LINK_PREFIX = "!["
+# What an image link's alt text may not hold (brackets and backslashes would end or escape the
+# link, control characters garble a terminal), and its length at most: a file name and size.
+ALT_FORBIDDEN = re.compile(r"[\[\]\\\x00-\x1f\x7f-\x9f]")
+MAX_ALT_CHARS = 200
 # A message block starts with a level-3 heading: `### m12 · tool · read_file · call_abc`.
 HEADER_PREFIX = "### "
 # Between the fields of a heading: a middle dot, which reads well and is rare in ids and names
@@ -77,8 +89,15 @@ def _header(message: Message) -> str:
     return HEADER_PREFIX + HEADER_SEPARATOR.join(fields)
 
 
+def image_link(image: ImageRef) -> str:
+    """`![shot.png 800×600](images/<sha256>.png)`: the archived copy, relative to the chunk."""
+    alt = ALT_FORBIDDEN.sub("_", image.label())[:MAX_ALT_CHARS]
+    return f"{IMAGE_LINK_PREFIX}{alt}]({CHUNK_IMAGES_DIR}/{image.file})"
+
+
 def render_message(message: Message) -> str:
-    """The message's block: heading, meta and thinking lines, tool calls, fenced content."""
+    """The message's block: heading, meta and thinking lines, images, tool calls, fenced
+    content."""
     parts = [_header(message) + "\n"]
     if message.meta:
         meta = json.dumps(message.meta, ensure_ascii=False, default=str)
@@ -86,6 +105,10 @@ def render_message(message: Message) -> str:
     if message.thinking_blocks or message.reasoning_content is not None:
         thinking = {"blocks": list(message.thinking_blocks), "text": message.reasoning_content}
         parts.append(f"\n{THINKING_PREFIX}{json.dumps(thinking, ensure_ascii=False)}\n")
+    if message.images:
+        records = json.dumps([i.to_record() for i in message.images], ensure_ascii=False)
+        links = "\n".join(image_link(image) for image in message.images)
+        parts.append(f"\n{IMAGES_PREFIX}{records}\n\n{links}\n")
     for call in message.tool_calls:
         line = f"{CALL_PREFIX}{token(call.id)}{CALL_SEPARATOR}{token(call.name)}"
         parts.append(f"\n{line}\n\n{_fenced(call.arguments, 'json')}")
@@ -191,6 +214,20 @@ def _thinking(cursor: Cursor) -> tuple[tuple[dict[str, Any], ...], str | None]:
     return blocks, reasoning
 
 
+def _images(cursor: Cursor) -> tuple[ImageRef, ...]:
+    records = _json_line(cursor, IMAGES_PREFIX, "images")
+    if not isinstance(records, list):
+        raise ChunkFormatError("bad images line")
+    try:
+        images = tuple(ImageRef.from_record(record) for record in records)
+    except ValueError as error:
+        raise ChunkFormatError(str(error)) from None
+    cursor.skip_blank()
+    while cursor.peek().startswith(IMAGE_LINK_PREFIX):  # the links: for people, not read back
+        cursor.advance()
+    return images
+
+
 def parse_message(cursor: Cursor) -> Message:
     """The message whose heading is the cursor's current line; the cursor moves past it."""
     fields = _parse_tokens(cursor.advance().removeprefix(HEADER_PREFIX), HEADER_SEPARATOR)
@@ -207,6 +244,10 @@ def parse_message(cursor: Cursor) -> Message:
     reasoning: str | None = None
     if cursor.peek().startswith(THINKING_PREFIX):
         blocks, reasoning = _thinking(cursor)
+        cursor.skip_blank()
+    images: tuple[ImageRef, ...] = ()
+    if cursor.peek().startswith(IMAGES_PREFIX):
+        images = _images(cursor)
         cursor.skip_blank()
     calls: list[ToolCall] = []
     while cursor.peek().startswith(CALL_PREFIX):
@@ -233,4 +274,5 @@ def parse_message(cursor: Cursor) -> Message:
         meta=meta,
         thinking_blocks=blocks,
         reasoning_content=reasoning,
+        images=images,
     )

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sessions.image_ref import ImageRef
 from sessions.messages import Message, ToolCall
 from sessions.redact import KnownSecrets
 from sessions.usage import UsageTally
@@ -180,8 +181,26 @@ def _optional_str(value: Any) -> bool:
     return value is None or isinstance(value, str)
 
 
-def _message(record: Any) -> Message:
-    """A message record checked field by field (a damaged one raises _Damaged)."""
+def _checked_images(record: dict[str, Any], dropped: list[str]) -> dict[str, Any]:
+    """The record with only the image references this version could have written: a damaged
+    one is left out (and said in `dropped`) rather than losing the message's words with it."""
+    images = record.get("images") or []
+    carriers = ("user", "tool")  # a prompt's images, and those a tool read
+    _require(isinstance(images, list) and (not images or record.get("role") in carriers), "images")
+    kept = []
+    for image in images:
+        try:
+            ImageRef.from_record(image)
+        except ValueError as error:
+            dropped.append(str(error))
+            continue
+        kept.append(image)
+    return record if len(kept) == len(images) else {**record, "images": kept}
+
+
+def _message(record: Any, dropped: list[str] | None = None) -> Message:
+    """A message record checked field by field (a damaged one raises _Damaged; a damaged image
+    reference is dropped and said in `dropped`)."""
     _require(isinstance(record, dict), "a message that is not an object")
     role, content = record.get("role"), record.get("content")
     _require(role in ROLES, f"unknown role {role!r}")
@@ -200,7 +219,7 @@ def _message(record: Any) -> Message:
     _require(isinstance(blocks, list) and (not blocks or role == "assistant"), "thinking")
     _require(all(isinstance(b, dict) for b in blocks), "thinking block")
     _require(_optional_str(record.get("reasoning_content")), "reasoning content")
-    return Message.from_record(record)
+    return Message.from_record(_checked_images(record, [] if dropped is None else dropped))
 
 
 def _chunk_state(value: Any) -> dict[str, Any] | None:
@@ -261,10 +280,10 @@ def _mend(history: list[Message]) -> tuple[list[Message], list[str]]:
     return mended, notes
 
 
-def _compaction_history(records: Any) -> list[Message]:
+def _compaction_history(records: Any, dropped: list[str]) -> list[Message]:
     """A compaction's recorded history, checked: it must be one this version could write."""
     _require(isinstance(records, list) and bool(records), "compaction history")
-    history = [_message(record) for record in records]
+    history = [_message(record, dropped) for record in records]
     _require(history[0].role == "system", "compaction history without its system prompt")
     ids = [m.id for m in history]
     _require(len(set(ids)) == len(ids), "compaction history with repeated ids")
@@ -287,6 +306,7 @@ def replay_journal(path: Path) -> Replayed:
     usage = UsageTally()
     with path.open("r", encoding="utf-8", errors="replace") as lines:
         for number, line in enumerate(lines, 1):
+            dropped: list[str] = []
             try:
                 record = json.loads(line)
                 _require(isinstance(record, dict), "a record that is not an object")
@@ -294,7 +314,7 @@ def replay_journal(path: Path) -> Replayed:
                 if kind == "session" and not header:
                     header = record
                 elif kind == "message":
-                    message = _message(record.get("message"))
+                    message = _message(record.get("message"), dropped)
                     _require(message.id not in live_ids, f"message id {message.id} repeated")
                     history.append(message)
                     live_ids.add(message.id)
@@ -302,13 +322,19 @@ def replay_journal(path: Path) -> Replayed:
                 elif kind == "usage":
                     usage.add_record(record)
                 elif kind == "compaction":
-                    recorded = _compaction_history(record.get("history"))
+                    recorded = _compaction_history(record.get("history"), dropped)
                     chunk_state = _chunk_state(record.get("chunk_state"))
                     history, live_ids = recorded, {m.id for m in recorded}
             except (ValueError, KeyError, TypeError, RecursionError):
                 # ValueError covers JSONDecodeError and _Damaged; RecursionError: absurd nesting.
                 torn += 1
                 problems.append(f"line {number} of {path.name} is damaged and was skipped")
+                continue
+            if dropped:
+                problems.append(
+                    f"line {number} of {path.name}: {len(dropped)} damaged image reference"
+                    f"{'' if len(dropped) == 1 else 's'} left out ({dropped[0]})"
+                )
     # Always mended, not only after a torn line: damage can leave valid JSON that hides a
     # message inside another record (two lines run together), with no line failing to parse.
     history, notes = _mend(history)

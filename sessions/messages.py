@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
+from sessions.image_ref import ImageRef
 from sessions.model_json import ModelJsonError, loads
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -52,9 +53,13 @@ class Message:
     # `thinking_blocks`), and other providers' plain `reasoning_content`.
     thinking_blocks: tuple[dict[str, Any], ...] = ()
     reasoning_content: str | None = None
+    # Images attached to a user message (a prompt's, or those read_file read), as references
+    # to their copies in the session: provider_messages turns them into image parts.
+    images: tuple[ImageRef, ...] = ()
 
     def to_api(self) -> dict[str, Any]:
-        """The OpenAI chat-format dict sent to the provider (no pleat metadata)."""
+        """The OpenAI chat-format dict sent to the provider (no pleat metadata; images are added
+        by provider_messages, which can read them)."""
         out: dict[str, Any] = {"role": self.role, "content": self.content}
         if self.tool_calls:
             out["tool_calls"] = [c.to_api() for c in self.tool_calls]
@@ -74,11 +79,14 @@ class Message:
         record["id"] = self.id
         if self.meta:
             record["meta"] = self.meta
+        if self.images:
+            record["images"] = [image.to_record() for image in self.images]
         return record
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Message:
-        """Inverse of to_record(); also accepts a plain OpenAI chat message."""
+        """Inverse of to_record(); also accepts a plain OpenAI chat message. A damaged image
+        reference raises ValueError."""
         calls = tuple(
             ToolCall(c["id"], c["function"]["name"], c["function"].get("arguments") or "")
             for c in record.get("tool_calls") or ()
@@ -93,11 +101,12 @@ class Message:
             meta=dict(record.get("meta") or {}),
             thinking_blocks=tuple(dict(b) for b in record.get("thinking_blocks") or ()),
             reasoning_content=record.get("reasoning_content"),
+            images=tuple(ImageRef.from_record(r) for r in record.get("images") or ()),
         )
 
 
-def user(text: str, **meta: Any) -> Message:
-    return Message(role="user", content=text, meta=meta)
+def user(text: str, images: tuple[ImageRef, ...] = (), **meta: Any) -> Message:
+    return Message(role="user", content=text, meta=meta, images=images)
 
 
 def assistant(
@@ -116,8 +125,14 @@ def assistant(
     )
 
 
-def tool_result(call: ToolCall, text: str, **meta: Any) -> Message:
-    return Message(role="tool", content=text, tool_call_id=call.id, name=call.name, meta=meta)
+def tool_result(
+    call: ToolCall, text: str, images: tuple[ImageRef, ...] = (), **meta: Any
+) -> Message:
+    """A tool's result; the images it read (read_file on an image) travel with it, and are
+    sent in a user message after the results of its reply (see provider_messages)."""
+    return Message(
+        role="tool", content=text, tool_call_id=call.id, name=call.name, meta=meta, images=images
+    )
 
 
 def unanswered_calls(history: list[Message]) -> list[ToolCall]:
@@ -143,25 +158,90 @@ def is_summary(message: Message) -> bool:
     return message.meta.get("kind") == "summary"
 
 
-def provider_messages(history: list[Message]) -> list[dict[str, Any]]:
-    """The history as sent: consecutive user messages merged into one (strict providers refuse
-    two user turns in a row; a summary followed by the user's next request is the usual case).
-    Deterministic, so the same history always yields the same, cacheable, payload."""
-    out: list[dict[str, Any]] = []
-    for message in history:
-        api = message.to_api()
-        previous = out[-1] if out else None
-        if (
-            previous is not None
-            and previous["role"] == "user"
-            and api["role"] == "user"
-            and isinstance(previous["content"], str)
-            and isinstance(api["content"], str)
-        ):
-            out[-1] = {**previous, "content": f"{previous['content']}\n\n{api['content']}"}
+class ImageSource(Protocol):
+    """What turns an attached image into what the provider gets (agent/image_parts.py): an
+    OpenAI `image_url` part with a base64 data URL, or one line saying why it is not sent."""
+
+    def image_part(self, image: ImageRef) -> dict[str, Any] | str: ...
+
+
+# Stands in for an image when there is no image source (nothing can read the session's copy).
+NO_IMAGE_SOURCE = "images cannot be read here"
+
+
+def _text_part(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def api_content(message: Message, images: ImageSource | None) -> str | list[dict[str, Any]] | None:
+    """The content as sent: the text, or, with images, OpenAI content parts (the text, then a
+    label and the image part for each image; a note instead of an image that cannot be sent)."""
+    if not message.images:
+        return message.content
+    parts = [_text_part(message.content)] if message.content else []
+    for image in message.images:
+        part = images.image_part(image) if images is not None else NO_IMAGE_SOURCE
+        if isinstance(part, str):
+            parts.append(_text_part(f"[image {image.label()} ({image.format}): not shown: {part}]"))
         else:
-            out.append(api)
+            parts += [_text_part(f"[image {image.label()}]"), part]
+    return parts
+
+
+def _as_parts(content: str | list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [_text_part(content)] if content else []
+    return list(content or ())
+
+
+# Opens the user message that carries the images tool calls read (the OpenAI chat format has no
+# image in a tool message), before the images' labels.
+TOOL_IMAGES_NOTE = "[pleat: the images read by the tool calls above]"
+
+
+def _tool_images(results: Sequence[Message], images: ImageSource | None) -> dict[str, Any]:
+    """The user message carrying the images of a reply's tool results."""
+    carrier = Message(
+        role="user", content=TOOL_IMAGES_NOTE, images=tuple(i for m in results for i in m.images)
+    )
+    return {"role": "user", "content": api_content(carrier, images)}
+
+
+def provider_messages(
+    history: Sequence[Message], images: ImageSource | None = None
+) -> list[dict[str, Any]]:
+    """The history as sent: consecutive user messages merged into one (strict providers refuse
+    two user turns in a row; a summary followed by the user's next request is the usual case);
+    images as content parts (`images` reads them), those of tool results in a user message
+    after the last result of their reply. Deterministic, so the same history always yields the
+    same, cacheable, payload."""
+    out: list[dict[str, Any]] = []
+    results: list[Message] = []  # the tool results since the last other message
+    for index, message in enumerate(history):
+        api = message.to_api()
+        if message.images and message.role != "tool":
+            api["content"] = api_content(message, images)
+        _append(out, api)
+        if message.role != "tool":
+            results = []
+            continue
+        results.append(message)
+        following = history[index + 1] if index + 1 < len(history) else None
+        if (following is None or following.role != "tool") and any(m.images for m in results):
+            _append(out, _tool_images(results, images))
     return out
+
+
+def _append(out: list[dict[str, Any]], api: dict[str, Any]) -> None:
+    """Append a message, merged into the previous one when both are the user's."""
+    previous = out[-1] if out else None
+    if previous is None or previous["role"] != "user" or api["role"] != "user":
+        out.append(api)
+    elif isinstance(previous["content"], str) and isinstance(api["content"], str):
+        out[-1] = {**previous, "content": f"{previous['content']}\n\n{api['content']}"}
+    else:
+        merged = _as_parts(previous["content"]) + _as_parts(api["content"])
+        out[-1] = {**previous, "content": merged}
 
 
 def units(history: list[Message], start: int = 0) -> list[tuple[int, int]]:

@@ -183,7 +183,7 @@ class KnownSecrets:
         return value
 
     def message(self, message: Message) -> Message:
-        """A message with its text, tool-call arguments and metadata redacted."""
+        """A message with its text, tool-call arguments, metadata and image paths redacted."""
         if self._pattern is None:
             return message
         calls = tuple(
@@ -198,4 +198,8 @@ class KnownSecrets:
             meta=self.value(message.meta),
             thinking_blocks=tuple(self.value(dict(b)) for b in message.thinking_blocks),
             reasoning_content=None if reasoning is None else self.text(reasoning),
+            images=tuple(
+                dataclasses.replace(image, source=self.text(image.source))
+                for image in message.images
+            ),
         )

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions.archive import ChunkArchive
+from sessions.image_store import IMAGES_DIR, SessionImages
 from sessions.journal import JOURNAL_NAME, Journal, replay_journal
 from sessions.lock import SessionLock
 from sessions.messages import Message, last_id_number, tool_result, unanswered_calls
@@ -48,6 +49,9 @@ class Session:
         self.lock.acquire()
         self.archive = ChunkArchive(self.directory / CHUNKS_DIR, session_id)
         self.outputs = KeptOutputs(self.directory / OUTPUTS_DIR)
+        # Copies of the images attached in this session; the archive copies those it folds.
+        self.images = SessionImages(self.directory / IMAGES_DIR)
+        self.archive.images = self.images
         # The usage of every model call journaled before this run (a resumed session's bill).
         self.usage_so_far = UsageTally()
         self.journal = Journal(self.directory)

@@ -12,6 +12,7 @@ from sessions.archive_query import (
     split_pages,
     unreadable_reason,
 )
+from sessions.chunk_blocks import CHUNK_IMAGES_DIR
 from sessions.messages import Message
 from tools.base import ToolContext, ToolError
 from tools.kept_output_reader import READER_TOOL_NAME, read_kept_output
@@ -61,13 +62,19 @@ def _header(entry: Entry, part: str = "") -> str:
 
 
 def _body(message: Message) -> str:
-    """The content verbatim, then each tool call with its raw arguments, one per line."""
+    """The content verbatim, then each tool call with its raw arguments, then each attached
+    image, one per line."""
     lines: list[str] = []
     if message.content:
         lines.append(message.content)
     elif not message.tool_calls:
         lines.append("(empty content)" if message.content == "" else "(no content)")
     lines += [f"tool call {c.id}: {c.name} {c.arguments}" for c in message.tool_calls]
+    lines += [
+        f"[image attached: {i.label()} ({i.format}), archived with the chunk as "
+        f"{CHUNK_IMAGES_DIR}/{i.file}]"
+        for i in message.images
+    ]
     return "\n".join(lines)
 
 

@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from sessions.image_ref import ImageRef
 from sessions.output_spool import SpooledOutput
+from tools.image_file import LoadedImage
 from tools.output_budget import DEFAULT_OUTPUT_TOKENS, OutputBudget
 from tools.result_facts import FACTS_KEY, ResultFacts
 
@@ -31,6 +33,19 @@ class OutputKeeper(Protocol):
     def read(self, number: int) -> str: ...
 
 
+class ImageAttacher(Protocol):
+    """Where an image a tool read goes (agent.image_parts.Attachments): the session keeps a
+    copy, and the model sees it if it accepts images."""
+
+    def refusal(self) -> str | None:
+        """Why images cannot be sent to the model now (one line), or None when they can."""
+        ...
+
+    def keep(self, image: LoadedImage) -> ImageRef:
+        """Copy the image into the session (blocking: call it in a thread); raises OSError."""
+        ...
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """What every tool run may use: the workspace it is confined to, the most its output may
@@ -42,6 +57,8 @@ class ToolContext:
     # The budget of a result when it is the only one of its reply: what numbered pages are
     # sized by (read_archive), so that a page number means the same page from call to call.
     page_tokens: int = DEFAULT_OUTPUT_TOKENS
+    # Where images read by a tool are attached (None: no session to keep them in).
+    images: ImageAttacher | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +74,9 @@ class ToolOutput:
     # The whole output as written to the session while it arrived (run_command), the text
     # without the status lines: read back when the result is cut, then removed (output_guard).
     spooled: SpooledOutput | None = None
+    # Images the tool attached (read_file on an image): the agent sends them in a user message
+    # after the results of the reply, since the chat format has no image in a tool message.
+    images: tuple[ImageRef, ...] = ()
 
     def message_meta(self) -> dict[str, Any]:
         """What the tool message made of this output keeps in its meta: the error flag and the

@@ -1,4 +1,5 @@
-"""The read_file tool: a numbered window of a text file, streamed so huge files stay cheap."""
+"""The read_file tool: a numbered window of a text file, streamed so huge files stay cheap; an
+image file is attached as an image for a model that accepts images."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.image_file import ImageRefused, byte_size, format_name, read_image
 from tools.output_budget import (
     NOTE_TOKENS,
     OutputBudget,
@@ -220,6 +222,39 @@ def _render(window: _Window, rel: str, offset: int, budget: OutputBudget) -> str
     return "\n".join([*window.lines, *notes])
 
 
+def _image_output(ctx: ToolContext, path: Path, rel: str) -> ToolOutput | None:
+    """The result of reading an image (None: the file is not one, read it as text): attached
+    for the model when it accepts images, else a note saying why not. Blocking."""
+    try:
+        fd = open_in_workspace(ctx.workspace, path, os.O_RDONLY | os.O_NONBLOCK, rel)
+    except OSError:
+        return None  # the text path words the failure
+    try:
+        image = read_image(fd, rel)
+    except ImageRefused as error:
+        raise ToolError(f"{error}; not shown") from None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if image is None:
+        return None
+    info = image.info
+    what = f"{rel} is a {format_name(info)} image ({info.width}×{info.height}"
+    what += f", {byte_size(len(image.data))})"
+    meta = {"path": rel, "image": True, "width": info.width, "height": info.height}
+    facts = ResultFacts(files_read=(rel,))
+    why = ctx.images.refusal() if ctx.images is not None else "no session to attach it to"
+    if ctx.images is None or why is not None:
+        return ToolOutput(f"{what}; not shown: {why}", is_error=True, meta=meta, facts=facts)
+    try:
+        attached = ctx.images.keep(image)
+    except OSError as error:
+        raise ToolError(f"{what}; it could not be attached: {error.strerror or error}") from None
+    text = f"{what}; it is attached for you to see in the message after the tool results"
+    return ToolOutput(text, meta=meta, facts=facts, images=(attached,))
+
+
 # The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
 _PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -240,7 +275,8 @@ class ReadFileTool(Tool):
     description = (
         "Read a text file of the workspace, lines numbered (number, tab, text): up to `limit` "
         f"lines (default {DEFAULT_LIMIT}) from line `offset` (1-based), as many as fit the "
-        "context; a note says how to read on. Binary files are refused."
+        "context; a note says how to read on. A PNG, JPEG, GIF or WebP image is shown to you as "
+        "an image (when this model accepts images); other binary files are refused."
     )
     parameters = _PARAMETERS
 
@@ -250,13 +286,18 @@ class ReadFileTool(Tool):
         if offset < 1 or limit < 1:
             raise ToolError("offset and limit must be at least 1")
 
-        def work() -> tuple[_Window, str, str]:
+        def work() -> tuple[_Window, str, str] | ToolOutput:
             path = resolve_in_workspace(ctx.workspace, args["path"])
             rel = display_path(ctx.workspace, path)
+            if (image := _image_output(ctx, path, rel)) is not None:
+                return image
             window = _read_window(ctx.workspace, path, rel, offset, limit, ctx.budget)
             return window, rel, _fitted(window, rel, offset, ctx.budget)  # counted off the loop
 
-        window, rel, text = await asyncio.to_thread(work)
+        done = await asyncio.to_thread(work)
+        if isinstance(done, ToolOutput):
+            return done
+        window, rel, text = done
         meta = {
             "path": rel,
             "first_line": window.first,

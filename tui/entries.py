@@ -12,9 +12,10 @@ FoldState = Literal["running", "done", "failed", "cancelled"]
 
 @dataclass(eq=False)
 class UserEntry:
-    """A prompt the user sent."""
+    """A prompt the user sent, and the images attached to it (`shot.png 800×600`)."""
 
     text: str
+    images: tuple[str, ...] = ()
 
 
 @dataclass(eq=False)

@@ -11,6 +11,7 @@ from agent.fork import ForkRefused
 from agent.loop import Agent, ContextTooSmall
 from agent.model_discovery import FoundModel
 from agent.model_switch import switch_model
+from agent.prompt_images import attach_images
 from agent.terminal_text import visible
 from sessions.lock import SessionBusy
 from sessions.messages import Message
@@ -47,12 +48,16 @@ async def _internal_error(host: Host, error: Exception) -> None:
 
 
 async def run_turn(host: Host, agent: Agent, text: str) -> None:
-    """One request; the agent keeps its history valid when this worker is cancelled."""
+    """One request, with the images it names; the agent keeps its history valid when this
+    worker is cancelled."""
     view = TurnView(host.conversation, host.status, lambda: lifecycle.refresh_meter(host))
     host.status.state = THINKING
-    await host.conversation.add_user(text)
     try:
-        await _consume(view, agent.run_turn(text))
+        attached = await attach_images(text, agent.context.workspace, agent.attachments)
+        await host.conversation.add_user(text, tuple(i.label() for i in attached.images))
+        for note in attached.notes:
+            await host.conversation.add_notice(note)
+        await _consume(view, agent.run_turn(text, attached.images))
         await view.end_reply()
     except asyncio.CancelledError:
         await _interrupted(view, agent)

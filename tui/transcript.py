@@ -46,7 +46,8 @@ def entries_from_history(
             chunk = chunk if isinstance(chunk, int) else None
             entries.append(FoldEntry(fold_line(chunk, archive), "done", chunk))
         elif message.role == "user" and not message.meta.get("injected"):
-            entries.append(UserEntry(message.content or ""))
+            labels = tuple(image.label() for image in message.images)
+            entries.append(UserEntry(message.content or "", labels))
         elif message.role == "assistant":
             thought = message.reasoning_content or "".join(
                 str(b.get("thinking") or "") for b in message.thinking_blocks

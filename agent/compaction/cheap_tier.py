@@ -60,5 +60,7 @@ def shrink_tail(
         else:
             shrunk.append(message)
             meta = {**message.meta, "shrunk_to_chunk": chunk}
-            new_tail.append(dataclasses.replace(message, content=stub, meta=meta))
+            # A stub's images go with its text: the archived original keeps them.
+            stub_message = dataclasses.replace(message, content=stub, meta=meta, images=())
+            new_tail.append(stub_message)
     return new_tail, shrunk

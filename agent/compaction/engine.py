@@ -36,10 +36,11 @@ from agent.events import (
     FoldMethod,
     FoldReason,
 )
+from agent.image_parts import request_messages
 from agent.llm import MIN_STATED_WINDOW, LLMError, LLMReply, StatedLimits
 from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive, ChunkInfo
-from sessions.messages import Message, is_summary, provider_messages, unread_results
+from sessions.messages import ImageSource, Message, is_summary, unread_results
 from sessions.redact import redact
 
 # Units pulled back, round by round, while the compression call would not fit or the provider
@@ -101,6 +102,9 @@ class Compactor:
         # when not this model's own: before a switch to a model with a smaller window, this
         # model folds for that one (agent/model_switch.py).
         self.shape: Budget | None = None
+        # What reads attached images for the compression call (agent.assemble sets the agent's,
+        # so that call sends the same images as the last request: a cache hit).
+        self.images: ImageSource | None = None
 
     def step(self, name: str) -> None:
         if self.step_hook is not None:
@@ -394,7 +398,8 @@ class Compactor:
         problem = "no reply"
         for _ in range(REPLY_TRIES):
             reply: LLMReply | None = None
-            stream = self.llm.stream(provider_messages(request), tools, max_tokens=max_tokens)
+            messages = await request_messages(request, self.images)
+            stream = self.llm.stream(messages, tools, max_tokens=max_tokens)
             async for item in stream:
                 if isinstance(item, LLMReply):
                     reply = item

@@ -285,6 +285,9 @@ class _Builder:
         text = redact(content[: REQUEST_CHARS + REDACT_MARGIN], self.secrets)
         if len(content) > REQUEST_CHARS + REDACT_MARGIN or len(text) > REQUEST_CHARS:
             text = text[:REQUEST_CHARS].rstrip() + CUT_NOTE
+        if message.images:  # what was shown with the words (the chunk keeps the images)
+            names = ", ".join(image.label() for image in message.images)
+            text += f" [attached: {redact(names, self.secrets)}]"
         self.ledger.requests.append((message.id, text))
 
     def call(self, call: ToolCall, result: Message | None, facts: ResultFacts | None) -> None:

@@ -26,6 +26,7 @@ def render_message(message: Message, max_chars: int | None = None) -> str:
         lines.append(text)
     for call in message.tool_calls:
         lines.append(f"(calls {call.name} {call.arguments})")
+    lines += [f"(image attached: {image.label()})" for image in message.images]
     return "\n".join(lines)
 
 

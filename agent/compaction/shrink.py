@@ -3,8 +3,10 @@
 Folding takes the older conversation out; what it cannot take is what the model must still see
 (the kept tail, the newest results pulled back). When those alone overflow the window, the
 largest tool results are archived verbatim (as shrunk originals of a chunk) and replaced by a
-stub with a preview and the exact call that reads them back, so the turn goes on. Pure
-functions here; the engine writes the archive and the agent records the new history.
+stub with a preview and the exact call that reads them back, so the turn goes on. A prompt's
+attached images are dropped the same way (its words stay): an image can never push a request
+past the window. Pure functions here; the engine writes the archive and the agent records the
+new history.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent.compaction.tail import fold_start
-from sessions.messages import Message, unread_results
+from agent.image_tokens import image_tokens
+from sessions.messages import Message, is_summary, unread_results
 from tools.kept_output_reader import READER_TOOL_NAME
 
 # Characters of a shrunk result's start kept in its stub, so the model still sees what it was
@@ -25,17 +28,30 @@ STUB_PREVIEW_CHARS = 300
 MIN_TOKENS_FREED = 100
 
 
+def _images_note(message: Message, chunk: int, why: str) -> str:
+    """What stands for the images taken off a prompt: which, why, where the originals are."""
+    names = ", ".join(image.label() for image in message.images)
+    return (
+        f"[pleat: the image{'s' if len(message.images) > 1 else ''} attached here ({names}) "
+        f"{why}; archived in chunk {chunk} with message {message.id}]"
+    )
+
+
 def shrink_stub(message: Message, chunk: int, why: str) -> str:
     """What the model reads instead of a shrunk result: what it was, where it is, how to read it
     (in pages that fit, since read_archive follows the window)."""
+    if message.role != "tool":  # a prompt with images: its words stay, the images go
+        note = _images_note(message, chunk, why)
+        return f"{message.content}\n\n{note}" if message.content else note
     text = message.content or ""
     preview = text[:STUB_PREVIEW_CHARS].rstrip()
-    return (
+    stub = (
         f"[pleat: this {message.name or 'tool'} output ({len(text):,} characters) {why}; its full "
         f"text is archived in chunk {chunk} as message {message.id}: read it with "
         f"{READER_TOOL_NAME} action=read id={message.id} (it comes in pages that fit). It "
         f"began:]\n{preview}\n[...]"
     )
+    return f"{stub}\n{_images_note(message, chunk, why)}" if message.images else stub
 
 
 @dataclass(frozen=True)
@@ -48,22 +64,27 @@ class ShrinkPlan:
 def plan_shrink(
     history: Sequence[Message], count: Callable[[Message], int], excess: int
 ) -> ShrinkPlan:
-    """The tool results whose shrinking frees `excess` tokens. Results the model has already
-    read (before its newest reply) go first, largest first, so the fewest stubs do; the newest
-    results, which it has not seen yet, only when those are not enough (else a re-read would be
-    shrunk again, a loop). Never the system prompt or a summary, never one already shrunk.
-    When all of them together do not free enough, all are planned: the caller checks the fit."""
+    """The tool results (and prompts' images) whose shrinking frees `excess` tokens. Those the
+    model has already read (before its newest reply) go first, largest first, so the fewest
+    stubs do; the newest, which it has not seen yet, only when those are not enough (else a
+    re-read would be shrunk again, a loop). Never the system prompt or a summary, never one
+    already shrunk. When all of them together do not free enough, all are planned: the caller
+    checks the fit."""
     start = fold_start(list(history))
     unread = unread_results(history)
     candidates = []
+    last_reply = max((i for i, m in enumerate(history) if m.role == "assistant"), default=-1)
     for index in range(start, len(history)):
         message = history[index]
-        if message.role != "tool" or "shrunk_to_chunk" in message.meta:
+        prompt_images = message.role == "user" and message.images and not is_summary(message)
+        if not (message.role == "tool" or prompt_images) or "shrunk_to_chunk" in message.meta:
             continue
         stub_cost = STUB_PREVIEW_CHARS // 2  # a stub's own size, roughly, in tokens
         gain = count(message) - stub_cost
+        if message.role != "tool":  # only the images go
+            gain = sum(image_tokens(i.width, i.height) for i in message.images) - stub_cost
         if gain >= MIN_TOKENS_FREED:
-            candidates.append((message.id in unread, -gain, index))
+            candidates.append((message.id in unread or index > last_reply, -gain, index))
     candidates.sort()
     chosen: list[int] = []
     freed = 0
@@ -85,5 +106,5 @@ def apply_shrink(
         message = history[index]
         meta = {**message.meta, "shrunk_to_chunk": chunk}
         stub = shrink_stub(message, chunk, why)
-        new_history[index] = dataclasses.replace(message, content=stub, meta=meta)
+        new_history[index] = dataclasses.replace(message, content=stub, meta=meta, images=())
     return new_history

@@ -78,8 +78,14 @@ async def test_long_lines_are_cut(workspace: Path, ctx: ToolContext) -> None:
 
 
 async def test_binary_file_is_refused(workspace: Path, ctx: ToolContext) -> None:
+    (workspace / "data.bin").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00")
+    with pytest.raises(ToolError, match=r"data\.bin looks like a binary file"):
+        await ReadFileTool().run({"path": "data.bin"}, ctx)
+
+
+async def test_a_damaged_image_is_refused_saying_why(workspace: Path, ctx: ToolContext) -> None:
     (workspace / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-    with pytest.raises(ToolError, match=r"img\.png looks like a binary file"):
+    with pytest.raises(ToolError, match=r"img\.png is not a usable image: a truncated PNG header"):
         await ReadFileTool().run({"path": "img.png"}, ctx)
 
 

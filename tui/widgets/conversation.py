@@ -126,8 +126,8 @@ class Conversation(VerticalScroll):
         await self._prune()
         return widget
 
-    async def add_user(self, text: str) -> UserMessage:
-        return cast("UserMessage", await self.add(UserEntry(text)))
+    async def add_user(self, text: str, images: tuple[str, ...] = ()) -> UserMessage:
+        return cast("UserMessage", await self.add(UserEntry(text, images)))
 
     async def add_assistant(self) -> AssistantMessage:
         return cast("AssistantMessage", await self.add(ReplyEntry()))

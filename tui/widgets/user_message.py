@@ -1,4 +1,5 @@
-"""A message the user sent, shown verbatim (no markup) with an accent border."""
+"""A message the user sent, shown verbatim (no markup) with an accent border, and a line for each
+image attached to it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ class UserMessage(Static):
     """One user prompt in the conversation."""
 
     def __init__(self, entry: UserEntry) -> None:
-        super().__init__(visible(entry.text), markup=False)
+        lines = [entry.text, *(f"[image: {label}]" for label in entry.images)]
+        super().__init__(visible("\n".join(lines)), markup=False)
         self.entry = entry
 
     @property
