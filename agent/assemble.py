@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from agent.checkpoints import make_recorder
 from agent.compaction.engine import Compactor
 from agent.config import Config
 from agent.llm import LLM
@@ -96,4 +97,8 @@ def build_agent(
         outputs=session.outputs,
         usage=session.usage_so_far,
         max_budget_usd=config.max_budget_usd,
+        checkpoints=make_recorder(
+            workspace, session.id, session.checkpoints, session.record, known
+        ),
+        last_id=session.highest_id,
     )
