@@ -30,8 +30,12 @@ RewindScreen, RewindScopeScreen, ChangedFilesScreen {
     background: $surface;
 }
 .rewind-title {
+    width: 100%;
     text-style: bold;
     margin: 0 0 1 0;
+}
+.rewind-text {
+    width: 100%;
 }
 .rewind-list {
     height: auto;
@@ -47,7 +51,12 @@ RewindScreen, RewindScopeScreen, ChangedFilesScreen {
 }
 """
 # The answer each scope button gives (the buttons' ids).
-SCOPE_BUTTONS: dict[str, Scope] = {"both": "both", "conversation": "conversation", "files": "files"}
+# (Prefixed: `#conversation` is the app's conversation view, styled by tui/pleat.tcss.)
+SCOPE_BUTTONS: dict[str, Scope] = {
+    "scope-both": "both",
+    "scope-conversation": "conversation",
+    "scope-files": "files",
+}
 
 
 class RewindScreen(ModalScreen[int | None]):
@@ -115,13 +124,14 @@ class RewindScopeScreen(ModalScreen[Scope | None]):
                 "Files: every change pleat made from this request on is undone. Conversation: "
                 "the request and everything after it leave the conversation, and the request "
                 "comes back into the prompt.",
+                classes="rewind-text",
                 markup=False,
             )
             with Horizontal(classes="rewind-buttons"):
-                yield Button("Both (b)", id="both", variant="primary")
-                yield Button("Conversation (c)", id="conversation")
-                yield Button("Files (f)", id="files")
-                yield Button("Cancel (esc)", id="cancel")
+                yield Button("Both (b)", id="scope-both", variant="primary")
+                yield Button("Conversation (c)", id="scope-conversation")
+                yield Button("Files (f)", id="scope-files")
+                yield Button("Cancel (esc)", id="scope-cancel")
 
     def action_choose(self, scope: Scope) -> None:
         self.dismiss(scope)
@@ -164,8 +174,8 @@ class ChangedFilesScreen(ModalScreen[list[str] | None]):
                 *((visible(path), path, False) for path in self.paths), classes="rewind-list"
             )
             with Horizontal(classes="rewind-buttons"):
-                yield Button("Rewind (r)", id="rewind", variant="primary")
-                yield Button("Cancel (esc)", id="cancel")
+                yield Button("Rewind (r)", id="changed-rewind", variant="primary")
+                yield Button("Cancel (esc)", id="changed-cancel")
 
     def action_rewind(self) -> None:
         self.dismiss(list(self.query_one(SelectionList).selected))
@@ -178,7 +188,7 @@ class ChangedFilesScreen(ModalScreen[list[str] | None]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if event.button.id == "rewind":
+        if event.button.id == "changed-rewind":
             self.action_rewind()
         else:
             self.dismiss(None)
