@@ -52,20 +52,20 @@ def run_git(
     except (OSError, subprocess.SubprocessError):
         return None
     deadline = time.monotonic() + timeout
-    pending = input  # sent by the first communicate(); a retry may not send it again
+    # With input, one communicate() call: a retry after a timeout would not send the rest of
+    # it (CPython's communicate registers stdin for writing only when given input, and refuses
+    # input once started), so git would wait for it forever. Calls with input are never stopped
+    # early (the checkpoints'; a search gives no input).
+    poll = GIT_POLL_SECONDS if input is None else timeout
     with process:
         while True:
             try:
-                out, err = process.communicate(input=pending, timeout=GIT_POLL_SECONDS)
+                out, err = process.communicate(input=input, timeout=poll)
                 break
             except subprocess.TimeoutExpired:
-                pending = None
-                if (stop is not None and stop.is_set()) or time.monotonic() > deadline:
+                stopped = stop is not None and stop.is_set()
+                if input is not None or stopped or time.monotonic() > deadline:
                     process.kill()
                     process.communicate()
                     return None
-            except OSError:  # a broken pipe: git stopped reading its input
-                process.kill()
-                process.communicate()
-                return None
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tools.git_process import run_git
 from tools.git_snapshots import (
     EXECUTABLE,
     REGULAR,
@@ -138,3 +139,15 @@ def test_a_workspace_below_the_repository_root_sees_only_its_files(
     snap = snapshots(sub, tmp_path).take()
     assert list(snap.files) == ["mod.py"]
     assert os.path.exists(repo / "a.txt")
+
+
+def test_a_long_input_reaches_git_whole(repo: Path) -> None:
+    """Megabytes of paths on git's stdin are all written (a retried communicate() would stop
+    sending them and leave git waiting until the time limit)."""
+    lines = 50_000
+    path = f"{repo / 'a.txt'}\n".encode()
+    done = run_git(
+        ["hash-object", "--no-filters", "--stdin-paths"], repo, timeout=60, input=path * lines
+    )
+    assert done is not None and done.returncode == 0
+    assert len(done.stdout.split()) == lines
