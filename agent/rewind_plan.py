@@ -136,9 +136,13 @@ def _plan_files(
             f"{plan.number} are not known, so they cannot be undone (the conversation can: "
             "rewind it alone)"
         )
-    for later, other in enumerate(lineage.turns[plan.number - 1 :], plan.number):
+    # A request with no `turn` record before any that has one was made by a pleat that kept
+    # no checkpoints (one after such a record is a prompt delivered within a turn).
+    kept_since = False
+    for later, other in enumerate(lineage.turns, 1):
+        kept_since = kept_since or other.marked
         changing = [t for t in other.tools if not getattr(registry.get(t), "read_only", False)]
-        if not other.marked and changing:
+        if later >= plan.number and not kept_since and changing:
             raise RewindRefused(
                 f"turn {later} was recorded before pleat kept checkpoints: its file changes "
                 "cannot be undone (the conversation can: rewind it alone)"

@@ -12,6 +12,7 @@ import pytest
 from agent.checkpoints import CheckpointRecorder
 from agent.rewind_plan import RewindRefused, plan_rewind
 from sessions.messages import Message, ToolCall
+from sessions.redact import KnownSecrets
 from sessions.store import Session
 from tools.base import ToolContext
 from tools.registry import ToolRegistry, default_registry
@@ -35,9 +36,11 @@ class Turns:
         self.session.message(message)
         return message
 
-    async def turn(self, prompt: str, *calls: tuple[str, dict[str, str]]) -> None:
+    async def turn(
+        self, prompt: str, *calls: tuple[str, dict[str, str]], mark: bool = True
+    ) -> None:
         request = self.add(Message("user", prompt))
-        if self.checkpoints:
+        if self.checkpoints and mark:
             self.recorder.start_turn(request)
         tool_calls = []
         for name, args in calls:
@@ -153,3 +156,31 @@ async def test_nothing_to_undo_and_no_such_turn(turns: Turns) -> None:
     await turns.turn("one")
     with pytest.raises(RewindRefused, match="there is no turn 2: this conversation has 1"):
         turns.plan(2)
+
+
+async def test_a_file_holding_a_key_is_not_kept_and_the_undo_says_so(
+    turns: Turns, workspace: Path
+) -> None:
+    key = "sk-known-key-0123456789"
+    turns.recorder.secrets = KnownSecrets([key])
+    (workspace / ".env").write_text(f"API_KEY={key}\n")
+    await turns.turn("one", write(".env", "API_KEY=\n"))
+    stored = [p.read_bytes() for p in (turns.session.directory).rglob("*") if p.is_file()]
+    assert not [data for data in stored if key.encode() in data], "the key reached the disk"
+    plan = turns.plan(None)
+    assert plan.restores == []
+    assert plan.notes == [
+        ".env: its old content held a key, which pleat never writes to disk; not restored"
+    ]
+
+
+async def test_a_request_delivered_within_a_turn_undoes_like_a_turn(
+    turns: Turns, workspace: Path
+) -> None:
+    """A prompt queued while a turn runs reaches the model between tool steps: a user message
+    with no `turn` record of its own, after one that has it."""
+    await turns.turn("one", write("a.txt", "a\n"))
+    await turns.turn("queued meanwhile", write("b.txt", "b\n"), mark=False)
+    plan = turns.plan(None)
+    assert plan.turn.prompt == "queued meanwhile"
+    assert [(r.path, r.target) for r in plan.restores] == [("b.txt", None)]
