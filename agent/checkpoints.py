@@ -12,6 +12,7 @@ failure is recorded as "not covered" and the tool runs.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -119,7 +120,7 @@ class CheckpointRecorder:
         except ToolError:
             return None
         if data is None:
-            return FileChange(rel, None)
+            return FileChange(rel, None, made_dir=_missing_ancestor(self.workspace, rel))
         if self.secrets.found_in(data):  # keys never reach pleat's disk
             return FileChange(rel, None, withheld=True)
         try:
@@ -147,7 +148,7 @@ class CheckpointRecorder:
             after = content_ref(now_there.data)
         else:
             return change  # not a file pleat wrote: left unknown
-        return FileChange(change.path, change.before, after, True, change.mode, change.withheld)
+        return dataclasses.replace(change, after=after, after_known=True)
 
     def _command_changes(self, point: Checkpoint) -> list[FileChange]:
         before = self._snapshots.pop(point.call, None)
@@ -170,6 +171,17 @@ class CheckpointRecorder:
             )
             for change in changes(before, after)
         ]
+
+
+def _missing_ancestor(workspace: Path, rel: str) -> str | None:
+    """The topmost directory of `rel`'s parents that does not exist yet (the write will make
+    it, and an undo removes it again when empty), or None."""
+    parts = rel.split("/")[:-1]
+    for depth in range(1, len(parts) + 1):
+        directory = "/".join(parts[:depth])
+        if not (workspace / directory).is_dir():
+            return directory
+    return None
 
 
 def file_holds_secret(secrets: KnownSecrets) -> Callable[[Path], bool]:

@@ -103,7 +103,7 @@ class Rewinder:
         outcome = RewindOutcome(plan)
         recorder = self.agent.checkpoints
         workspace = self.agent.context.workspace
-        for restore in plan.restores:
+        for restore in reversed(plan.restores):  # newest first: a directory empties in turn
             if restore.conflict and restore.path not in overwrite:
                 outcome.kept.append(restore.path)
                 continue
@@ -114,9 +114,11 @@ class Rewinder:
                     data = recorder.git.read(restore.target.removeprefix("git:"))
                 elif restore.target is not None:
                     data = self.session.checkpoints.get(restore.target)
-                put_back(workspace, restore.path, data, restore.mode)
+                put_back(workspace, restore.path, data, restore.mode, made_dir=restore.made_dir)
             except (ToolError, CheckpointMissing, GitSnapshotError) as error:
                 outcome.failed.append(f"{restore.path}: {error}")
                 continue
             (outcome.removed if restore.target is None else outcome.restored).append(restore.path)
+        outcome.restored.reverse()
+        outcome.removed.reverse()
         return outcome

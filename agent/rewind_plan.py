@@ -39,6 +39,7 @@ class Restore:
     target: str | None
     mode: str | None
     conflict: bool
+    made_dir: str | None = None  # removed with the file when pleat's write created it
 
 
 @dataclass
@@ -172,7 +173,8 @@ def _plan_files(
             continue  # already as it was
         latest = last[path]
         conflict = latest.after_known and not matches(now_there, latest.after)
-        plan.restores.append(Restore(path, earliest.before, earliest.mode, conflict))
+        restore = Restore(path, earliest.before, earliest.mode, conflict, earliest.made_dir)
+        plan.restores.append(restore)
 
 
 def _uncovered(points: list[Checkpoint]) -> list[str]:

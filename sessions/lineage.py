@@ -50,6 +50,7 @@ class FileChange:
     after_known: bool = False  # False while the tool has not finished (or never did)
     mode: str | None = None  # the git mode of `before`, for a file a command changed
     withheld: bool = False  # the old content was not kept (it held a key)
+    made_dir: str | None = None  # the topmost directory the write created, for a new file
 
     def record(self) -> dict[str, Any]:
         fields: dict[str, Any] = {"path": self.path, "before": self.before}
@@ -59,6 +60,8 @@ class FileChange:
             fields["mode"] = self.mode
         if self.withheld:
             fields["withheld"] = True
+        if self.made_dir is not None:
+            fields["made_dir"] = self.made_dir
         return fields
 
 
@@ -178,6 +181,8 @@ def _change(value: Any) -> FileChange:
     _require(mode is None or mode in FILE_MODES, "checkpoint mode")
     withheld = value.get("withheld", False)
     _require(isinstance(withheld, bool), "checkpoint withheld")
+    made_dir = value.get("made_dir")
+    _require(made_dir is None or (plain_path(made_dir) and path.startswith(made_dir + "/")), "dir")
     return FileChange(
         path=path,
         before=_ref(value.get("before"), "checkpoint before"),
@@ -185,6 +190,7 @@ def _change(value: Any) -> FileChange:
         after_known="after" in value,
         mode=mode,
         withheld=withheld,
+        made_dir=made_dir,
     )
 
 

@@ -64,15 +64,20 @@ def current(workspace: Path, rel: str) -> Current:
         os.close(parent)
 
 
-def put_back(workspace: Path, rel: str, data: bytes | None, mode: str | None) -> None:
+def put_back(
+    workspace: Path, rel: str, data: bytes | None, mode: str | None, made_dir: str | None = None
+) -> None:
     """Give the workspace path `rel` its old state: `data` as a file (or, with the link mode, as
-    a symbolic link's target), or no file at all when `data` is None. Directories are made as
-    needed, nothing outside the workspace is reached. Raises ToolError."""
+    a symbolic link's target), or no file at all when `data` is None (then the directories up
+    to `made_dir`, made for it, go too when empty). Directories are made as needed, nothing
+    outside the workspace is reached. Raises ToolError."""
     root = workspace_root(workspace)
     name = rel.rsplit("/", 1)[-1]
     try:
         if data is None:
             _remove(root, rel, name)
+            if made_dir is not None and rel.startswith(made_dir + "/"):
+                _remove_empty_dirs(root, rel, made_dir)
         elif mode == LINK_MODE:
             parent = _parent(root, rel, create=True)
             try:
@@ -97,6 +102,23 @@ def _remove(root: Path, rel: str, name: str) -> None:
         _unlink_entry(parent, name, rel)
     finally:
         os.close(parent)
+
+
+def _remove_empty_dirs(root: Path, rel: str, top: str) -> None:
+    """Remove `rel`'s parent directories up to `top`, each only while it is empty."""
+    directory = rel.rsplit("/", 1)[0]
+    while directory == top or directory.startswith(top + "/"):
+        try:
+            parent = _parent(root, directory, create=False)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        try:
+            os.rmdir(directory.rsplit("/", 1)[-1], dir_fd=parent)
+        except OSError:
+            return  # not empty (or not a directory any more): it stays, and so do its parents
+        finally:
+            os.close(parent)
+        directory = directory.rsplit("/", 1)[0] if "/" in directory else ""
 
 
 def _unlink_entry(parent: int, name: str, rel: str) -> None:

@@ -82,7 +82,7 @@ def test_undo_restores_written_and_edited_files_byte_for_byte(
     done = ok(run_pleat(workspace, server, "-p", "/undo", "--continue"))
     assert (workspace / "old.txt").read_bytes() == OLD_BYTES
     assert (workspace / "edited.txt").read_bytes() == OLD_EDITED
-    assert not (workspace / "sub" / "new.txt").exists()
+    assert not (workspace / "sub").exists(), "the directory made for the new file stays"
     lines = done.stdout.splitlines()
     assert lines[0] == "undid turn 1: write the files"
     assert sorted(lines[1:]) == ["removed sub/new.txt", "restored edited.txt", "restored old.txt"]

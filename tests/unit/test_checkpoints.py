@@ -175,6 +175,13 @@ DAMAGED_RECORDS = {
         "files": [{"path": "a", "before": None, "after": None, "mode": "040000"}],
     },
     "a turn for no request": {"type": "turn", "message": "m77", "time": "t"},
+    "a made directory that is not the file's": {
+        "type": "checkpoint",
+        "turn": "m4",
+        "call": "c",
+        "tool": "write_file",
+        "files": [{"path": "a/b.txt", "before": None, "made_dir": "elsewhere"}],
+    },
 }
 
 
@@ -226,6 +233,13 @@ def test_put_back_restores_files_links_and_modes(workspace: Path) -> None:
     put_back(workspace, "run.sh", None, None)
     assert not (workspace / "run.sh").exists() and current(workspace, "run.sh").kind == "missing"
     put_back(workspace, "never/was.txt", None, None)  # nothing there: nothing to do
+    put_back(workspace, "deep/dir/f.bin", None, None, made_dir="deep")
+    assert not (workspace / "deep").exists()  # made for the file: removed with it
+    (workspace / "kept").mkdir()
+    (workspace / "kept" / "other").write_text("x")
+    put_back(workspace, "kept/new/f", b"f", None)
+    put_back(workspace, "kept/new/f", None, None, made_dir="kept")
+    assert not (workspace / "kept" / "new").exists() and (workspace / "kept" / "other").exists()
 
 
 def test_put_back_never_leaves_the_workspace(workspace: Path, tmp_path: Path) -> None:
