@@ -36,6 +36,9 @@ from tools.paths import display_path, resolve_in_workspace
 SCAN_PIECE_BYTES = 1024 * 1024
 SCAN_OVERLAP_BYTES = 4096
 
+# What an undo says of a command it could not take back outside a git repository.
+OUTSIDE_GIT = "changes made by commands are only known in a git workspace"
+
 Record = Callable[[dict[str, Any]], None]
 
 
@@ -54,7 +57,8 @@ class CheckpointRecorder:
     git: GitSnapshots | None = None
     secrets: KnownSecrets = field(default_factory=KnownSecrets)
     turn: str | None = None  # the user message that started the running turn
-    _snapshots: dict[str, Snapshot] = field(default_factory=dict)
+    # A command's snapshot before it ran, by call id, until the one after it is taken.
+    _snapshots: dict[str, Snapshot] = field(default_factory=dict, init=False)
 
     def start_turn(self, message: Message) -> None:
         self.turn = message.id
@@ -98,8 +102,8 @@ class CheckpointRecorder:
         if paths is not None:
             point.files = [c for raw in paths if (c := self._keep(raw)) is not None]
             return point
-        if self.git is None:
-            point.uncovered = "changes made by commands are only known in a git workspace"
+        if self.git is None or self.git.available() is not None:
+            point.uncovered = OUTSIDE_GIT
             return point
         try:
             snapshot = self.git.take()

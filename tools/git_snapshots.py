@@ -121,10 +121,13 @@ class GitSnapshots:
     scratch: Path
     # Whether a file's bytes hold a key that must not be written to disk.
     holds_secret: Callable[[Path], bool] = lambda _: False
-    _prefix: str | None = None
-    _problem: str | None = None
-    _parent: str | None = None
-    _cache: dict[str, _Cached] = field(default_factory=dict)
+    # Learned from git once: the workspace's path inside the repository ("" at its root), or
+    # why there are no snapshots here; the last snapshot commit (the next one's parent).
+    _prefix: str | None = field(default=None, init=False)
+    _problem: str | None = field(default=None, init=False)
+    _parent: str | None = field(default=None, init=False)
+    # What each file looked like when last hashed: unchanged files are not read again.
+    _cache: dict[str, _Cached] = field(default_factory=dict, init=False)
 
     def available(self) -> str | None:
         """None when snapshots work here, else why not (asked of git once)."""
@@ -155,7 +158,10 @@ class GitSnapshots:
         files: dict[str, Entry] = {}
         withheld: set[str] = set()
         to_hash: list[tuple[str, StatKey, str]] = []
+        real_dirs: dict[str, bool] = {"": True}
         for name in names:
+            if not self._real_parents(name, real_dirs):
+                continue  # below a directory that is a symlink now: not the workspace's file
             path = self.workspace / name
             try:
                 info = os.lstat(path)
@@ -187,6 +193,18 @@ class GitSnapshots:
             self._remember(name, key, entry, started)
         commit = self._commit(files)
         return Snapshot(commit, files, frozenset(withheld))
+
+    def _real_parents(self, name: str, known: dict[str, bool]) -> bool:
+        """Whether every directory above `name` is a real directory (not a symlink, which git
+        may still list files below from its index), remembered per directory in `known`."""
+        parent = name.rpartition("/")[0]
+        if parent not in known:
+            try:
+                real = stat.S_ISDIR(os.lstat(self.workspace / parent).st_mode)
+            except OSError:
+                real = False
+            known[parent] = real and self._real_parents(parent, known)
+        return known[parent]
 
     def missing(self, blobs: Iterable[str]) -> set[str]:
         """The blobs of `blobs` this repository no longer has. Raises GitSnapshotError."""

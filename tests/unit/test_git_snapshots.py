@@ -151,3 +151,19 @@ def test_a_long_input_reaches_git_whole(repo: Path) -> None:
     )
     assert done is not None and done.returncode == 0
     assert len(done.stdout.split()) == lines
+
+
+def test_a_directory_swapped_for_a_symlink_out_is_not_followed(repo: Path, tmp_path: Path) -> None:
+    (repo / "dir").mkdir()
+    (repo / "dir" / "f.txt").write_text("inside\n")
+    git(repo, "add", "dir")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f.txt").write_text("a secret outside the workspace\n")
+    shutil.rmtree(repo / "dir")
+    (repo / "dir").symlink_to(outside)  # the index still lists dir/f.txt
+    shots = snapshots(repo, tmp_path)
+    snap = shots.take()
+    assert "dir/f.txt" not in snap.files and snap.files["dir"].mode == SYMLINK
+    blob = blob_id((outside / "f.txt").read_bytes(), 40)
+    assert shots.missing([blob]) == {blob}
