@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sessions.paths import private_dir
 from tools.git_process import GitResult, run_git
 
 # Seconds one listing or hashing call may take: the first snapshot of a session hashes every
@@ -298,7 +299,7 @@ class GitSnapshots:
         lines = "".join(
             f"{entry.mode} {entry.blob}\t{prefix}{name}\0" for name, entry in files.items()
         ).encode("utf-8", "surrogateescape")
-        self.scratch.mkdir(parents=True, exist_ok=True)
+        private_dir(self.scratch)  # 0700: the session's own directory
         handle, index = tempfile.mkstemp(prefix=".git-index-", dir=self.scratch)
         os.close(handle)
         os.unlink(index)  # git makes the index itself; an empty file is not a valid one

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -64,6 +65,8 @@ def test_a_snapshot_sees_tracked_and_untracked_files_but_not_ignored_ones(
     data = (repo / "a.txt").read_bytes()
     assert snap.files["a.txt"].blob == blob_id(data, 40)
     assert git(repo, "rev-parse", REF).strip() == snap.commit
+    scratch = tmp_path / "scratch"
+    assert stat.S_IMODE(scratch.stat().st_mode) == 0o700 and not list(scratch.iterdir())
 
 
 def test_changes_between_snapshots_and_blobs_read_back_byte_for_byte(
