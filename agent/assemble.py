@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from agent.checkpoints import make_recorder
 from agent.compaction.engine import Compactor
 from agent.config import Config
 from agent.llm import LLM
@@ -98,4 +99,8 @@ def build_agent(
         usage=session.usage_so_far,
         max_budget_usd=config.max_budget_usd,
         images=session.images,
+        checkpoints=make_recorder(
+            workspace, session.id, session.checkpoints, session.record, known
+        ),
+        last_id=session.highest_id,
     )

@@ -39,6 +39,7 @@ examples:
   pleat -p "fix the failing test" --yes   headless, allowing writes, edits and commands
   pleat --model openai/qwen --api-base http://localhost:8000/v1 -p "hi"
   pleat -p "what did we decide about the cache?" --continue
+  pleat -p "/undo" --continue             take back the last request: its file changes, its messages
   pleat sessions                          this workspace's sessions (--all for every one)
   pleat replay sessions.jsonl             recorded sessions through each compaction strategy
   pleat replay sessions.jsonl --report r.html   the same, charted in one offline page

@@ -8,7 +8,7 @@ import io
 import os
 import signal
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -25,8 +25,17 @@ from agent.events import (
     ToolCallStarted,
     TurnDone,
 )
+from agent.exit_codes import (
+    EXIT_BUDGET,
+    EXIT_CONFIG,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TERMINATED,
+)
 from agent.fork import ForkRefused, fork_session
 from agent.headless_json import JsonReport, OutputFormat
+from agent.headless_rewind import run_rewind, run_undo
 from agent.loop import Agent
 from agent.model_discovery import first_model
 from agent.permissions import approve_all, refuse_headless
@@ -35,11 +44,6 @@ from agent.prompt_images import attach_images
 from sessions.lock import SessionBusy
 from sessions.store import Session, SessionError
 
-# Exit codes: 0 answered; 1 the request failed (provider, model); 2 bad configuration or input;
-# 3 stopped at the spending cap (--max-budget-usd); 130 interrupted and 143 terminated (the
-# shell's 128 + signal number for SIGINT and SIGTERM).
-EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET = 0, 1, 2, 3
-EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 # Error kinds that are the user's configuration to fix rather than a failed request.
 CONFIG_KINDS = frozenset({"auth", "config"})
 # Said after "no model configured" when discovery found nothing either (with an api_base
@@ -97,26 +101,38 @@ def describe_compaction(event: CompactionDone | CompactionFailed) -> str:
     return line
 
 
-async def run_compact(agent: Agent, focus: str | None, out: TextIO) -> int:
+async def run_compact(agent: Agent, session: Session, focus: str, out: TextIO, err: TextIO) -> int:
     """`pleat -p "/compact [focus]"`: fold now and say what happened."""
     last: Event | None = None
-    async for event in agent.compact(focus=focus):
+    async for event in agent.compact(focus=focus or None):
         last = event
     assert isinstance(last, CompactionDone | CompactionFailed)
     out.write(describe_compaction(last) + "\n")
     return EXIT_OK if isinstance(last, CompactionDone) else EXIT_FAILED
 
 
-async def run_fork(agent: Agent, session: Session, out: TextIO) -> int:
+async def run_fork(agent: Agent, session: Session, _: str, out: TextIO, err: TextIO) -> int:
     """`pleat -p /fork --continue`: fork the session; print the new session's id."""
     try:
-        child, _, note = await fork_session(agent, session)
+        child, _history, note = await fork_session(agent, session)
     except ForkRefused as error:
-        print(f"pleat: error: {error}", file=sys.stderr)
+        print(f"pleat: error: {error}", file=err)
         return EXIT_CONFIG
     child.close()
     out.write(f"{note}\n{child.id}\n")
     return EXIT_OK
+
+
+# The slash commands a headless run takes as its prompt (`pleat -p "/undo" --continue`): each
+# gets the agent, the session, the text after the command, stdout and stderr, and gives the
+# exit code. Custom commands join this table.
+HeadlessCommand = Callable[[Agent, Session, str, TextIO, TextIO], Coroutine[Any, Any, int]]
+HEADLESS_COMMANDS: dict[str, HeadlessCommand] = {
+    "/compact": run_compact,
+    "/fork": run_fork,
+    "/undo": run_undo,
+    "/rewind": run_rewind,
+}
 
 
 async def run_turn(
@@ -244,14 +260,13 @@ def run_headless(
             report = JsonReport(agent, session.id, sys.stdout, stream=stream)
         captured = io.StringIO()  # with a report, a command's line becomes its result
         out = sys.stdout if report is None else captured
-        if command == "/compact":
-            work = run_compact(agent, focus.strip() or None, out)
-        elif command == "/fork":
-            work = run_fork(agent, session, out)
+        handler = HEADLESS_COMMANDS.get(command)
+        if handler is not None:
+            work = handler(agent, session, focus.strip(), out, sys.stderr)
         else:
             work = run_turn(agent, prompt, sys.stdout, sys.stderr, report)
         code = asyncio.run(until_terminated(work))
-        if report is not None and command in ("/compact", "/fork"):
+        if report is not None and handler is not None:
             answer = captured.getvalue().strip()
             report.finish(TurnDone("answer" if code == EXIT_OK else "error", text=answer), None)
     except KeyboardInterrupt:

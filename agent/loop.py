@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from agent import turn_notes as notes
+from agent.checkpoints import CheckpointRecorder
 from agent.compaction.engine import Compactor
 from agent.compaction.fold_parts import Summarized
 from agent.compaction.last_rung import shrink_to_fit, too_small
@@ -30,21 +32,18 @@ from agent.llm import LLM, LLMError, LLMReply
 from agent.permissions import ApprovalRequest, Approver
 from agent.recorder import Recorder
 from agent.spending_cap import SpendingCap
+from agent.tool_budget import tool_context
 from agent.uninterruptible import UninterruptibleSteps
 from sessions import messages as msg
 from sessions.image_store import SessionImages
 from sessions.messages import Message, ToolCall
 from sessions.usage import UsageTally
 from tools.base import OutputKeeper, ToolContext, ToolError, ToolOutput
-from tools.output_budget import MIN_OUTPUT_TOKENS, OutputBudget
 from tools.registry import ToolRegistry, validate_arguments
 
 # Compactions forced by the provider's context-overflow error before one model call gives up:
 # the first normally suffices; a second covers a misjudged size after pulling back.
 MAX_OVERFLOW_RECOVERIES = 2
-# Parallel calls of one reply share one result's budget, down to this fraction of it each: a
-# reply of many reads then still fits the window, and a few reads each get a useful page.
-PARALLEL_SHARE_FLOOR = 4
 # Rounds of the ladder (fold, then shrink tool results) before a request is declared too big:
 # the second round folds what the first round's stubs made foldable.
 LADDER_ROUNDS = 2
@@ -73,6 +72,8 @@ class Agent:
         usage: UsageTally | None = None,
         max_budget_usd: float | None = None,
         images: SessionImages | None = None,
+        checkpoints: CheckpointRecorder | None = None,
+        last_id: int = 0,
     ) -> None:
         self.llm = llm
         self.registry = registry
@@ -81,8 +82,7 @@ class Agent:
         self.approve = approve
         self.max_tool_iterations = max_tool_iterations
         self.recorder = recorder
-        self.history: list[Message] = []
-        self._next_id = 1
+        self.checkpoints = checkpoints  # what side-effecting calls change, for /undo
         self._partial: list[str] = []  # text of the reply being streamed, for interruptions
         # Every model call of the session so far (a resumed one starts from its journal).
         self.usage = usage if usage is not None else UsageTally()
@@ -93,11 +93,11 @@ class Agent:
         self.commits = UninterruptibleSteps()
         # Outcomes of commits the consumer was cancelled before seeing (take_unannounced).
         self.unannounced: list[Event] = []
-        if history:
-            # A resumed session: exactly the history it had (same prefix, same cache).
-            self.history = list(history)
-            self._next_id = 1 + msg.last_id_number(history)
-        else:
+        # A resumed session: exactly the history it had (same prefix, same cache). Ids continue
+        # after the highest ever used (`last_id`: a rewound history holds lower ones).
+        self.history: list[Message] = list(history or [])
+        self._next_id = 1 + max(last_id, msg.last_id_number(self.history))
+        if not history:
             self.add(Message(role="system", content=system_prompt))
         self.compactor = compactor(self) if compactor is not None else None
 
@@ -130,7 +130,9 @@ class Agent:
     async def run_turn(self, prompt: str, images: Images = ()) -> AsyncGenerator[Event, None]:
         """Run one user request (its images: agent/prompt_images.py) to its end. Interrupting the
         consumer (a cancellation, or closing it) leaves every tool call with a result."""
-        self.add(msg.user(prompt, images))
+        request = self.add(msg.user(prompt, images))
+        if self.checkpoints is not None:
+            self.checkpoints.start_turn(request)
         if (problem := await self.safe_point()) is not None:
             yield problem
             self._end_without_reply(notes.UNRECORDED_NOTE)
@@ -349,15 +351,8 @@ class Agent:
         return self.compactor.budget.reserved if self.compactor is not None else None
 
     def tool_context(self, calls: int = 1) -> ToolContext:
-        """The context of a tool run: its output bounded by the model's window, shared among
-        the `calls` of one reply (each gets at least a quarter of a whole result's budget:
-        past that, the last rung shrinks what does not fit)."""
-        if self.compactor is None:
-            return self.context
-        whole = self.compactor.budget.tool_output_tokens
-        share = max(whole // max(1, calls), whole // PARALLEL_SHARE_FLOOR, MIN_OUTPUT_TOKENS)
-        budget = OutputBudget(min(whole, share), self.compactor.count_text)
-        return dataclasses.replace(self.context, budget=budget, page_tokens=whole)
+        """The context of one of `calls` tool runs of a reply (agent/tool_budget.py)."""
+        return tool_context(self.context, self.compactor, calls)
 
     def _describe(self, call: ToolCall) -> str:
         tool = self.registry.get(call.name)
@@ -379,6 +374,9 @@ class Agent:
             if not decision.approved:
                 why = f": {decision.reason}" if decision.reason else ""
                 return ToolOutput(f"refused: the user did not approve {call.name}{why}", True)
+            if self.checkpoints is not None:  # keeps what the call is about to change
+                run = functools.partial(self.registry.dispatch, call.name, call.arguments, context)
+                return await self.checkpoints.around(call, tool, args, run)
         return await self.registry.dispatch(call.name, call.arguments, context)
 
     def _end_without_reply(self, note: str) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions.image_ref import ImageRef
+from sessions.lineage import Lineage
 from sessions.messages import Message, ToolCall
 from sessions.redact import KnownSecrets
 from sessions.usage import UsageTally
@@ -154,6 +155,8 @@ class Replayed:
     torn_lines: int = 0  # lines that did not parse (a write cut by a crash), ignored
     problems: list[str] = field(default_factory=list)
     usage: UsageTally = field(default_factory=UsageTally)  # every model call's usage, summed
+    # Turns, checkpoints and rewinds (sessions/lineage.py), and the highest message number.
+    lineage: Lineage = field(default_factory=Lineage)
 
 
 # What the model reads for a tool call whose result sat on a damaged journal line (a call left
@@ -166,6 +169,9 @@ LOST_REQUEST = "[pleat: the first request of this session was lost: its journal 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 # Chunk-state fields Session.resume's archive reconciliation reads as integers.
 CHUNK_STATE_INTEGERS = ("number", "messages", "shrunk")
+# Record kinds sessions/lineage.py reads: turns and checkpoints (a rewind changes the history
+# too, and is read here).
+LINEAGE_KINDS = frozenset({"turn", "checkpoint", "checkpoint_done"})
 
 
 class _Damaged(ValueError):
@@ -293,10 +299,12 @@ def _compaction_history(records: Any, dropped: list[str]) -> list[Message]:
     return history
 
 
-def replay_journal(path: Path) -> Replayed:
-    """Rebuild the live history: messages appended in order, each compaction replacing the
-    history with the one it recorded. A torn, corrupt or inconsistent line is skipped and
-    reported, and the history is mended around what it held (see _mend). Raises only OSError."""
+def replay_journal(path: Path, stop_before: str | None = None) -> Replayed:
+    """Rebuild the live history: messages appended in order, each compaction (or rewind of the
+    conversation) replacing the history with the one it recorded. A torn, corrupt or
+    inconsistent line is skipped and reported, and the history is mended around what it held
+    (see _mend). With `stop_before`, the replay stops at that message: the history as it was
+    just before it was added (a rewind to a folded turn). Raises only OSError."""
     header: dict[str, Any] = {}
     history: list[Message] = []
     live_ids: set[str] = set()
@@ -304,6 +312,7 @@ def replay_journal(path: Path) -> Replayed:
     total = torn = 0
     problems: list[str] = []
     usage = UsageTally()
+    lineage = Lineage()
     with path.open("r", encoding="utf-8", errors="replace") as lines:
         for number, line in enumerate(lines, 1):
             dropped: list[str] = []
@@ -316,8 +325,11 @@ def replay_journal(path: Path) -> Replayed:
                 elif kind == "message":
                     message = _message(record.get("message"), dropped)
                     _require(message.id not in live_ids, f"message id {message.id} repeated")
+                    if message.id == stop_before:
+                        break
                     history.append(message)
                     live_ids.add(message.id)
+                    lineage.message(message, number)
                     total += 1
                 elif kind == "usage":
                     usage.add_record(record)
@@ -325,8 +337,19 @@ def replay_journal(path: Path) -> Replayed:
                     recorded = _compaction_history(record.get("history"), dropped)
                     chunk_state = _chunk_state(record.get("chunk_state"))
                     history, live_ids = recorded, {m.id for m in recorded}
+                    lineage.seen(recorded)
+                elif kind == "rewind":  # the chunk state stays: no chunk is set aside
+                    rewound = record.get("history")
+                    _require((rewound is None) == (record.get("scope") == "files"), "rewind")
+                    went_back = None if rewound is None else _compaction_history(rewound, dropped)
+                    lineage.rewind(record)
+                    if went_back is not None:
+                        history, live_ids = went_back, {m.id for m in went_back}
+                elif kind in LINEAGE_KINDS:
+                    lineage.apply(kind, record, number)
             except (ValueError, KeyError, TypeError, RecursionError):
                 # ValueError covers JSONDecodeError and _Damaged; RecursionError: absurd nesting.
+                lineage.damaged(number)
                 torn += 1
                 problems.append(f"line {number} of {path.name} is damaged and was skipped")
                 continue
@@ -339,4 +362,4 @@ def replay_journal(path: Path) -> Replayed:
     # message inside another record (two lines run together), with no line failing to parse.
     history, notes = _mend(history)
     problems += notes
-    return Replayed(header, history, chunk_state, total, torn, problems, usage)
+    return Replayed(header, history, chunk_state, total, torn, problems, usage, lineage)

@@ -154,6 +154,8 @@ class KnownSecrets:
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self._pattern = _known_pattern(secrets)
+        # The same secrets as UTF-8 bytes, to look for them in files (checkpoints).
+        self._bytes = None if self._pattern is None else re.compile(self._pattern.pattern.encode())
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -169,6 +171,10 @@ class KnownSecrets:
                 break
             text = redacted
         return text
+
+    def found_in(self, data: bytes) -> bool:
+        """Whether `data` holds one of the secrets (in UTF-8)."""
+        return self._bytes is not None and self._bytes.search(data) is not None
 
     def value(self, value: Any) -> Any:
         """A JSON-like value (a journal record) with every string in it redacted."""

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions.archive import ChunkArchive
+from sessions.checkpoint_store import CHECKPOINTS_DIR, CheckpointStore
 from sessions.image_store import IMAGES_DIR, SessionImages
 from sessions.journal import JOURNAL_NAME, Journal, replay_journal
 from sessions.lock import SessionLock
@@ -52,6 +53,11 @@ class Session:
         # Copies of the images attached in this session; the archive copies those it folds.
         self.images = SessionImages(self.directory / IMAGES_DIR)
         self.archive.images = self.images
+        # Old contents of the files pleat changes, for /undo and /rewind.
+        self.checkpoints = CheckpointStore(self.directory / CHECKPOINTS_DIR)
+        # The highest message number ever used here (a rewound history may hold lower ones):
+        # new ids continue after it, so no id is used twice in a session's life.
+        self.highest_id = 0
         # The usage of every model call journaled before this run (a resumed session's bill).
         self.usage_so_far = UsageTally()
         self.journal = Journal(self.directory)
@@ -91,6 +97,7 @@ class Session:
             raise SessionError(f"cannot read session {session_id}: {error}") from None
         session.header = replayed.header
         session.usage_so_far = replayed.usage
+        session.highest_id = replayed.lineage.highest_id
         notes = list(replayed.problems)
         notes += session.archive.reconcile(replayed.chunk_state)
         history = replayed.history
@@ -99,7 +106,8 @@ class Session:
             raise SessionError(f"session {session_id} has no conversation to resume")
         for call in unanswered_calls(history):
             answer = tool_result(call, INTERRUPTED_TOOL_RESULT, is_error=True, interrupted=True)
-            answer.id = f"m{last_id_number(history) + 1}"
+            session.highest_id = max(session.highest_id, last_id_number(history)) + 1
+            answer.id = f"m{session.highest_id}"
             history.append(answer)
             session.message(answer)
             notes.append(f"tool call {call.name} ({call.id}) had no result: marked interrupted")
@@ -108,14 +116,21 @@ class Session:
     # -- agent.loop.Recorder ----------------------------------------------------------------
 
     def message(self, message: Message) -> None:
+        self.highest_id = max(self.highest_id, last_id_number([message]))
         self.journal.message(message)
 
     def compaction(self, chunk: int, merged: bool, history: list[Message]) -> None:
         """Record a fold: the chunk it wrote (or merged into) and the history that replaced the
         folded one."""
+        self.highest_id = max(self.highest_id, last_id_number(history))
         chunks = self.archive.chunks()
         state = next((c.state() for c in chunks if c.number == chunk), {})
         self.journal.compaction(chunk=chunk, merged=merged, chunk_state=state, history=history)
+
+    def record(self, record: dict[str, Any]) -> None:
+        """Journal a record of another kind: a turn, a checkpoint, a rewind (sessions/lineage.py
+        builds them)."""
+        self.journal.append(record)
 
     def usage(self, model: str, usage: Usage, purpose: CallPurpose = "turn") -> None:
         fields = {k: v for k, v in usage.__dict__.items() if v}

@@ -113,6 +113,11 @@ class Tool(ABC):
         """What the user approves: a diff for edits and writes, the command for the shell."""
         return self.describe_call(args)
 
+    def writes(self, args: dict[str, Any]) -> tuple[str, ...] | None:
+        """The paths (as the model gave them) a call may change, for checkpoints: none for a
+        read-only tool; None when the tool cannot say (a command: anything may change)."""
+        return () if self.read_only else None
+
     @abstractmethod
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         """Run with validated arguments; raise ToolError for a clear failure message."""

@@ -5,30 +5,23 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 from tools.base import ToolError
+from tools.git_process import run_git
 from tools.gitignore import IgnoreRule, is_ignored, parse_gitignore
 from tools.paths import open_in_workspace
-from tools.shell import command_environment
 from tools.workspace_text import read_workspace_text
 
 # Seconds allowed for one git call: listing even a huge repository takes well under a second;
 # past this, git is hung (a lock, a network filesystem, a .gitignore that is a named pipe, which
 # git opens and waits on) and the plain walk is used instead, from then on for that workspace.
 GIT_TIMEOUT_SECONDS = 10.0
-# Seconds between two looks at the stop flag while git runs: a cancelled search ends this soon.
-GIT_POLL_SECONDS = 0.1
 # Bytes of one .gitignore read: real ones are a few kilobytes; the cap bounds the rules (each
 # one checked against every path of the walk) a hostile file can add.
 MAX_GITIGNORE_BYTES = 256 * 1024
 # Never walk into these directories: git's own data is no workspace content.
 ALWAYS_SKIPPED_DIRS = frozenset({".git"})
-# Settings forced on every git call. `core.fsmonitor` names a command git runs while listing
-# files: a .git/config written by the model (or shipped in a downloaded directory) would
-# otherwise run anything through glob and grep, which need no approval.
-GIT_SAFETY_CONFIG = ("-c", "core.fsmonitor=false")
 
 
 # Workspaces where git hung once: their listings use the walk, so a named pipe that git waits
@@ -39,32 +32,9 @@ _GIT_HUNG: set[Path] = set()
 def _git(
     args: list[str], cwd: Path, stop: threading.Event | None = None
 ) -> subprocess.CompletedProcess[bytes] | None:
-    """Run git without a terminal and without taking index locks; None when it cannot run,
-    hangs past GIT_TIMEOUT_SECONDS, or `stop` is set meanwhile (git is then killed)."""
-    env = {**command_environment(), "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
-    try:
-        process = subprocess.Popen(
-            ["git", *GIT_SAFETY_CONFIG, *args],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    deadline = time.monotonic() + GIT_TIMEOUT_SECONDS
-    with process:
-        while True:
-            try:
-                out, err = process.communicate(timeout=GIT_POLL_SECONDS)
-                break
-            except subprocess.TimeoutExpired:
-                if (stop is not None and stop.is_set()) or time.monotonic() > deadline:
-                    process.kill()
-                    process.communicate()
-                    return None
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    """Run git (tools/git_process.py); None when it cannot run, hangs past
+    GIT_TIMEOUT_SECONDS, or `stop` is set meanwhile (git is then killed)."""
+    return run_git(args, cwd, timeout=GIT_TIMEOUT_SECONDS, stop=stop)
 
 
 def _git_listing(root: Path, start: Path, stop: threading.Event | None) -> list[str] | None:

@@ -66,6 +66,9 @@ class WriteFileTool(Tool):
     parameters = _PARAMETERS
     read_only = False
 
+    def writes(self, args: dict[str, Any]) -> tuple[str, ...]:
+        return (str(args.get("path", "")),)
+
     async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         try:
             plan = await asyncio.to_thread(_plan, ctx, args)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tui.session_controller import SessionController
     from tui.startup import Startup
     from tui.widgets.conversation import Conversation
+    from tui.widgets.prompt_input import PromptInput
     from tui.widgets.status_bar import StatusBar
 
 # The agent's work the app runs, one at a time: a turn, a manual fold, an idle fold, a fork, a
@@ -46,6 +47,11 @@ class Host(Protocol):
 
     @property
     def status(self) -> StatusBar: ...
+
+    @property
+    def prompt(self) -> PromptInput:
+        """The input (a rewound request comes back into it)."""
+        ...
 
     @property
     def agent(self) -> Agent | None: ...

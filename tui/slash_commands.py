@@ -120,6 +120,18 @@ async def model(host: Host, name: str) -> None:
         await models.use(host, *picked)
 
 
+async def undo(host: Host, arg: str) -> None:
+    from tui.rewind_commands import undo as undo_last
+
+    await undo_last(host, arg)
+
+
+async def rewind(host: Host, arg: str) -> None:
+    from tui.rewind_commands import rewind as rewind_to
+
+    await rewind_to(host, arg)
+
+
 async def show_help(host: Host, _: str) -> None:
     await host.conversation.add_markdown(help_text(), "help")
 
@@ -142,6 +154,16 @@ COMMANDS: tuple[SlashCommand, ...] = (
         "resume", "[id]", "switch to another session of this workspace", resume, needs_quiet=True
     ),
     SlashCommand("new", "", "start a new session", new, needs_quiet=True),
+    SlashCommand(
+        "undo", "", "undo the last request: its file changes and messages", undo, needs_quiet=True
+    ),
+    SlashCommand(
+        "rewind",
+        "[N [files|conversation|both]]",
+        "go back to before an earlier request: files, conversation or both",
+        rewind,
+        needs_quiet=True,
+    ),
     SlashCommand(
         "model",
         "[name]",

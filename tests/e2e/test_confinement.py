@@ -22,6 +22,7 @@ from conftest import TEST_API_KEY, TEST_MODEL
 from scripted_server import ScriptedServer, Text, ToolCalls
 
 import tools.edit_file
+import tools.git_process
 import tools.list_dir
 import tools.read_file
 import tools.search
@@ -324,13 +325,18 @@ async def test_no_tool_but_an_approved_run_command_starts_a_process(
     assert (workspace / "evil.sh").exists() and not marker.exists(), "the script ran"
     for event, argv in SPAWNED:  # only the file listing's git, with hooks disabled
         assert event == "subprocess.Popen", (event, argv)
-        assert list(argv[:3]) == ["git", *tools.visible_files.GIT_SAFETY_CONFIG], argv
+        assert list(argv[:3]) == ["git", *tools.git_process.GIT_SAFETY_CONFIG], argv
         assert argv[3] in ("ls-files", "check-ignore"), argv
 
 
 # Tool modules allowed to start processes, and what with: the shell tool (behind approval),
-# and the file listing's read-only `git ls-files` / `git check-ignore` (fixed argv, no shell).
-SPAWNING_MODULES = {"shell.py": "asyncio.create_subprocess_shell", "visible_files.py": "git"}
+# and git with a fixed argv, no shell (tools/git_process.py runs it: the file listing's
+# read-only `git ls-files` / `git check-ignore`, the checkpoints' snapshots).
+SPAWNING_MODULES = {
+    "shell.py": "asyncio.create_subprocess_shell",
+    "git_process.py": "git",
+    "visible_files.py": "git",  # imports subprocess for the result's type only
+}
 # Names whose use means starting a process.
 SPAWN_NAMES = frozenset(
     {"subprocess", "pty", "pexpect", "multiprocessing", "system", "popen", "fork", "forkpty",
@@ -357,16 +363,17 @@ def spawning_names(source: str) -> set[str]:
 
 def test_only_the_allow_listed_tool_modules_can_start_processes() -> None:
     modules = sorted(TOOLS_DIR.glob("*.py"))
-    assert {"shell.py", "visible_files.py", "read_file.py"} <= {m.name for m in modules}
+    assert {"shell.py", "git_process.py", "read_file.py"} <= {m.name for m in modules}
     for module in modules:
         names = spawning_names(module.read_text())
         if module.name not in SPAWNING_MODULES:
             assert not names, f"tools/{module.name} can start processes: {sorted(names)}"
     shell = (TOOLS_DIR / "shell.py").read_text()
     assert "create_subprocess_shell" in spawning_names(shell)
-    # visible_files: one subprocess.Popen (killable when the search stops), argv a list
-    # starting with "git", never shell=True.
-    tree = ast.parse((TOOLS_DIR / "visible_files.py").read_text())
+    # git_process: one subprocess.Popen (killable when a search stops), argv a list starting
+    # with "git", never shell=True; visible_files starts nothing itself.
+    assert "Popen" not in (TOOLS_DIR / "visible_files.py").read_text()
+    tree = ast.parse((TOOLS_DIR / "git_process.py").read_text())
     calls = [
         n
         for n in ast.walk(tree)

@@ -1,0 +1,71 @@
+"""`pleat -p "/undo" --continue` and `pleat -p "/rewind [N [files|conversation|both]]"`.
+
+Headless cannot ask: a file changed since pleat wrote it keeps the user's version, one line on
+stderr says so, and the run exits with EXIT_KEPT.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from agent.exit_codes import EXIT_CONFIG, EXIT_FAILED, EXIT_KEPT, EXIT_OK
+from agent.loop import Agent
+from agent.rewind import Rewinder, RewindRefused, turn_label
+from sessions.lineage import SCOPES, Scope
+from sessions.store import Session
+
+# How /rewind is written, for the error that answers a malformed one.
+REWIND_USAGE = "/rewind [N [files|conversation|both]]"
+
+
+async def run_undo(agent: Agent, session: Session, arg: str, out: TextIO, err: TextIO) -> int:
+    """Undo the last turn: its file changes and its messages."""
+    if arg:
+        print(f"pleat: error: /undo takes no argument (further back: {REWIND_USAGE})", file=err)
+        return EXIT_CONFIG
+    return await _rewind(Rewinder(agent, session), None, "both", out, err)
+
+
+async def run_rewind(agent: Agent, session: Session, arg: str, out: TextIO, err: TextIO) -> int:
+    """No argument: list the turns, numbered. `N [scope]`: rewind to before turn N."""
+    rewinder = Rewinder(agent, session)
+    words = arg.split()
+    if not words:
+        turns = await rewinder.turns()
+        if not turns:
+            out.write("no turns to rewind to yet\n")
+        for number, turn in enumerate(turns, 1):
+            out.write(turn_label(number, turn) + "\n")
+        return EXIT_OK
+    scope = next((s for s in SCOPES if s == (words[1] if len(words) > 1 else "both")), None)
+    if not words[0].isdigit() or len(words) > 2 or scope is None:
+        print(f"pleat: error: {arg!r} is not a rewind: {REWIND_USAGE}", file=err)
+        return EXIT_CONFIG
+    return await _rewind(rewinder, int(words[0]), scope, out, err)
+
+
+async def _rewind(
+    rewinder: Rewinder, number: int | None, scope: Scope, out: TextIO, err: TextIO
+) -> int:
+    try:
+        plan = await rewinder.plan(number, scope)
+    except RewindRefused as error:
+        print(f"pleat: error: {error}", file=err)
+        return EXIT_CONFIG
+    try:
+        outcome = await rewinder.apply(plan)  # headless never overwrites the user's changes
+    except RewindRefused as error:
+        print(f"pleat: error: {error}", file=err)
+        return EXIT_FAILED
+    out.write(outcome.summary(undo=number is None) + "\n")
+    for path in outcome.restored:
+        out.write(f"restored {path}\n")
+    for path in outcome.removed:
+        out.write(f"removed {path}\n")
+    for path in outcome.kept:
+        err.write(f"pleat: kept your version of {path}: it changed after pleat wrote it\n")
+    for line in outcome.failed:
+        err.write(f"pleat: not restored: {line}\n")
+    for note in plan.notes:
+        err.write(f"pleat: note: {note}\n")
+    return EXIT_KEPT if outcome.kept or outcome.failed else EXIT_OK

@@ -1,0 +1,25 @@
+"""The context a tool run gets: its output bounded by the model's window, shared in a reply."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from agent.compaction.engine import Compactor
+from tools.base import ToolContext
+from tools.output_budget import MIN_OUTPUT_TOKENS, OutputBudget
+
+# Parallel calls of one reply share one result's budget, down to this fraction of it each: a
+# reply of many reads then still fits the window, and a few reads each get a useful page.
+PARALLEL_SHARE_FLOOR = 4
+
+
+def tool_context(base: ToolContext, compactor: Compactor | None, calls: int = 1) -> ToolContext:
+    """`base` with a budget for one of the `calls` of a reply (each gets at least a quarter of
+    a whole result's budget: past that, the last rung shrinks what does not fit); unchanged
+    without a compactor (no window known)."""
+    if compactor is None:
+        return base
+    whole = compactor.budget.tool_output_tokens
+    share = max(whole // max(1, calls), whole // PARALLEL_SHARE_FLOOR, MIN_OUTPUT_TOKENS)
+    budget = OutputBudget(min(whole, share), compactor.count_text)
+    return dataclasses.replace(base, budget=budget, page_tokens=whole)

@@ -1,0 +1,142 @@
+"""Reading a workspace file's current state and putting an old one back, confined (undo)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from tools.base import ToolError
+from tools.file_changes import atomic_write
+from tools.paths import NOFOLLOW, open_directory_in_workspace, workspace_root
+
+# Git's mode for a symbolic link, and for an executable file (sessions/lineage.py FILE_MODES).
+LINK_MODE, EXECUTABLE_MODE = "120000", "100755"
+# Largest file read to compare with what pleat wrote: far past what the file tools write
+# (10 MiB), while a command's output file of gigabytes is simply taken as changed.
+MAX_COMPARE_BYTES = 256 * 1024 * 1024
+
+Kind = Literal["file", "link", "missing", "other"]
+
+
+@dataclass(frozen=True)
+class Current:
+    """What is at a path now: a file (its bytes), a link (its target), nothing, or something
+    else (a directory, a device, a file too big to compare)."""
+
+    kind: Kind
+    data: bytes = b""
+
+
+def _parent(workspace: Path, rel: str, create: bool) -> int:
+    """The directory holding `rel`, reached from the workspace root without symlinks."""
+    root = workspace_root(workspace)
+    return open_directory_in_workspace(root, (root / rel).parent, rel, create=create)
+
+
+def current(workspace: Path, rel: str) -> Current:
+    """The state of the workspace file `rel`, read without following a symlink anywhere below
+    the workspace root. Raises ToolError when it cannot be read."""
+    try:
+        parent = _parent(workspace, rel, create=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return Current("missing")
+    except OSError as error:
+        raise ToolError(f"cannot read {rel}: {error.strerror or error}") from None
+    name = rel.rsplit("/", 1)[-1]
+    try:
+        try:
+            info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        except FileNotFoundError:
+            return Current("missing")
+        if stat.S_ISLNK(info.st_mode):
+            return Current("link", os.fsencode(os.readlink(name, dir_fd=parent)))
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_COMPARE_BYTES:
+            return Current("other")
+        fd = os.open(name, os.O_RDONLY | NOFOLLOW | os.O_NONBLOCK, dir_fd=parent)
+        with os.fdopen(fd, "rb") as stream:
+            return Current("file", stream.read(MAX_COMPARE_BYTES + 1))
+    except OSError as error:
+        raise ToolError(f"cannot read {rel}: {error.strerror or error}") from None
+    finally:
+        os.close(parent)
+
+
+def put_back(
+    workspace: Path, rel: str, data: bytes | None, mode: str | None, made_dir: str | None = None
+) -> None:
+    """Give the workspace path `rel` its old state: `data` as a file (or, with the link mode, as
+    a symbolic link's target), or no file at all when `data` is None (then the directories up
+    to `made_dir`, made for it, go too when empty). Directories are made as needed, nothing
+    outside the workspace is reached. Raises ToolError."""
+    root = workspace_root(workspace)
+    name = rel.rsplit("/", 1)[-1]
+    try:
+        if data is None:
+            _remove(root, rel, name)
+            if made_dir is not None and rel.startswith(made_dir + "/"):
+                _remove_empty_dirs(root, rel, made_dir)
+        elif mode == LINK_MODE:
+            parent = _parent(root, rel, create=True)
+            try:
+                _unlink_entry(parent, name, rel)
+                os.symlink(os.fsdecode(data), name, dir_fd=parent)
+            finally:
+                os.close(parent)
+        else:  # renamed over whatever file or link is there (a directory is refused)
+            atomic_write(root, root / rel, rel, data)
+            if mode == EXECUTABLE_MODE:
+                _make_executable(root, rel, name)
+    except OSError as error:
+        raise ToolError(f"cannot restore {rel}: {error.strerror or error}") from None
+
+
+def _remove(root: Path, rel: str, name: str) -> None:
+    try:
+        parent = _parent(root, rel, create=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return  # gone already
+    try:
+        _unlink_entry(parent, name, rel)
+    finally:
+        os.close(parent)
+
+
+def _remove_empty_dirs(root: Path, rel: str, top: str) -> None:
+    """Remove `rel`'s parent directories up to `top`, each only while it is empty."""
+    directory = rel.rsplit("/", 1)[0]
+    while directory == top or directory.startswith(top + "/"):
+        try:
+            parent = _parent(root, directory, create=False)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        try:
+            os.rmdir(directory.rsplit("/", 1)[-1], dir_fd=parent)
+        except OSError:
+            return  # not empty (or not a directory any more): it stays, and so do its parents
+        finally:
+            os.close(parent)
+        directory = directory.rsplit("/", 1)[0] if "/" in directory else ""
+
+
+def _unlink_entry(parent: int, name: str, rel: str) -> None:
+    """Remove the file or link at `name`; a directory there is refused."""
+    try:
+        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode):
+        raise ToolError(f"cannot restore {rel}: a directory is there now")
+    os.unlink(name, dir_fd=parent)
+
+
+def _make_executable(root: Path, rel: str, name: str) -> None:
+    """Executable where readable (as git checks an executable out: 0755 under a 022 umask)."""
+    parent = _parent(root, rel, create=False)
+    try:
+        mode = stat.S_IMODE(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+        os.chmod(name, mode | (mode & 0o444) >> 2, dir_fd=parent)
+    finally:
+        os.close(parent)

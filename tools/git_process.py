@@ -1,0 +1,71 @@
+"""Running git safely: no terminal, no configured command, no secrets, a time limit, a stop."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from tools.shell import command_environment
+
+# Settings forced on every git call. `core.fsmonitor` names a command git runs while listing
+# files: a .git/config written by the model (or shipped in a downloaded directory) would
+# otherwise run anything through glob and grep, which need no approval.
+GIT_SAFETY_CONFIG = ("-c", "core.fsmonitor=false")
+# Seconds between two looks at the stop flag and the deadline while git runs: a cancelled
+# search ends this soon.
+GIT_POLL_SECONDS = 0.1
+
+# What a finished git call gives back (stdout and stderr as bytes).
+GitResult = subprocess.CompletedProcess[bytes]
+
+
+def run_git(
+    args: Sequence[str],
+    cwd: Path,
+    *,
+    timeout: float,
+    stop: threading.Event | None = None,
+    env: Mapping[str, str] | None = None,
+    input: bytes | None = None,
+) -> GitResult | None:
+    """Run git without a terminal and without taking optional locks, in the environment commands
+    get (no secrets) plus `env`; None when it cannot run, runs past `timeout` seconds, or `stop`
+    is set meanwhile (git is then killed)."""
+    environment = {
+        **command_environment(),
+        "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_TERMINAL_PROMPT": "0",
+        **(env or {}),
+    }
+    try:
+        process = subprocess.Popen(
+            ["git", *GIT_SAFETY_CONFIG, *args],
+            cwd=cwd,
+            env=environment,
+            stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    deadline = time.monotonic() + timeout
+    # With input, one communicate() call: a retry after a timeout would not send the rest of
+    # it (CPython's communicate registers stdin for writing only when given input, and refuses
+    # input once started), so git would wait for it forever. Calls with input are never stopped
+    # early (the checkpoints'; a search gives no input).
+    poll = GIT_POLL_SECONDS if input is None else timeout
+    with process:
+        while True:
+            try:
+                out, err = process.communicate(input=input, timeout=poll)
+                break
+            except subprocess.TimeoutExpired:
+                stopped = stop is not None and stop.is_set()
+                if input is not None or stopped or time.monotonic() > deadline:
+                    process.kill()
+                    process.communicate()
+                    return None
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
