@@ -15,6 +15,8 @@ from typing import Any
 
 from agent.compaction.policy import CompactionPolicy, PolicyError
 from agent.llm import DEFAULT_MAX_RETRIES, DEFAULT_REQUEST_TIMEOUT, ModelSettings
+from agent.permission_rules import RuleError, parse_rule
+from agent.permissions import MODES
 from agent.request_shape import THINKING_LEVELS, THINKING_OFF
 from sessions.short_text import quoted
 from tools.shell import MAX_TIMEOUT_SECONDS
@@ -26,6 +28,9 @@ ENV_PREFIX = "PLEAT_"
 ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME", "PLEAT_CRASH_AT"})
 # The one table of settings: the compaction policy.
 COMPACTION = "compaction"
+# Settings that are lists of permission rules. Each source adds to them (file, then environment,
+# then flags) instead of replacing them: a --deny flag must not drop the file's deny rules.
+RULE_LISTS = frozenset({"allow", "deny"})
 
 
 class ConfigError(Exception):
@@ -60,6 +65,12 @@ class Config:
     # USD a run may spend on model calls (folds included) before it stops: `pleat -p` stops
     # before the call that would pass it; None is no cap.
     max_budget_usd: float | None = None
+    # How tool calls are approved (agent/permissions.py): ask, accept-edits, plan, full-auto.
+    permission_mode: str = "ask"
+    # Permission rules, e.g. "run_command(pytest *)": calls they match run without asking ...
+    allow: tuple[str, ...] = ()
+    # ... or are refused, whatever the mode (deny beats allow).
+    deny: tuple[str, ...] = ()
     # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
     compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
 
@@ -108,6 +119,7 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     ),
     "api_base": (lambda v: v.startswith(("http://", "https://")), "an http(s) URL"),
     "max_budget_usd": (lambda v: v > 0, "dollars > 0"),
+    "permission_mode": (lambda v: v in MODES, f"one of {', '.join(MODES)}"),
     "thinking": (
         lambda v: v in (THINKING_OFF, *THINKING_LEVELS) or (v.isdigit() and int(v) >= 1_024),
         'off, low, medium, high, or a token budget of at least 1024 (e.g. "8000")',
@@ -190,6 +202,9 @@ def _validated(
         if value is None:
             out[key] = None
             continue
+        if schema is Config and key in RULE_LISTS:
+            out[key] = _rules(label(key), value, source)
+            continue
         if key in WORD_OR_NUMBER and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         coerced = _coerce(label(key), value, kinds[key], source)
@@ -198,6 +213,34 @@ def _validated(
             raise ConfigError(f"{source}: {label(key)} must be {check[1]}, got {quoted(value)}")
         out[key] = coerced
     return out
+
+
+def _rules(label: str, value: Any, source: str) -> tuple[str, ...]:
+    """A list of permission rules: a TOML array of strings (in the environment, the array
+    written as TOML: PLEAT_ALLOW='["run_command(pytest *)"]'); each one checked and written in
+    its plain form."""
+    example = '["run_command(pytest *)", "edit_file"]'
+    if isinstance(value, str):  # from the environment
+        try:
+            value = tomllib.loads(f"rules = {value}")["rules"]
+        except tomllib.TOMLDecodeError:
+            raise ConfigError(
+                f"{source}: {label} must be a TOML array of rules, e.g. {example}, "
+                f"got {quoted(value)}"
+            ) from None
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(
+            f"{source}: {label} must be a list of rules, e.g. {example}, got {quoted(value)}"
+        )
+    rules: list[str] = []
+    for index, text in enumerate(value):
+        try:
+            rules.append(str(parse_rule(text)))
+        except RuleError as error:
+            raise ConfigError(
+                f"{source}: {label}[{index}] {quoted(text)} is not a rule: {error}"
+            ) from None
+    return tuple(rules)
 
 
 def _from_file(path: Path) -> dict[str, Any]:
@@ -253,6 +296,8 @@ def load_config(
         _validated(given_flags, "flag"),
     ):
         table.update(source.pop(COMPACTION, {}))
+        for key in RULE_LISTS & source.keys():
+            source[key] = merged.get(key, ()) + (source[key] or ())
         merged.update(source)
     try:
         policy = CompactionPolicy(**table)

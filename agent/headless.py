@@ -10,7 +10,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TextIO
 
-from agent.assemble import build_agent, open_session
+from agent.assemble import build_agent, open_session, permissions_from
 from agent.config import Config, ConfigError
 from agent.events import (
     CompactionDone,
@@ -25,7 +25,7 @@ from agent.events import (
 from agent.fork import ForkRefused, fork_session
 from agent.headless_json import JsonReport, OutputFormat
 from agent.loop import Agent
-from agent.permissions import approve_all, refuse_headless
+from agent.permissions import refuse_headless
 from agent.prompt import project_instructions
 from sessions.lock import SessionBusy
 from sessions.store import Session, SessionError
@@ -197,10 +197,20 @@ def run_headless(
         print(f"pleat: resumed with a repair: {note}", file=sys.stderr)
     for note in project_instructions(workspace).skipped:
         print(f"pleat: {note}", file=sys.stderr)
-    approve = approve_all if approve_everything else refuse_headless
+    # Calls the mode and rules leave to ask are refused, with the fix (nobody to ask).
+    permissions = permissions_from(config, full_auto=approve_everything)
     command, _, focus = prompt.strip().partition(" ")
     try:
-        agent = build_agent(config, workspace, approve, session=session, history=history)
+        agent = build_agent(
+            config,
+            workspace,
+            refuse_headless,
+            session=session,
+            history=history,
+            permissions=permissions,
+        )
+        for problem in permissions.rule_problems(agent.registry):
+            print(f"pleat: note: {problem}", file=sys.stderr)
         report = None
         if output_format != "text":
             stream = output_format == "stream-json"

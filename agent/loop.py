@@ -26,7 +26,8 @@ from agent.events import (
     UsageReported,
 )
 from agent.llm import LLM, LLMError, LLMReply
-from agent.permissions import ApprovalRequest, Approver
+from agent.permissions import Approver, Permissions
+from agent.plan_mode import mode_note
 from agent.recorder import Recorder
 from agent.spending_cap import SpendingCap
 from agent.uninterruptible import UninterruptibleSteps
@@ -70,11 +71,13 @@ class Agent:
         outputs: OutputKeeper | None = None,
         usage: UsageTally | None = None,
         max_budget_usd: float | None = None,
+        permissions: Permissions | None = None,
     ) -> None:
         self.llm = llm
         self.registry = registry
         self.context = ToolContext(workspace=workspace, outputs=outputs)
         self.approve = approve
+        self.permissions = permissions or Permissions()  # read at every call: agent/permissions
         self.max_tool_iterations = max_tool_iterations
         self.recorder = recorder
         self.history: list[Message] = []
@@ -127,6 +130,8 @@ class Agent:
         """Run one user request to its end. Interrupting the consumer (task cancellation or
         closing the generator) leaves a valid history: every tool call gets a result."""
         self.add(msg.user(prompt))
+        if (note := mode_note(self.permissions.mode, self.history)) is not None:
+            self.add(note)  # plan mode (or its end), said with the prompt: agent/plan_mode.py
         if (problem := await self.safe_point()) is not None:
             yield problem
             self._end_without_reply(notes.UNRECORDED_NOTE)
@@ -319,7 +324,7 @@ class Agent:
                 yield TurnDone("answer", text=reply.text, iterations=iteration)
                 return
             for call in reply.tool_calls:
-                yield ToolCallStarted(call, self._describe(call))
+                yield ToolCallStarted(call, self.registry.describe(call))
                 output = await self._run_tool(call, len(reply.tool_calls))
                 if cut and output.is_error:
                     text = f"{output.text}\n{notes.CUT_ARGUMENTS_NOTE}"
@@ -356,26 +361,19 @@ class Agent:
         budget = OutputBudget(min(whole, share), self.compactor.count_text)
         return dataclasses.replace(self.context, budget=budget, page_tokens=whole)
 
-    def _describe(self, call: ToolCall) -> str:
-        tool = self.registry.get(call.name)
-        if tool is None:
-            return f"{call.name}(?)"
-        return tool.describe_call(call.parsed_arguments())
-
     async def _run_tool(self, call: ToolCall, calls: int = 1) -> ToolOutput:
-        """Validate, ask approval for side effects, run. Every failure becomes a result."""
+        """Validate, check the permissions (agent/permissions.py), run. Every failure becomes a
+        result."""
         tool = self.registry.get(call.name)
         context = self.tool_context(calls)
-        if tool is not None and not tool.read_only:
+        if tool is not None:
             try:
                 args = validate_arguments(tool, call.arguments)
             except ToolError as error:
                 return ToolOutput(str(error), is_error=True)
-            preview = await tool.preview(args, context)
-            decision = await self.approve(ApprovalRequest(call.name, args, preview))
-            if not decision.approved:
-                why = f": {decision.reason}" if decision.reason else ""
-                return ToolOutput(f"refused: the user did not approve {call.name}{why}", True)
+            refusal = await self.permissions.check(tool, args, context, self.approve)
+            if refusal is not None:
+                return ToolOutput(refusal, is_error=True)
         return await self.registry.dispatch(call.name, call.arguments, context)
 
     def _end_without_reply(self, note: str) -> None:

@@ -243,6 +243,8 @@ class ReadFileTool(Tool):
         "context; a note says how to read on. Binary files are refused."
     )
     parameters = _PARAMETERS
+    main_argument = "path"
+    main_argument_kind = "path"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         offset = int(args.get("offset", 1))

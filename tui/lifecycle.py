@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from agent.config import ConfigError
 from tui.help import configuration_help
 from tui.host import Host
+from tui.modes import show_rule_problems
 
 if TYPE_CHECKING:
     from sessions.messages import Message
@@ -24,6 +25,7 @@ async def start(host: Host) -> None:
         await host.conversation.add_markdown(host.unavailable, "help")
         return
     await show_session(host, history, notes, count=False)
+    await show_rule_problems(host)
     host.opened.set()
     # After that frame too: the import holds the interpreter for seconds.
     host.start_background(warm_up(host))
