@@ -28,6 +28,8 @@ ENV_PREFIX = "PLEAT_"
 ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME", "PLEAT_CRASH_AT"})
 # The one table of settings: the compaction policy.
 COMPACTION = "compaction"
+# How errors name the environment as the source of a setting.
+ENVIRONMENT = "environment"
 # Settings that are lists of permission rules. Each source adds to them (file, then environment,
 # then flags) instead of replacing them: a --deny flag must not drop the file's deny rules.
 RULE_LISTS = frozenset({"allow", "deny"})
@@ -203,7 +205,7 @@ def _validated(
             out[key] = None
             continue
         if schema is Config and key in RULE_LISTS:
-            out[key] = _rules(label(key), value, source)
+            out[key] = _rules(label(key), value, source, written=source == ENVIRONMENT)
             continue
         if key in WORD_OR_NUMBER and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
@@ -215,12 +217,12 @@ def _validated(
     return out
 
 
-def _rules(label: str, value: Any, source: str) -> tuple[str, ...]:
-    """A list of permission rules: a TOML array of strings (in the environment, the array
-    written as TOML: PLEAT_ALLOW='["run_command(pytest *)"]'); each one checked and written in
-    its plain form."""
+def _rules(label: str, value: Any, source: str, *, written: bool) -> tuple[str, ...]:
+    """A list of permission rules: a TOML array of strings (`written`, from the environment:
+    the array as TOML text, PLEAT_ALLOW='["run_command(pytest *)"]'); each one checked and kept
+    in its plain form."""
     example = '["run_command(pytest *)", "edit_file"]'
-    if isinstance(value, str):  # from the environment
+    if written and isinstance(value, str):
         try:
             value = tomllib.loads(f"rules = {value}")["rules"]
         except tomllib.TOMLDecodeError:
@@ -276,7 +278,7 @@ def _from_env(environ: typing.Mapping[str, str]) -> dict[str, Any]:
     if table and COMPACTION not in values:
         values[COMPACTION] = table
     label = lambda key: ENV_PREFIX + key.upper().replace(".", "_")  # noqa: E731
-    return _validated(values, "environment", label)
+    return _validated(values, ENVIRONMENT, label)
 
 
 def load_config(

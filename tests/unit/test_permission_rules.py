@@ -1,4 +1,4 @@
-"""Permission rules: parsing, glob matching, and matching a call's main argument, hostile ones too."""
+"""Permission rules: parsing, globs, and matching a call's main argument, hostile ones too."""
 
 from __future__ import annotations
 
@@ -195,7 +195,7 @@ def test_a_bare_rule_allows_every_call(workspace: Path) -> None:
         "timeout 10 rm -rf x",
         "env A=1 rm -rf x",
         "bash -c 'rm -rf x'",
-        "sh -lc \"ls; rm -rf x\"",
+        'sh -lc "ls; rm -rf x"',
         "eval 'rm -rf x'",
         "diff <(rm -rf x) y",
         "ls\nrm -rf x",
