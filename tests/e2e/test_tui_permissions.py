@@ -1,4 +1,4 @@
-"""Permission modes in the TUI under Textual's pilot: Shift+Tab, plan mode, the plan review, rules."""
+"""Permission modes in the TUI under Textual's pilot: Shift+Tab, plan mode, plan review, rules."""
 
 from __future__ import annotations
 
@@ -223,4 +223,3 @@ async def test_the_mode_survives_a_session_switch(server: ScriptedServer, worksp
         assert app.approvals.permissions.mode == "accept-edits"
         assert "accept-edits mode" in status(app)
         assert app.approvals.permissions.session_allow == []
-
