@@ -224,12 +224,15 @@ def _rules(label: str, value: Any, source: str, *, written: bool) -> tuple[str, 
     example = '["run_command(pytest *)", "edit_file"]'
     if written and isinstance(value, str):
         try:
-            value = tomllib.loads(f"rules = {value}")["rules"]
-        except tomllib.TOMLDecodeError:
+            parsed = tomllib.loads(f"rules = {value}")
+        except (tomllib.TOMLDecodeError, RecursionError):  # RecursionError: [[[[... nested
+            parsed = {}
+        if list(parsed) != ["rules"]:  # not TOML, or more than one array (`[]\nx = 1`)
             raise ConfigError(
                 f"{source}: {label} must be a TOML array of rules, e.g. {example}, "
                 f"got {quoted(value)}"
-            ) from None
+            )
+        value = parsed["rules"]
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
         raise ConfigError(
             f"{source}: {label} must be a list of rules, e.g. {example}, got {quoted(value)}"
