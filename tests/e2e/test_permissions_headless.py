@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -58,8 +59,12 @@ def test_accept_edits_runs_an_edit_and_refuses_a_command(
         Text("edited"),
     )
     env = {"PLEAT_PERMISSION_MODE": "accept-edits"}
-    done = run_pleat(workspace, server, "-p", "edit", yes=False, env=env)
+    done = run_pleat(
+        workspace, server, "-p", "edit", "--output-format", "stream-json", yes=False, env=env
+    )
     assert done.returncode == 0, done.stderr
+    init = json.loads(done.stdout.splitlines()[0])
+    assert init["subtype"] == "init" and init["permissionMode"] == "accept-edits"
     assert (workspace / "a.txt").read_text() == "new\n"
     assert not (workspace / "ran").exists()
     edit, command = tool_results(server, 2)
