@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.shell_split import ASSIGNMENT, WRAPPERS, split_command
+from agent.shell_split import ASSIGNMENT, TOO_DEEP, WRAPPERS, split_command
 from tools.base import Tool, ToolError
 from tools.paths import display_path, resolve_in_workspace
 
@@ -143,11 +143,11 @@ def denying_rule(
             if subject is None:
                 continue
             views = (
-                split_command(subject).deny_views
+                split_command(subject).deny_views()
                 if tool.main_argument_kind == "command"
                 else (subject,)
             )
-        if any(_matches(rule, view, tool) for view in views):
+        if TOO_DEEP in views or any(_matches(rule, view, tool) for view in views):
             return rule
     return None
 

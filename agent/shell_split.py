@@ -6,9 +6,11 @@ second. So a command line is cut at every operator that starts another command (
 Some shapes run code no rule can read: a command substitution (`$(...)`, backticks), a process
 substitution, a subshell or group, a here-document, a redirection to a file, a line
 continuation, a control character, an unclosed quote. Such a line is not `plain`: no allow rule
-lets it run (it is asked, or refused headless). Deny rules are checked against every part,
-including what sits inside substitutions, with leading variable assignments and wrappers such as
-`sudo`, `env`, `timeout`, `xargs` and `sh -c` taken off first. This is a guard against an agent's
+lets it run (it is asked, or refused headless). Deny rules are checked against every part, as
+written and with its quotes taken out (`r''m` is `rm`), including what sits inside substitutions,
+`sh -c`, `eval` and `env -S`, with leading variable assignments and wrappers such as `sudo`,
+`env`, `timeout` and `xargs` taken off first; a line nested too deep to read is refused by any
+deny rule of the tool. This is a guard against an agent's
 ordinary mistakes, not a sandbox: a command can always reach a program some other way (a script
 it wrote, an alias), which is why the default mode asks.
 """
@@ -16,32 +18,46 @@ it wrote, an alias), which is why the default mode asks.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 
 # Characters that start another command when unquoted (and, doubled, && and ||). A carriage
 # return is not one for the shell, but it is cut at too (and makes the line not plain): a
 # terminal would draw what follows it over what precedes it.
 COMMAND_SEPARATORS = frozenset(";&|\n\r")
-# Programs that run the rest of their line as a command after their own options. Their options
-# are skipped up to the first word that is neither an option nor an option's value; the ones
-# harmless enough to allow through (they only time, pace or bound the command) are also taken
-# off for allow rules, as Claude Code does for timeout, nice and nohup.
+# Programs that run the rest of their line as a command after their own options, and those of
+# their options that take a value as the next word (`sudo -u root rm`, `nice -n 5 make`,
+# `timeout -s KILL 10 pytest`, `xargs -I {} rm {}`, `time -o log rm`). Their options are skipped
+# up to the first word that is neither an option nor an option's value.
+WRAPPER_OPTIONS: dict[str, frozenset[str]] = {
+    "time": frozenset({"-o", "-f"}),
+    "nice": frozenset({"-n"}),
+    "nohup": frozenset(),
+    "timeout": frozenset({"-k", "-s"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
+    "ionice": frozenset({"-c", "-n"}),
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"}),
+    "doas": frozenset({"-u", "-C"}),
+    "env": frozenset({"-u", "-C", "-S"}),
+    "command": frozenset(),
+    "builtin": frozenset(),
+    "exec": frozenset({"-a"}),
+    "xargs": frozenset({"-I", "-L", "-P", "-d", "-E", "-a", "-n", "-s"}),
+    "setsid": frozenset(),
+    "chrt": frozenset(),
+    "unbuffer": frozenset(),
+}
+WRAPPERS = frozenset(WRAPPER_OPTIONS)
+# The wrappers harmless enough to look through for allow rules too (they only time, pace or
+# bound the command), as Claude Code does for timeout, nice and nohup.
 SAFE_WRAPPERS = frozenset({"time", "nice", "nohup", "timeout", "stdbuf", "ionice"})
-WRAPPERS = SAFE_WRAPPERS | frozenset(
-    {"sudo", "doas", "env", "command", "builtin", "exec", "xargs", "setsid", "chrt", "unbuffer"}
-)
-# Options of those wrappers that take a value as the next word (e.g. `sudo -u root rm`,
-# `nice -n 5 make`, `timeout -s KILL 10 pytest`, `xargs -I {} rm {}`).
-WRAPPER_OPTIONS_WITH_VALUE = frozenset(
-    {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-n", "-s", "-k", "-I", "-L", "-P",
-     "-d", "-E", "-a", "-c", "-o", "-e", "-i"}
-)  # fmt: skip
 # Shells whose `-c` argument is itself a command line (deny rules look inside it).
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
-# How deep deny rules follow `sh -c '...'` inside `sh -c`: one level is the usual case; a few
-# more cover quoting games, and a bound keeps a hostile nesting from recursing without end.
-MAX_NESTED_SHELLS = 4
+# How deep deny rules follow substitutions and `sh -c '...'` inside one another: one level is the
+# usual case, a few more cover quoting games, and a bound keeps a hostile nesting (`$($($(...`)
+# from recursing without end. What lies deeper is not read: TOO_DEEP stands for it among the
+# views, and every deny rule naming the tool with a pattern matches it (refused, to be safe).
+MAX_NESTED = 4
+TOO_DEEP = "\x00nested too deep to read"
 # A redirection that writes or reads no file: duplicating a descriptor (`2>&1`, `>&2`, `<&0`),
 # closing one (`2>&-`), or writing to /dev/null (`2>/dev/null`, `&>/dev/null`).
 HARMLESS_REDIRECTION = re.compile(r"(?:\d*|&)(?:>>?|<)(?:&(?:\d+|-)|\s*/dev/null(?=\s|$))")
@@ -58,14 +74,21 @@ class CommandParts:
     """The commands of one command line, whitespace outside quotes folded to one space.
 
     `parts` are the commands an allow rule must each match; `plain` is False when the line has
-    a shape no rule can vouch for (then `why` says which). `deny_views` are every text a deny
-    rule is matched against: each part as written, without its wrappers, and the commands
-    found inside substitutions and `sh -c` arguments."""
+    a shape no rule can vouch for (then `why` says which); `inner` are the command lines inside
+    its substitutions, at `depth` substitutions or `sh -c` arguments down."""
 
     parts: tuple[str, ...]
     plain: bool
     why: str
-    deny_views: tuple[str, ...]
+    inner: tuple[str, ...] = ()
+    depth: int = 0
+
+    def deny_views(self) -> tuple[str, ...]:
+        """Every text a deny rule is matched against: each part as written and as the shell
+        reads it (quotes out), without its wrappers and assignments, and the commands found
+        inside substitutions, `sh -c`, `eval` and `env -S` (computed when asked: allow rules
+        never need them)."""
+        return _deny_views(self.parts, self.inner, self.depth)
 
     def allow_views(self) -> tuple[str, ...]:
         """Each part as an allow rule sees it: the harmless wrappers taken off."""
@@ -164,10 +187,8 @@ def split_command(line: str, depth: int = 0) -> CommandParts:
     if quote:
         cutter.problem("an unclosed quote")
     cutter.cut()
-    parts = tuple(cutter.parts)
-    views = _deny_views(parts, inner, depth)
     why = ", ".join(cutter.problems)
-    return CommandParts(parts, not cutter.problems, why, views)
+    return CommandParts(tuple(cutter.parts), not cutter.problems, why, tuple(inner), depth)
 
 
 def _is_redirection_ampersand(line: str, index: int) -> bool:
@@ -200,10 +221,10 @@ def strip_wrappers(
     """The command a wrapper runs (`timeout 60 pytest -q` -> `pytest -q`), repeatedly; with
     `assignments`, leading `NAME=value` words are taken off too (for deny rules only: an
     assignment such as LD_PRELOAD changes what a command does, so allow rules see it)."""
-    words = part.split(" ")
+    words = _words(part)
     start = 0
     while start < len(words):
-        word = words[start]
+        word = _unquote(words[start])
         if assignments and ASSIGNMENT.match(word):
             start += 1
         elif word in wrappers:
@@ -213,15 +234,66 @@ def strip_wrappers(
     return " ".join(words[start:])
 
 
+def _words(part: str) -> list[str]:
+    """A part's words as written (quotes kept), split at the spaces outside quotes."""
+    words: list[str] = []
+    current: list[str] = []
+    quote = ""
+    index = 0
+    while index < len(part):
+        char = part[index]
+        if char == "\\" and quote != "'":
+            current.append(part[index : index + 2])
+            index += 2
+            continue
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == " ":
+            if current:
+                words.append("".join(current))
+            current = []
+            index += 1
+            continue
+        current.append(char)
+        index += 1
+    if current:
+        words.append("".join(current))
+    return words
+
+
+def _unquote(text: str) -> str:
+    """`text` as the shell reads it: quotes and escaping backslashes taken out (`r''m` and
+    `\\rm` are `rm`, for deny rules)."""
+    out: list[str] = []
+    quote = ""
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == "\\" and quote != "'":
+            out.append(text[index + 1 : index + 2])
+            index += 2
+            continue
+        if quote and char == quote:
+            quote = ""
+        elif not quote and char in "'\"":
+            quote = char
+        else:
+            out.append(char)
+        index += 1
+    return "".join(out)
+
+
 def _skip_options(words: list[str], start: int, wrapper: str) -> int:
     """The index of the first word after a wrapper's options and values."""
     index = start
     while index < len(words):
-        word = words[index]
+        word = _unquote(words[index])
         if word == "--":
             return index + 1
         if word.startswith("-") and len(word) > 1:
-            index += 2 if word in WRAPPER_OPTIONS_WITH_VALUE else 1
+            index += 2 if word in WRAPPER_OPTIONS[wrapper] else 1
         elif wrapper == "env" and ASSIGNMENT.match(word):
             index += 1
         elif wrapper in ("timeout", "nice", "chrt") and DURATION.fullmatch(word):
@@ -231,34 +303,35 @@ def _skip_options(words: list[str], start: int, wrapper: str) -> int:
     return index
 
 
-def _deny_views(parts: tuple[str, ...], inner: list[str], depth: int) -> tuple[str, ...]:
-    """Every text a deny rule is matched against (see CommandParts)."""
+def _deny_views(parts: tuple[str, ...], inner: tuple[str, ...], depth: int) -> tuple[str, ...]:
+    """Every text a deny rule is matched against (see CommandParts); past MAX_NESTED levels,
+    TOO_DEEP stands for what could not be looked into."""
     views: list[str] = []
+    nested = list(inner)
     for part in parts:
         bare = strip_wrappers(part, assignments=True)
-        views += [part, bare]
-        if depth < MAX_NESTED_SHELLS and (script := _shell_script(bare)) is not None:
-            views += split_command(script, depth + 1).deny_views
-    if depth < MAX_NESTED_SHELLS:
-        for text in inner:
-            views += split_command(text, depth + 1).deny_views
+        views += [part, bare, _unquote(part), _unquote(bare)]
+        nested += [s for text in (part, bare) if (s := _shell_script(text)) is not None]
+    if nested and depth >= MAX_NESTED:
+        views.append(TOO_DEEP)
+    elif nested:
+        for text in nested:
+            views += split_command(text, depth + 1).deny_views()
     return tuple(dict.fromkeys(view for view in views if view))
 
 
 def _shell_script(command: str) -> str | None:
-    """The command line a shell runs with `-c` (`bash -c 'rm -rf x'` -> `rm -rf x`), or that
-    `eval` runs."""
-    first, _, rest = command.partition(" ")
-    program = first.rsplit("/", 1)[-1]
-    if program != "eval" and program not in SHELLS:
-        return None
-    try:
-        words = shlex.split(rest)
-    except ValueError:
-        return None
+    """The command line a shell runs with `-c` (`bash -c 'rm -rf x'` -> `rm -rf x`), that
+    `eval` runs, or that `env -S` splits into a command."""
+    words = [_unquote(word) for word in _words(command)]
+    program = words[0].rsplit("/", 1)[-1] if words else ""
     if program == "eval":
-        return " ".join(words)
-    for index, word in enumerate(words):
-        if word.startswith("-") and "c" in word[1:] and not word.startswith("--"):
-            return words[index + 1] if index + 1 < len(words) else None
+        return " ".join(words[1:])
+    for index, word in enumerate(words[1:], start=1):
+        if program == "env" and word.startswith(("-S", "--split-string")):
+            value = word.partition("=")[2] if word.startswith("--") else word[2:]
+            return value or (words[index + 1] if index + 1 < len(words) else None)
+        if program in SHELLS and word.startswith("-") and not word.startswith("--"):
+            if "c" in word[1:]:
+                return words[index + 1] if index + 1 < len(words) else None
     return None
