@@ -213,6 +213,8 @@ def always_rules(tool: Tool, args: Mapping[str, Any], workspace: Path) -> tuple[
 
 def _command_prefix(command: str) -> str | None:
     """The pattern "always" writes for one command (see always_rules), or None."""
+    if not command.strip():
+        return None  # never a bare `*`
     words = command.split(" ")
     program = words[0].rsplit("/", 1)[-1]
     if program in ("python", "python3") and words[1:2] == ["-m"] and len(words) > 2:

@@ -91,8 +91,9 @@ class CommandParts:
         return _deny_views(self.parts, self.inner, self.depth)
 
     def allow_views(self) -> tuple[str, ...]:
-        """Each part as an allow rule sees it: the harmless wrappers taken off."""
-        return tuple(strip_wrappers(part, SAFE_WRAPPERS) for part in self.parts)
+        """Each part as an allow rule sees it: the harmless wrappers taken off (a wrapper with
+        no command after it, `nohup` alone, is the command)."""
+        return tuple(strip_wrappers(part, SAFE_WRAPPERS) or part for part in self.parts)
 
 
 class _Cutter:

@@ -277,6 +277,7 @@ def test_rules_name_their_tool(workspace: Path) -> None:
         ("python -m pytest -x", ["python -m pytest *"]),
         ("cd src && pytest -q", ["cd *", "pytest *"]),
         ("timeout 60 pytest", ["pytest *"]),
+        ("nohup", ["nohup"]),  # a wrapper alone is the command (never a bare `*`)
         ("python script.py", ["python script.py"]),  # an interpreter: only that command
         ("bash -c 'make all'", ["bash -c 'make all'"]),
         ("FOO=1 make", ["FOO=1 make"]),
