@@ -35,19 +35,26 @@ PIECES = [
 ]  # fmt: skip
 LINES = st.lists(st.sampled_from(PIECES), max_size=24).map("".join)
 EXACT = [parse_rule("run_command(git status)")]
+PREFIX = [parse_rule("run_command(pytest *)")]
+DENY = [parse_rule("run_command(rm *)")]
 
 
 @FUZZ
 @given(line=LINES)
-def test_rules_never_crash_and_an_exact_rule_never_widens(line: str, workspace: Path) -> None:
+def test_rules_never_crash_widen_or_miss(line: str, workspace: Path) -> None:
     args = {"command": line}
     parts = split_command(line)
-    parts.deny_views()
-    denying_rule([parse_rule("run_command(rm *)")], RUN, args, workspace)
+    denied = denying_rule(DENY, RUN, args, workspace)
     if allowing_rules(EXACT, RUN, args, workspace):
         # Allowed by `git status` alone: the line is plain and every command is exactly it.
         assert parts.plain and set(parts.allow_views()) == {"git status"}
         assert not any(c in line for c in "$`<>(){}\\\r\x00\x1b")
+    if allowing_rules(PREFIX, RUN, args, workspace):
+        # Allowed by `pytest *` alone: every command runs pytest, nothing else.
+        assert parts.plain
+        assert all(v == "pytest" or v.startswith("pytest ") for v in parts.allow_views())
+    if any(part.startswith("rm ") for part in parts.parts):
+        assert denied is not None  # a command that runs rm is always caught
 
 
 @FUZZ
