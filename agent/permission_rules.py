@@ -37,7 +37,8 @@ INTERPRETERS = WRAPPERS | frozenset(
      "ssh", "find"}
 )  # fmt: skip
 # Programs whose first argument is a subcommand worth naming in an "always" rule: `git status`
-# allows `git status *`, not every git command (`git push --force`).
+# allows `git status *`, not every git command (`git push --force`); without a subcommand
+# first (`git -c x=y log`), only the exact command.
 SUBCOMMAND_PROGRAMS = frozenset(
     {"git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "docker", "podman", "kubectl", "pip",
      "pip3", "uv", "poetry", "gh", "dotnet", "mvn", "gradle", "brew", "apt", "conda", "hatch",
@@ -217,17 +218,18 @@ def _command_prefix(command: str) -> str | None:
         return None  # never a bare `*`
     words = command.split(" ")
     program = words[0].rsplit("/", 1)[-1]
+    named = len(words) > 1 and _is_word(words[1])  # a subcommand (not an option, a path ...)
     if program in ("python", "python3") and words[1:2] == ["-m"] and len(words) > 2:
-        pattern = " ".join(words[:3]) + " *"
+        pattern = " ".join(words[:3]) + " *" if _is_word(words[2]) else command
     elif program in INTERPRETERS or ASSIGNMENT.match(words[0]):
         pattern = command  # an assignment (LD_PRELOAD=...) changes what any program does
+    elif program in SUBCOMMAND_PROGRAMS and not named:
+        pattern = command  # `git -c core.pager=... log`: no subcommand to name, this only
+    elif program in SUBCOMMAND_PROGRAMS:
+        runs = words[1] in RUNNER_SUBCOMMANDS and len(words) > 2 and _is_word(words[2])
+        pattern = " ".join(words[: 3 if runs else 2]) + " *"
     else:
-        kept = 1
-        if program in SUBCOMMAND_PROGRAMS and len(words) > 1 and _is_word(words[1]):
-            kept = 2
-            if words[1] in RUNNER_SUBCOMMANDS and len(words) > 2 and _is_word(words[2]):
-                kept = 3
-        pattern = " ".join(words[:kept]) + " *"
+        pattern = words[0] + " *"
     # A `*` of the command itself would be read as a wildcard, allowing more than was seen.
     return None if "*" in pattern[:-1] else pattern
 

@@ -272,7 +272,7 @@ def test_rules_name_their_tool(workspace: Path) -> None:
         ("pytest -q tests/unit", ["pytest *"]),
         ("git status", ["git status *"]),
         ("git log --oneline -5", ["git log *"]),
-        ("git --no-pager diff", ["git *"]),
+        ("git --no-pager diff", ["git --no-pager diff"]),
         ("npm run test -- --watch", ["npm run test *"]),
         ("python -m pytest -x", ["python -m pytest *"]),
         ("cd src && pytest -q", ["cd *", "pytest *"]),
