@@ -95,7 +95,7 @@ class PleatApp(App[None]):
         self.workspace = workspace
         self.startup = Startup(config, config_error, resume, continue_latest)
         permissions = modes.starting_permissions(config, approve_everything)
-        permissions.on_change(self.on_mode_changed)
+        permissions.on_change(self.permission_mode_changed)
         self.approvals = SessionApprovals(self.ask_approval, self.review_plan, permissions)
         self.controller: SessionController | None = None  # made after the first frame
         self.opened = asyncio.Event()  # set once the session is open (or cannot be)
@@ -263,7 +263,8 @@ class PleatApp(App[None]):
         finally:
             self.status.state = previous
 
-    def on_mode_changed(self, mode: Mode) -> None:
+    def permission_mode_changed(self, mode: Mode) -> None:
+        """The mode changed (Shift+Tab, or a plan accepted): the status bar and a notice."""
         modes.show_mode(self, mode)
 
     def action_cycle_mode(self) -> None:
