@@ -47,6 +47,8 @@ class TmuxPleat:
     def __enter__(self) -> TmuxPleat:
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
         env.pop("TMUX", None)  # a test run from inside tmux still starts its own server
+        for name in ("COLUMNS", "LINES"):  # set by pytest's workers: they would fix the size
+            env.pop(name, None)
         self._tmux(
             "new-session", "-d", "-s", "pleat", "-x", str(COLUMNS), "-y", str(ROWS),
             "--", *self.command,
