@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from agent.permissions import Mode, Permissions
 from sessions.messages import Message
-from tools.base import Tool, ToolContext, ToolOutput
+from tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 PLAN_TOOL = "exit_plan_mode"
 # The meta key of a mode note: the mode it announced.
@@ -86,19 +86,13 @@ class ExitPlanModeTool(Tool):
     """Shows the model's plan to the user, who accepts it (plan mode ends) or not."""
 
     name = PLAN_TOOL
-    description = (
-        "In plan mode, when your plan is ready: show it to the user (markdown). They accept it "
-        "(pleat leaves plan mode and you carry it out) or ask you to keep planning."
-    )
+    # As short as it can be: the schema rides along in every request, in every mode, and a 4k
+    # window has a few dozen tokens to spare (tests/e2e/test_window_matrix.py's run_command
+    # case). The plan note says when and how to call it; run checks the plan's length.
+    description = "Plan mode: present your plan."
     parameters: dict[str, Any] = {  # noqa: RUF012 - the class attribute every tool sets
         "type": "object",
-        "properties": {
-            "plan": {
-                "type": "string",
-                "description": "The plan, in markdown: what you will change, where, and why.",
-                "maxLength": MAX_PLAN_CHARS,
-            }
-        },
+        "properties": {"plan": {"type": "string"}},
         "required": ["plan"],
     }
     read_only = True  # it changes nothing on disk: it runs in every mode
@@ -118,7 +112,13 @@ class ExitPlanModeTool(Tool):
                 f"pleat is not in plan mode (the mode is {mode}): there is nothing to exit; "
                 "go on with the task."
             )
-        verdict = await self.review(args["plan"])
+        plan = args["plan"]
+        if len(plan) > MAX_PLAN_CHARS:
+            raise ToolError(
+                f"the plan has {len(plan):,} characters; a plan is at most {MAX_PLAN_CHARS:,}: "
+                "say what you will change, not the change itself"
+            )
+        verdict = await self.review(plan)
         if verdict.outcome == "accepted":
             self.permissions.set_mode("accept-edits")
             return ToolOutput(ACCEPTED, meta={"plan": "accepted"})

@@ -18,6 +18,7 @@ from agent.permissions import (
 )
 from agent.plan_mode import (
     LEFT_PLAN_NOTE,
+    MAX_PLAN_CHARS,
     PLAN_NOTE,
     ExitPlanModeTool,
     PlanVerdict,
@@ -25,7 +26,7 @@ from agent.plan_mode import (
     review_headless,
 )
 from sessions import messages as msg
-from tools.base import Tool, ToolContext
+from tools.base import Tool, ToolContext, ToolError
 from tools.edit_file import EditFileTool
 from tools.read_file import ReadFileTool
 from tools.registry import default_registry
@@ -177,3 +178,16 @@ async def test_exit_plan_mode(workspace: Path) -> None:
     assert decided.mode == "ask" and "nothing to exit" in outside.text
     tool = ExitPlanModeTool(decided, review_accepts)
     assert Permissions("plan").decide(tool, {"plan": "x"}, workspace).action == "run"
+
+
+async def test_an_oversized_plan_is_refused_before_the_review(workspace: Path) -> None:
+    reviewed: list[str] = []
+
+    async def review(plan: str) -> PlanVerdict:
+        reviewed.append(plan)
+        return PlanVerdict("accepted")
+
+    tool = ExitPlanModeTool(Permissions("plan"), review)
+    with pytest.raises(ToolError, match="a plan is at most"):
+        await tool.run({"plan": "x" * (MAX_PLAN_CHARS + 1)}, ToolContext(workspace))
+    assert reviewed == [] and tool.permissions.mode == "plan"
