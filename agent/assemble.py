@@ -13,7 +13,8 @@ from agent.compaction.engine import Compactor
 from agent.config import Config
 from agent.llm import LLM
 from agent.loop import Agent
-from agent.permissions import Approver
+from agent.permissions import Approver, Permissions
+from agent.plan_mode import ExitPlanModeTool, PlanReviewer, review_headless
 from agent.process_secrets import secret_values
 from agent.prompt import system_prompt
 from agent.tokens import TokenLedger
@@ -59,11 +60,18 @@ def build_agent(
     *,
     session: Session,
     history: list[Message] | None = None,
+    permissions: Permissions | None = None,
+    review_plan: PlanReviewer = review_headless,
 ) -> Agent:
     """One agent for one workspace and session (the caller opens and closes the session);
-    raises ConfigError when no model is configured."""
+    raises ConfigError when no model is configured. `permissions` (the front end's, which it
+    may change: Shift+Tab) default to the configuration's; `review_plan` shows a plan to the
+    user (headless: nobody to show it to)."""
     llm = LLM(config.model_settings())
+    if permissions is None:
+        permissions = permissions_from(config)
     registry = default_registry(command_timeout=config.command_timeout, archive=session.archive)
+    registry.register(ExitPlanModeTool(permissions, review_plan))  # in every mode: same tools
     # Every key pleat knows, from any source (config file, PLEAT_API_KEY, --api-key, provider
     # variables such as OPENAI_API_KEY, any secret-named variable) never reaches disk, even when
     # a prompt or a file read holds it.
@@ -103,4 +111,11 @@ def build_agent(
             workspace, session.id, session.checkpoints, session.record, known
         ),
         last_id=session.highest_id,
+        permissions=permissions,
     )
+
+
+def permissions_from(config: Config, *, full_auto: bool = False) -> Permissions:
+    """The configuration's permission mode and rules (`full_auto`: --yes, whatever it says)."""
+    mode = "full-auto" if full_auto else config.permission_mode
+    return Permissions.from_settings(mode, config.allow, config.deny)

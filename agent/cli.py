@@ -37,6 +37,8 @@ examples:
   pleat --yes                             the terminal UI, approving every call without asking
   pleat -p "explain src/main.py"          one request, headless, answer on stdout
   pleat -p "fix the failing test" --yes   headless, allowing writes, edits and commands
+  pleat -p "plan the refactor" --permission-mode plan    read-only: the answer is a plan
+  pleat -p "fix it" --permission-mode accept-edits --allow "run_command(pytest *)"
   pleat --model openai/qwen --api-base http://localhost:8000/v1 -p "hi"
   pleat -p "what did we decide about the cache?" --continue
   pleat -p "/undo" --continue             take back the last request: its file changes, its messages
@@ -92,7 +94,27 @@ def build_parser() -> argparse.ArgumentParser:
         "-y",
         "--yes",
         action="store_true",
-        help="approve every write, edit and command without asking (headless and in the TUI)",
+        help="approve every write, edit and command without asking: --permission-mode full-auto",
+    )
+    parser.add_argument(
+        "--permission-mode",
+        metavar="MODE",
+        help="ask (default: writes, edits and commands ask; headless, refused), accept-edits "
+        "(edits run, commands ask), plan (only reading tools run), full-auto (everything runs)",
+    )
+    parser.add_argument(
+        "--allow",
+        action="append",
+        metavar="RULE",
+        help='a permission rule whose calls run without asking, e.g. "run_command(pytest *)" '
+        "(repeatable; added to config's allow)",
+    )
+    parser.add_argument(
+        "--deny",
+        action="append",
+        metavar="RULE",
+        help='a permission rule whose calls are refused in every mode, e.g. "run_command(rm *)" '
+        "(repeatable; added to config's deny)",
     )
     parser.add_argument(
         "--max-tool-iterations", type=int, help="model calls allowed in one request"
@@ -171,6 +193,12 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
 
         return replay(argv[1:])
     args = build_parser().parse_args(argv)
+    if args.yes and args.permission_mode not in (None, "full-auto"):
+        return fail(
+            f"--yes means --permission-mode full-auto; it cannot go with --permission-mode "
+            f"{args.permission_mode}",
+            2,
+        )
     from agent.config import ConfigError, load_config
 
     try:
@@ -182,6 +210,9 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
                 "max_tool_iterations": args.max_tool_iterations,
                 "thinking": args.thinking,
                 "max_budget_usd": args.max_budget_usd,
+                "permission_mode": "full-auto" if args.yes else args.permission_mode,
+                "allow": args.allow,
+                "deny": args.deny,
                 "compaction": compaction_flags(args),
             }
         )

@@ -23,6 +23,8 @@ from agent.llm import (
     ModelSettings,
 )
 from agent.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
+from agent.permission_rules import RuleError, parse_rule
+from agent.permissions import MODES
 from agent.request_shape import THINKING_LEVELS, THINKING_OFF
 from sessions.short_text import quoted
 from tools.shell import MAX_TIMEOUT_SECONDS
@@ -34,6 +36,11 @@ ENV_PREFIX = "PLEAT_"
 ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME", "PLEAT_CRASH_AT"})
 # The one table of settings: the compaction policy.
 COMPACTION = "compaction"
+# How errors name the environment as the source of a setting.
+ENVIRONMENT = "environment"
+# Settings that are lists of permission rules. Each source adds to them (file, then environment,
+# then flags) instead of replacing them: a --deny flag must not drop the file's deny rules.
+RULE_LISTS = frozenset({"allow", "deny"})
 
 
 class ConfigError(Exception):
@@ -75,6 +82,12 @@ class Config:
     # Whether the model accepts images: "auto" asks litellm's model facts; true or false is the
     # user's word for a model litellm does not know (a local or proxied one) or gets wrong.
     vision: str = VISION_AUTO
+    # How tool calls are approved (agent/permissions.py): ask, accept-edits, plan, full-auto.
+    permission_mode: str = "ask"
+    # Permission rules, e.g. "run_command(pytest *)": calls they match run without asking ...
+    allow: tuple[str, ...] = ()
+    # ... or are refused, whatever the mode (deny beats allow).
+    deny: tuple[str, ...] = ()
     # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
     compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
 
@@ -128,6 +141,7 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
         'a list of http(s) URLs, e.g. ["http://localhost:11434"]',
     ),
     "max_budget_usd": (lambda v: v > 0, "dollars > 0"),
+    "permission_mode": (lambda v: v in MODES, f"one of {', '.join(MODES)}"),
     "thinking": (
         lambda v: v in (THINKING_OFF, *THINKING_LEVELS) or (v.isdigit() and int(v) >= 1_024),
         'off, low, medium, high, or a token budget of at least 1024 (e.g. "8000")',
@@ -227,6 +241,9 @@ def _validated(
         if value is None:
             out[key] = None
             continue
+        if schema is Config and key in RULE_LISTS:
+            out[key] = _rules(label(key), value, source, written=source == ENVIRONMENT)
+            continue
         if key in WORD_OR_NUMBER and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         if key in WORD_OR_BOOL and isinstance(value, bool):
@@ -239,6 +256,37 @@ def _validated(
             raise ConfigError(f"{source}: {label(key)} must be {check[1]}, got {quoted(value)}")
         out[key] = coerced
     return out
+
+
+def _rules(label: str, value: Any, source: str, *, written: bool) -> tuple[str, ...]:
+    """A list of permission rules: a TOML array of strings (`written`, from the environment:
+    the array as TOML text, PLEAT_ALLOW='["run_command(pytest *)"]'); each one checked and kept
+    in its plain form."""
+    example = '["run_command(pytest *)", "edit_file"]'
+    if written and isinstance(value, str):
+        try:
+            parsed = tomllib.loads(f"rules = {value}")
+        except (tomllib.TOMLDecodeError, RecursionError):  # RecursionError: [[[[... nested
+            parsed = {}
+        if list(parsed) != ["rules"]:  # not TOML, or more than one array (`[]\nx = 1`)
+            raise ConfigError(
+                f"{source}: {label} must be a TOML array of rules, e.g. {example}, "
+                f"got {quoted(value)}"
+            )
+        value = parsed["rules"]
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(
+            f"{source}: {label} must be a list of rules, e.g. {example}, got {quoted(value)}"
+        )
+    rules: list[str] = []
+    for index, text in enumerate(value):
+        try:
+            rules.append(str(parse_rule(text)))
+        except RuleError as error:
+            raise ConfigError(
+                f"{source}: {label}[{index}] {quoted(text)} is not a rule: {error}"
+            ) from None
+    return tuple(rules)
 
 
 def _from_file(path: Path) -> dict[str, Any]:
@@ -274,7 +322,7 @@ def _from_env(environ: typing.Mapping[str, str]) -> dict[str, Any]:
     if table and COMPACTION not in values:
         values[COMPACTION] = table
     label = lambda key: ENV_PREFIX + key.upper().replace(".", "_")  # noqa: E731
-    return _validated(values, "environment", label)
+    return _validated(values, ENVIRONMENT, label)
 
 
 def load_config(
@@ -294,6 +342,8 @@ def load_config(
         _validated(given_flags, "flag"),
     ):
         table.update(source.pop(COMPACTION, {}))
+        for key in RULE_LISTS & source.keys():
+            source[key] = merged.get(key, ()) + (source[key] or ())
         merged.update(source)
     try:
         policy = CompactionPolicy(**table)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TextIO
 
-from agent.assemble import build_agent, open_session
+from agent.assemble import build_agent, open_session, permissions_from
 from agent.config import Config, ConfigError, config_path
 from agent.config_file import toml_string
 from agent.events import (
@@ -38,7 +38,7 @@ from agent.headless_json import JsonReport, OutputFormat
 from agent.headless_rewind import run_rewind, run_undo
 from agent.loop import Agent
 from agent.model_discovery import first_model
-from agent.permissions import approve_all, refuse_headless
+from agent.permissions import refuse_headless
 from agent.prompt import project_instructions
 from agent.prompt_images import attach_images
 from sessions.lock import SessionBusy
@@ -250,10 +250,20 @@ def run_headless(
         print(f"pleat: resumed with a repair: {note}", file=sys.stderr)
     for note in project_instructions(workspace).skipped:
         print(f"pleat: {note}", file=sys.stderr)
-    approve = approve_all if approve_everything else refuse_headless
+    # Calls the mode and rules leave to ask are refused, with the fix (nobody to ask).
+    permissions = permissions_from(config, full_auto=approve_everything)
     command, _, focus = prompt.strip().partition(" ")
     try:
-        agent = build_agent(config, workspace, approve, session=session, history=history)
+        agent = build_agent(
+            config,
+            workspace,
+            refuse_headless,
+            session=session,
+            history=history,
+            permissions=permissions,
+        )
+        for problem in permissions.rule_problems(agent.registry):
+            print(f"pleat: note: {problem}", file=sys.stderr)
         report = None
         if output_format != "text":
             stream = output_format == "stream-json"

@@ -58,7 +58,8 @@ class JsonReport:
         self.out.flush()
 
     def start(self) -> None:
-        """The init line of stream-json: the session, the model, the tools, the workspace."""
+        """The init line of stream-json: the session, the model, the tools, the workspace, the
+        permission mode."""
         if self.stream:
             self._print(
                 {
@@ -68,6 +69,7 @@ class JsonReport:
                     "cwd": str(self.agent.context.workspace),
                     "model": self.agent.llm.model,
                     "tools": self.agent.registry.names(),
+                    "permissionMode": self.agent.permissions.mode,
                 }
             )
 

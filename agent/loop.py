@@ -29,7 +29,8 @@ from agent.events import (
 )
 from agent.image_parts import Attachments, Images, request_messages
 from agent.llm import LLM, LLMError, LLMReply
-from agent.permissions import ApprovalRequest, Approver
+from agent.permissions import Approver, Permissions
+from agent.plan_mode import mode_note
 from agent.recorder import Recorder
 from agent.spending_cap import SpendingCap
 from agent.tool_budget import tool_context
@@ -74,12 +75,14 @@ class Agent:
         images: SessionImages | None = None,
         checkpoints: CheckpointRecorder | None = None,
         last_id: int = 0,
+        permissions: Permissions | None = None,
     ) -> None:
         self.llm = llm
         self.registry = registry
         self.attachments = Attachments(images, llm.image_support)  # kept, and sent as parts
         self.context = ToolContext(workspace=workspace, outputs=outputs, images=self.attachments)
         self.approve = approve
+        self.permissions = permissions or Permissions()  # read at every call: agent/permissions
         self.max_tool_iterations = max_tool_iterations
         self.recorder = recorder
         self.checkpoints = checkpoints  # what side-effecting calls change, for /undo
@@ -133,6 +136,8 @@ class Agent:
         request = self.add(msg.user(prompt, images))
         if self.checkpoints is not None:
             self.checkpoints.start_turn(request)
+        if (note := mode_note(self.permissions.mode, self.history)) is not None:
+            self.add(note)  # plan mode (or its end), said with the prompt: agent/plan_mode.py
         if (problem := await self.safe_point()) is not None:
             yield problem
             self._end_without_reply(notes.UNRECORDED_NOTE)
@@ -324,7 +329,7 @@ class Agent:
                 yield TurnDone("answer", text=reply.text, iterations=iteration)
                 return
             for call in reply.tool_calls:
-                yield ToolCallStarted(call, self._describe(call))
+                yield ToolCallStarted(call, self.registry.describe(call))
                 output = await self._run_tool(call, len(reply.tool_calls))
                 if cut and output.is_error:
                     text = f"{output.text}\n{notes.CUT_ARGUMENTS_NOTE}"
@@ -354,27 +359,20 @@ class Agent:
         """The context of one of `calls` tool runs of a reply (agent/tool_budget.py)."""
         return tool_context(self.context, self.compactor, calls)
 
-    def _describe(self, call: ToolCall) -> str:
-        tool = self.registry.get(call.name)
-        if tool is None:
-            return f"{call.name}(?)"
-        return tool.describe_call(call.parsed_arguments())
-
     async def _run_tool(self, call: ToolCall, calls: int = 1) -> ToolOutput:
-        """Validate, ask approval for side effects, run. Every failure becomes a result."""
+        """Validate, check the permissions (agent/permissions.py), run. Every failure becomes a
+        result."""
         tool = self.registry.get(call.name)
         context = self.tool_context(calls)
-        if tool is not None and not tool.read_only:
+        if tool is not None:
             try:
                 args = validate_arguments(tool, call.arguments)
             except ToolError as error:
                 return ToolOutput(str(error), is_error=True)
-            preview = await tool.preview(args, context)
-            decision = await self.approve(ApprovalRequest(call.name, args, preview))
-            if not decision.approved:
-                why = f": {decision.reason}" if decision.reason else ""
-                return ToolOutput(f"refused: the user did not approve {call.name}{why}", True)
-            if self.checkpoints is not None:  # keeps what the call is about to change
+            refusal = await self.permissions.check(tool, args, context, self.approve)
+            if refusal is not None:
+                return ToolOutput(refusal, is_error=True)
+            if self.checkpoints is not None and not tool.read_only:  # what it changes
                 run = functools.partial(self.registry.dispatch, call.name, call.arguments, context)
                 return await self.checkpoints.around(call, tool, args, run)
         return await self.registry.dispatch(call.name, call.arguments, context)

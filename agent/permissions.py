@@ -1,19 +1,52 @@
-"""Approval of side-effecting tool calls: an injected async callback decides (TUI modal, --yes)."""
+"""Who decides whether a tool call runs: the permission mode and rules, then the approval callback.
+
+The loop asks `Permissions.check` before every call. In order: a deny rule refuses (naming the
+rule); a read-only tool runs; in plan mode everything else is refused (the model is told to
+plan); an allow rule (from the configuration, or said "always" this session) runs it; full-auto
+runs it; accept-edits runs file writes and edits; anything left is asked through the injected
+approval callback (the TUI's modal; headless, a refusal that says how to allow it).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from agent.permission_rules import Rule, allowing_rules, always_rules, denying_rule, parse_rule
+from tools.base import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from tools.registry import ToolRegistry
+
+Mode = Literal["ask", "accept-edits", "plan", "full-auto"]
+# Every mode, in the order Shift+Tab cycles through them (ask is the default).
+MODES: tuple[Mode, ...] = get_args(Mode)
+# What each mode does, in one line (the TUI's notice when it changes, --help, the README).
+MODE_HELP: dict[Mode, str] = {
+    "ask": "writes, edits and commands ask first",
+    "accept-edits": "file writes and edits run without asking; commands ask",
+    "plan": "only tools that read run; the model plans, and you accept the plan or not",
+    "full-auto": "everything runs without asking (deny rules still hold)",
+}
+# What the model reads when plan mode refuses a call.
+PLAN_REFUSAL = (
+    "pleat is in plan mode: only tools that read run, so {tool} was not run. Investigate with "
+    "the reading tools, then call exit_plan_mode with your plan; change nothing until the user "
+    "accepts it"
+)
 
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """What the user is asked to approve: the call and its preview (a diff, or the command)."""
+    """What the user is asked to approve: the call and its preview (a diff, or the command),
+    and the rules an "always" answer adds for the session (none: "always" is not offered)."""
 
     tool: str
     arguments: dict[str, Any]
     preview: str
+    always: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -25,15 +58,125 @@ class Decision:
 Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """What the mode and the rules say of one call: run it, ask, or refuse with a reason."""
+
+    action: Literal["run", "ask", "refuse"]
+    reason: str = ""
+    always: tuple[Rule, ...] = ()  # for "ask": what "always" would add
+
+
+class Permissions:
+    """The permission state of a front end: the mode (it may change while a turn runs: it is
+    read at each call), the configured rules, and the rules said "always" this session."""
+
+    def __init__(
+        self, mode: Mode = "ask", allow: Iterable[Rule] = (), deny: Iterable[Rule] = ()
+    ) -> None:
+        self.mode: Mode = mode
+        self.allow = tuple(allow)
+        self.deny = tuple(deny)
+        self.session_allow: list[Rule] = []
+        self._listeners: list[Callable[[Mode], None]] = []
+
+    @classmethod
+    def from_settings(cls, mode: str, allow: Sequence[str], deny: Sequence[str]) -> Permissions:
+        """From the configuration's strings (already checked by agent/config.py)."""
+        if mode not in MODES:
+            raise ValueError(f"unknown permission mode {mode!r}")
+        chosen: Mode = next(m for m in MODES if m == mode)
+        return cls(chosen, map(parse_rule, allow), map(parse_rule, deny))
+
+    def on_change(self, listener: Callable[[Mode], None]) -> None:
+        """Call `listener` with the new mode whenever it changes (the TUI's status bar)."""
+        self._listeners.append(listener)
+
+    def set_mode(self, mode: Mode) -> None:
+        if mode == self.mode:
+            return
+        self.mode = mode
+        for listener in self._listeners:
+            listener(mode)
+
+    def cycle(self) -> Mode:
+        """The next mode in MODES order (Shift+Tab); returns it."""
+        self.set_mode(MODES[(MODES.index(self.mode) + 1) % len(MODES)])
+        return self.mode
+
+    def remember(self, rules: Iterable[str]) -> None:
+        """Allow these rules until the session ends ("always")."""
+        for rule in map(parse_rule, rules):
+            if rule not in self.session_allow:
+                self.session_allow.append(rule)
+
+    def forget_session(self) -> None:
+        """Another session opened: what was said "always" was said for the one before."""
+        self.session_allow.clear()
+
+    def decide(self, tool: Tool, args: Mapping[str, Any], workspace: Path) -> Verdict:
+        """The decision table (see the module)."""
+        if (rule := denying_rule(self.deny, tool, args, workspace)) is not None:
+            return Verdict(
+                "refuse",
+                f'{tool.name} is denied by the rule "{rule}" (deny, in pleat\'s configuration); '
+                "do not try to get around it: tell the user what you wanted to do",
+            )
+        if tool.read_only:
+            return Verdict("run")
+        if self.mode == "plan":
+            return Verdict("refuse", PLAN_REFUSAL.format(tool=tool.name))
+        if allowing_rules([*self.allow, *self.session_allow], tool, args, workspace):
+            return Verdict("run")
+        if self.mode == "full-auto" or (self.mode == "accept-edits" and tool.edits_files):
+            return Verdict("run")
+        return Verdict("ask", always=always_rules(tool, args, workspace))
+
+    async def check(
+        self, tool: Tool, args: dict[str, Any], context: ToolContext, approve: Approver
+    ) -> str | None:
+        """None when the call may run; otherwise the refusal the model reads as its result."""
+        verdict = self.decide(tool, args, context.workspace)
+        if verdict.action == "refuse":
+            return f"refused: {verdict.reason}"
+        if verdict.action == "run":
+            return None
+        preview = await tool.preview(args, context)
+        always = tuple(map(str, verdict.always))
+        decision = await approve(ApprovalRequest(tool.name, args, preview, always))
+        if decision.approved:
+            return None
+        why = f": {decision.reason}" if decision.reason else ""
+        return f"refused: the user did not approve {tool.name}{why}"
+
+    def rule_problems(self, registry: ToolRegistry) -> list[str]:
+        """One line for each configured rule that can never match: it names no tool pleat
+        has, or gives a pattern to a tool with no main argument."""
+        problems: list[str] = []
+        for kind, rules in (("allow", self.allow), ("deny", self.deny)):
+            for rule in rules:
+                tool = registry.get(rule.tool)
+                if tool is None:
+                    known = ", ".join(registry.names())
+                    problems.append(f'{kind} rule "{rule}" names no tool pleat has ({known})')
+                elif rule.pattern is not None and tool.main_argument is None:
+                    problems.append(
+                        f'{kind} rule "{rule}": {tool.name} has no argument a pattern can '
+                        f"match; write {tool.name} alone to match every call"
+                    )
+        return problems
+
+
 async def approve_all(request: ApprovalRequest) -> Decision:
-    """Headless with --yes: every call is approved."""
+    """Every call that asks is approved (tests, and embedders that decide elsewhere)."""
     return Decision(True)
 
 
 async def refuse_headless(request: ApprovalRequest) -> Decision:
-    """Headless without --yes: nobody can be asked, so side effects are refused, with the fix."""
+    """Headless, nobody can be asked: a call that would ask is refused, with the fix."""
     return Decision(
         False,
-        f"pleat runs headless without --yes, so {request.tool} cannot be approved; "
-        "the user can rerun with --yes to allow writes, edits and commands",
+        f"pleat runs headless in ask mode, so {request.tool} cannot be approved; the user can "
+        "rerun with --permission-mode accept-edits (edits) or full-auto (--yes), or allow it "
+        'with a rule in config.toml, e.g. allow = ["run_command(pytest *)"]',
     )

@@ -59,8 +59,7 @@ def system_prompt(workspace: Path, tool_names: list[str]) -> str:
         "- Read before you edit; keep edits small and exact (edit_file replaces one exact string).",
         "- Use grep and glob to find code instead of guessing paths.",
         "- Run tests or commands with run_command when it helps to check your work.",
-        "- Writes, edits and commands need the user's approval; if one is refused, do not retry it"
-        " unchanged: explain or ask.",
+        "- If a call is refused, do not retry it unchanged: explain or ask.",
         "- Answer concisely; when done, say what you changed.",
     ]
     found = project_instructions(workspace)

@@ -16,10 +16,15 @@ RUN_TIMEOUT_SECONDS = 180
 
 
 def run_pleat(
-    workspace: Path, server: ScriptedServer, *args: str, model: str = TEST_MODEL
+    workspace: Path,
+    server: ScriptedServer,
+    *args: str,
+    model: str = TEST_MODEL,
+    yes: bool = True,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """`pleat --yes ARGS` in `workspace`, talking to `server`; no provider key from the
-    developer's environment."""
+    """`pleat --yes ARGS` (without --yes: `yes=False`) in `workspace`, talking to `server`,
+    with `env` added to the environment; no provider key from the developer's environment."""
     return subprocess.run(
         [
             sys.executable, "-m", "tui.main",
@@ -27,10 +32,10 @@ def run_pleat(
             "--api-base", server.base_url,
             "--api-key", TEST_API_KEY,
             "--cwd", str(workspace),
-            "--yes",
+            *(["--yes"] if yes else []),
             *args,
         ],
-        env={k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")},
+        env={k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")} | (env or {}),
         capture_output=True,
         text=True,
         timeout=RUN_TIMEOUT_SECONDS,

@@ -5,13 +5,17 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from sessions.image_ref import ImageRef
 from sessions.output_spool import SpooledOutput
 from tools.image_file import LoadedImage
 from tools.output_budget import DEFAULT_OUTPUT_TOKENS, OutputBudget
 from tools.result_facts import FACTS_KEY, ResultFacts
+
+# How permission rules read a tool's main argument (agent/permission_rules.py): a shell command
+# line (cut into the commands it runs), a path (made relative to the workspace), or plain text.
+MainArgumentKind = Literal["command", "path", "text"]
 
 
 class ToolError(Exception):
@@ -92,6 +96,13 @@ class Tool(ABC):
     parameters: dict[str, Any]
     # Read-only tools run freely; the others ask the approval callback first.
     read_only: bool = True
+    # Writes or edits files in the workspace, and nothing else: what the accept-edits
+    # permission mode lets run without asking.
+    edits_files: bool = False
+    # The argument permission rules match (`run_command(pytest *)` matches `command`), and how
+    # it is read; None: only a rule naming the tool alone matches its calls.
+    main_argument: str | None = None
+    main_argument_kind: MainArgumentKind = "text"
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool schema sent with every model call."""

@@ -120,6 +120,9 @@ class EditFileTool(Tool):
         "enough surrounding lines to make it unique. Read the file first."
     )
     parameters = _PARAMETERS
+    edits_files = True
+    main_argument = "path"
+    main_argument_kind = "path"
     read_only = False
 
     def writes(self, args: dict[str, Any]) -> tuple[str, ...]:

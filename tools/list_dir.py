@@ -67,6 +67,8 @@ class ListDirTool(Tool):
         "searches a tree)."
     )
     parameters = _PARAMETERS
+    main_argument = "path"
+    main_argument_kind = "path"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         skip = int(args.get("offset", 0))

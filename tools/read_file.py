@@ -279,6 +279,8 @@ class ReadFileTool(Tool):
         "an image (when this model accepts images); other binary files are refused."
     )
     parameters = _PARAMETERS
+    main_argument = "path"
+    main_argument_kind = "path"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         offset = int(args.get("offset", 1))

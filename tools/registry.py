@@ -20,6 +20,7 @@ from tools.write_file import WriteFileTool
 
 if TYPE_CHECKING:
     from sessions.archive import ChunkArchive
+    from sessions.messages import ToolCall
 
 __all__ = ["ToolRegistry", "default_registry", "validate_arguments"]
 
@@ -49,6 +50,11 @@ class ToolRegistry:
     def get(self, name: str) -> Tool | None:
         """The tool called `name`, or None."""
         return self._tools.get(name)
+
+    def describe(self, call: ToolCall) -> str:
+        """A call's one-line title (its tool's describe_call; `name(?)` for an unknown tool)."""
+        tool = self._tools.get(call.name)
+        return tool.describe_call(call.parsed_arguments()) if tool else f"{call.name}(?)"
 
     def names(self) -> list[str]:
         """Every tool name, in registration order."""

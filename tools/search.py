@@ -102,6 +102,7 @@ class GlobTool(Tool):
         "directory; `**/` descends (e.g. **/*.py). Skips .git and gitignored files. Sorted."
     )
     parameters = _GLOB_PARAMETERS
+    main_argument = "pattern"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         pattern: str = args["pattern"]
@@ -278,6 +279,7 @@ class GrepTool(Tool):
         "Skips .git, gitignored and binary files; `glob` filters files (e.g. '*.py')."
     )
     parameters = _GREP_PARAMETERS
+    main_argument = "pattern"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         pattern: str = args["pattern"]

@@ -192,6 +192,8 @@ class RunCommandTool(Tool):
         "secrets, passwords) are not in its environment."
     )
     parameters = _PARAMETERS
+    main_argument = "command"
+    main_argument_kind = "command"
     read_only = False
 
     def __init__(self, default_timeout: float = DEFAULT_TIMEOUT_SECONDS) -> None:

@@ -64,6 +64,9 @@ class WriteFileTool(Tool):
         "directories are created. To change part of an existing file, prefer edit_file."
     )
     parameters = _PARAMETERS
+    edits_files = True
+    main_argument = "path"
+    main_argument_kind = "path"
     read_only = False
 
     def writes(self, args: dict[str, Any]) -> tuple[str, ...]:

@@ -17,7 +17,7 @@ from textual.widgets import Footer, Header
 from textual.worker import Worker
 
 from agent.config import Config
-from tui import lifecycle, slash_commands
+from tui import lifecycle, modes, slash_commands
 from tui.approvals import SessionApprovals
 from tui.completion import WorkspaceFiles
 from tui.host import WorkKind
@@ -30,7 +30,8 @@ from tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from agent.loop import Agent
-    from agent.permissions import ApprovalRequest
+    from agent.permissions import ApprovalRequest, Mode
+    from agent.plan_mode import PlanVerdict
     from sessions.store import Session
     from tui.approvals import Answer
     from tui.session_controller import SessionController
@@ -76,6 +77,8 @@ class PleatApp(App[None]):
         # Priority: the prompt (a TextArea) would take them for its own cursor otherwise.
         Binding("pageup", "page(-1)", "Scroll up", show=False, priority=True),
         Binding("pagedown", "page(1)", "Scroll down", show=False, priority=True),
+        # Priority: the prompt moves the focus with Shift+Tab otherwise.
+        Binding("shift+tab", "cycle_mode", "Mode", priority=True),
     ]
 
     def __init__(
@@ -91,7 +94,9 @@ class PleatApp(App[None]):
         super().__init__()
         self.workspace = workspace
         self.startup = Startup(config, config_error, resume, continue_latest)
-        self.approvals = SessionApprovals(self.ask_approval, approve_everything=approve_everything)
+        permissions = modes.starting_permissions(config, approve_everything)
+        permissions.on_change(self.permission_mode_changed)
+        self.approvals = SessionApprovals(self.ask_approval, self.review_plan, permissions)
         self.controller: SessionController | None = None  # made after the first frame
         self.opened = asyncio.Event()  # set once the session is open (or cannot be)
         self.files = WorkspaceFiles(workspace)
@@ -147,6 +152,7 @@ class PleatApp(App[None]):
     # -- opening and switching sessions -----------------------------------------------------
 
     def on_mount(self) -> None:
+        self.status.mode = self.approvals.permissions.mode
         self.prompt.focus()
         self.call_after_refresh(lifecycle.start, self)
 
@@ -231,9 +237,23 @@ class PleatApp(App[None]):
         """Show the approval modal from the turn's worker and wait for the answer."""
         from tui.screens.approval import ApprovalScreen
 
-        state = self.status.state
-        self.status.state = f"approve {request.tool}?"
-        screen = ApprovalScreen(request)
+        answer: Answer = await self._modal(ApprovalScreen(request), f"approve {request.tool}?")
+        return answer
+
+    async def review_plan(self, plan: str) -> PlanVerdict:
+        """Plan mode's exit_plan_mode: the plan in the conversation, then accept it or not."""
+        from agent.terminal_text import visible
+        from tui.screens.plan import PlanScreen
+
+        await self.conversation.add_markdown(visible(plan), "plan")
+        verdict: PlanVerdict = await self._modal(PlanScreen(plan), "review the plan")
+        return verdict
+
+    async def _modal(self, screen: Screen[Any], state: str) -> Any:
+        """Show a modal from the turn's worker and wait for its answer; the status says what
+        it waits for."""
+        previous = self.status.state
+        self.status.state = state
         try:
             return await self.push_screen(screen, wait_for_dismiss=True)
         except asyncio.CancelledError:
@@ -241,7 +261,16 @@ class PleatApp(App[None]):
                 self.pop_screen()
             raise
         finally:
-            self.status.state = state
+            self.status.state = previous
+
+    def permission_mode_changed(self, mode: Mode) -> None:
+        """The mode changed (Shift+Tab, or a plan accepted): the status bar and a notice."""
+        modes.show_mode(self, mode)
+
+    def action_cycle_mode(self) -> None:
+        """Shift+Tab: the next permission mode (ask, accept-edits, plan, full-auto); a running
+        turn's next call already follows it."""
+        self.approvals.permissions.cycle()
 
     def on_compaction_marker_selected(self, event: CompactionMarker.Selected) -> None:
         from tui.screens.chunks import ChunkBrowserScreen
@@ -257,10 +286,11 @@ class PleatApp(App[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Esc is offered (and shown in the footer) only while work it can stop runs; the page
-        keys scroll the conversation only on the conversation's screen."""
+        keys scroll the conversation, and Shift+Tab changes the mode, only on the
+        conversation's screen (a modal moves its focus with Shift+Tab)."""
         if action == "interrupt":
             return self.busy and self.work_kind != "fork"
-        if action == "page":  # other screens page their own lists and text
+        if action in ("page", "cycle_mode"):  # other screens use these keys for themselves
             return self.screen is self.screen_stack[0]
         return True
 

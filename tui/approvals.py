@@ -1,11 +1,12 @@
-"""Session approval policy: --yes, "always" per tool name, otherwise ask the user (a modal)."""
+"""The TUI's side of permissions: the mode and rules, the approval modal's answers, plan reviews."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
-from agent.permissions import ApprovalRequest, Decision
+from agent.permissions import ApprovalRequest, Decision, Permissions
+from agent.plan_mode import PlanReviewer
 
 # What the user can answer when asked to approve one call.
 Answer = Literal["yes", "no", "always"]
@@ -16,19 +17,19 @@ REFUSAL_REASON = "the user said no"
 
 
 class SessionApprovals:
-    """The agent's approver for one TUI session: remembers tools the user always allows."""
+    """The agent's approver in the TUI: asks the user (a modal) about the calls the mode and the
+    rules leave to ask; "always" adds the request's rules to the session's. Holds the
+    permissions the agent reads (the app changes their mode: Shift+Tab) and the plan review."""
 
-    def __init__(self, ask: Ask, *, approve_everything: bool = False) -> None:
+    def __init__(self, ask: Ask, review_plan: PlanReviewer, permissions: Permissions) -> None:
         self._ask = ask
-        self.approve_everything = approve_everything
-        self.always: set[str] = set()
+        self.review_plan: PlanReviewer = review_plan
+        self.permissions = permissions
 
     async def __call__(self, request: ApprovalRequest) -> Decision:
-        if self.approve_everything or request.tool in self.always:
-            return Decision(True)
         answer = await self._ask(request)
-        if answer == "always":
-            self.always.add(request.tool)
-        if answer in ("yes", "always"):
+        if answer == "always" and request.always:
+            self.permissions.remember(request.always)
+        if answer == "yes" or (answer == "always" and request.always):
             return Decision(True)
         return Decision(False, REFUSAL_REASON)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from agent.config import ConfigError
 from tui.help import configuration_help
 from tui.host import Host
+from tui.modes import show_rule_problems
 
 if TYPE_CHECKING:
     from agent.model_discovery import FoundModel
@@ -31,6 +32,7 @@ async def start(host: Host) -> None:
     await show_session(host, history, notes, count=False)
     if found is not None:
         await host.conversation.add_notice(found_note(found))
+    await show_rule_problems(host)
     host.opened.set()
     # After that frame too: the import holds the interpreter for seconds.
     host.start_background(warm_up(host))

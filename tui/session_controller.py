@@ -149,7 +149,13 @@ class SessionController:
 
     def _build(self, session: Session, history: list[Message] | None) -> Agent:
         return build_agent(
-            self._config, self.workspace, self.approvals, session=session, history=history
+            self._config,
+            self.workspace,
+            self.approvals,
+            session=session,
+            history=history,
+            permissions=self.approvals.permissions,  # the app's: Shift+Tab changes their mode
+            review_plan=self.approvals.review_plan,
         )
 
     def _adopt(self, session: Session, history: list[Message] | None) -> None:
@@ -162,4 +168,4 @@ class SessionController:
         if self.session is not None and self.session is not session:
             self.session.close()
         self.session, self.agent = session, agent
-        self.approvals.always.clear()  # said for the session before
+        self.approvals.permissions.forget_session()  # "always" was said for the one before

@@ -186,6 +186,7 @@ KEYS = """\
 | `/` | commands; `@` a workspace file |
 | Tab | take the highlighted suggestion |
 | Esc | interrupt the running request |
+| Shift+Tab | the next permission mode: ask, accept-edits, plan, full-auto |
 | PgUp / PgDn | scroll the conversation |
 | Ctrl+P | command palette |
 | Ctrl+C twice, Ctrl+Q | quit |

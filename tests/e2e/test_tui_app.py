@@ -138,7 +138,7 @@ async def test_always_is_forgotten_when_the_session_switches(
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
         await pilot.press("a")
         await wait_for(pilot, lambda: turn_finished(app), "the first turn")
-        assert app.approvals.always == {"write_file"}
+        assert [str(rule) for rule in app.approvals.permissions.session_allow] == ["write_file"]
         first = app.session.id if app.session else ""
         if switch == "/fork":
             server.fallback = lambda _: Text(
@@ -151,7 +151,7 @@ async def test_always_is_forgotten_when_the_session_switches(
             pilot, lambda: app.session is not None and app.session.id != first, "the switch"
         )
         await wait_for(pilot, lambda: turn_finished(app), "the switch's work")
-        assert app.approvals.always == set()
+        assert app.approvals.permissions.session_allow == []
         server.push(ToolCalls([("write_file", {"path": "b.txt", "content": "b"})]), Text("two"))
         await send(pilot, app, "write b")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "asked again")

@@ -145,6 +145,46 @@ def test_local_model_servers_from_file_and_environment(pleat_home: Path) -> None
     assert none.local_model_servers == ()
 
 
+# -- permission mode and rules -----------------------------------------------------------------
+
+
+def test_permission_mode_from_file_env_and_flag(pleat_home: Path) -> None:
+    write_config(pleat_home, 'permission_mode = "plan"\n')
+    assert load_config({}, environ={}).permission_mode == "plan"
+    env = {"PLEAT_PERMISSION_MODE": "accept-edits"}
+    assert load_config({}, environ=env).permission_mode == "accept-edits"
+    assert load_config({"permission_mode": "full-auto"}, environ=env).permission_mode == (
+        "full-auto"
+    )
+
+
+@pytest.mark.parametrize("source", ["file", "env", "flag"])
+def test_an_unknown_permission_mode_is_one_line(pleat_home: Path, source: str) -> None:
+    if source == "file":
+        write_config(pleat_home, 'permission_mode = "yolo"\n')
+    env = {"PLEAT_PERMISSION_MODE": "yolo"} if source == "env" else {}
+    flags = {"permission_mode": "yolo"} if source == "flag" else {}
+    with pytest.raises(ConfigError) as info:
+        load_config(flags, environ=env)
+    message = str(info.value)
+    assert "ask, accept-edits, plan, full-auto" in message and "'yolo'" in message
+    assert "\n" not in message
+
+
+def test_rules_from_every_source_add_up(pleat_home: Path) -> None:
+    """Lists of rules add up (a --deny flag must not drop the file's deny rules); each rule is
+    kept in its plain form."""
+    write_config(
+        pleat_home,
+        'allow = ["run_command(pytest *)", "run_command(git   status)"]\n'
+        'deny = ["run_command(rm *)"]\n',
+    )
+    env = {"PLEAT_DENY": '["run_command(git push *)"]', "PLEAT_ALLOW": "[]"}
+    config = load_config({"deny": ["write_file(.env)"], "allow": None}, environ=env)
+    assert config.allow == ("run_command(pytest *)", "run_command(git status)")
+    assert config.deny == ("run_command(rm *)", "run_command(git push *)", "write_file(.env)")
+
+
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
@@ -158,3 +198,36 @@ def test_bad_local_model_servers_are_named(pleat_home: Path, text: str, needle: 
     with pytest.raises(ConfigError) as info:
         load_config({}, environ={})
     assert "local_model_servers" in str(info.value) and needle in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ('allow = "run_command(pytest *)"\n', "must be a list of rules"),
+        ("allow = [1]\n", "must be a list of rules"),
+        ('deny = ["run_command()"]\n', "deny[0] 'run_command()' is not a rule: empty pattern"),
+        ('deny = ["ok", "run_command(rm *"]\n', "deny[1] 'run_command(rm *' is not a rule"),
+        ('allow = ["(pytest)"]\n', "allow[0] '(pytest)' is not a rule"),
+    ],
+)
+def test_bad_rules_in_the_file_are_one_line(pleat_home: Path, text: str, needle: str) -> None:
+    path = write_config(pleat_home, text)
+    with pytest.raises(ConfigError) as info:
+        load_config({}, environ={})
+    message = str(info.value)
+    assert needle in message and str(path) in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [
+        ("run_command(pytest *)", "PLEAT_ALLOW must be a TOML array of rules"),
+        ('["run_command(pytest *)"', "PLEAT_ALLOW must be a TOML array of rules"),
+        ("[1, 2]", "PLEAT_ALLOW must be a list of rules"),
+        ('["run_command()"]', "PLEAT_ALLOW[0] 'run_command()' is not a rule"),
+    ],
+)
+def test_bad_rules_in_the_environment_are_one_line(value: str, needle: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config({}, environ={"PLEAT_ALLOW": value})
+    assert needle in str(info.value) and "\n" not in str(info.value)

@@ -1,4 +1,4 @@
-"""The approval modal: what a tool is about to do, and y (yes) / n (no) / a (always, this tool)."""
+"""The approval modal: what a tool is about to do, and y (yes) / n (no) / a (always: its rules)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class ApprovalScreen(ModalScreen[Answer]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer('yes')", "Yes"),
         Binding("n", "answer('no')", "No"),
-        Binding("a", "answer('always')", "Always for this tool"),
+        Binding("a", "answer('always')", "Always (the rules shown)"),
         Binding("escape", "answer('no')", "No", show=False),
     ]
     # Enter on the focused button must never approve by accident: start on "No".
@@ -44,10 +44,22 @@ class ApprovalScreen(ModalScreen[Answer]):
                 yield warning
             with VerticalScroll(id="approval-preview"):
                 yield self._preview()
+            yield Label(self._always_line(), id="approval-always", markup=False)
             with Horizontal(id="approval-buttons"):
                 yield Button("Yes (y)", id="yes", variant="success")
                 yield Button("No (n)", id="no", variant="error")
-                yield Button("Always for this session (a)", id="always")
+                if self.request.always:
+                    yield Button("Always (a)", id="always")
+
+    def _always_line(self) -> str:
+        """What "always" would allow until the session ends, or why it is not offered."""
+        if not self.request.always:
+            return (
+                "No rule can cover this command (it has a substitution, a redirection to a "
+                "file, a subshell or a control character), so it is asked every time."
+            )
+        rules = ", ".join(visible(rule) for rule in self.request.always)
+        return f"Always (a) allows, until this session ends: {rules}"
 
     def _preview(self) -> Static:
         """The whole preview (it scrolls), every control character shown as its escape, so
@@ -74,6 +86,8 @@ class ApprovalScreen(ModalScreen[Answer]):
         )
 
     def action_answer(self, answer: Answer) -> None:
+        if answer == "always" and not self.request.always:
+            return  # not offered for this call
         self.dismiss(answer)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

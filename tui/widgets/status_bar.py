@@ -1,4 +1,5 @@
-"""The status line: model, session, workspace, activity, context meter, cache, cost, folding."""
+"""The status line: model, session, workspace, activity, permission mode, context meter, cache,
+cost, folding."""
 
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ class StatusBar(Static):
     session: reactive[str] = reactive("")
     workspace: reactive[str] = reactive("")
     state: reactive[str] = reactive("idle")
+    mode: reactive[str] = reactive("ask")  # the permission mode (agent/permissions.py)
     usage: reactive[Usage | None] = reactive(None)  # of the last model call
     cost: reactive[float | None] = reactive(None)  # USD of the session's calls, folds included
     # The spending cap (--max-budget-usd) and the session's cost when it started counting.
@@ -70,6 +72,9 @@ class StatusBar(Static):
         self._refresh_line()
 
     def watch_state(self) -> None:
+        self._refresh_line()
+
+    def watch_mode(self) -> None:
         self._refresh_line()
 
     def watch_usage(self) -> None:
@@ -98,7 +103,7 @@ class StatusBar(Static):
         fields = [self.model or "no model"]
         if self.session:
             fields.append(self.session)
-        fields += [self.workspace, self.state]
+        fields += [self.workspace, self.state, f"{self.mode} mode"]
         if self.context is not None:
             fields.append(meter(self.context))
         usage = self.usage

@@ -1,0 +1,98 @@
+"""pleat's terminal UI in a private tmux server, driven as a person would: keys in, screen out."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from conftest import TEST_API_KEY, TEST_MODEL
+from scripted_server import ScriptedServer
+
+# The terminal's size: wide enough that the status line (model, session id, a temporary
+# workspace path, state, mode, meter, cache, fold) is never cut.
+COLUMNS, ROWS = 220, 50
+# Seconds to wait for the screen to show something: room for pleat's start and litellm's first
+# import (about 4 s) on a loaded machine; a hang fails the test instead of stalling the suite.
+SCREEN_TIMEOUT_SECONDS = 60
+# Seconds between two reads of the screen while waiting.
+POLL_SECONDS = 0.1
+
+
+def tmux_available() -> bool:
+    return shutil.which("tmux") is not None
+
+
+class TmuxPleat:
+    """`pleat` (the TUI) running in a private tmux server (its own socket: no other tmux is
+    touched) against the scripted server. Use as a context manager: the server is killed at
+    the end."""
+
+    def __init__(self, workspace: Path, server: ScriptedServer, *args: str) -> None:
+        self.socket = f"pleat-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.command = [
+            sys.executable, "-m", "tui.main",
+            "--model", TEST_MODEL,
+            "--api-base", server.base_url,
+            "--api-key", TEST_API_KEY,
+            "--cwd", str(workspace),
+            *args,
+        ]  # fmt: skip
+
+    def __enter__(self) -> TmuxPleat:
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env.pop("TMUX", None)  # a test run from inside tmux still starts its own server
+        for name in ("COLUMNS", "LINES"):  # set by pytest's workers: they would fix the size
+            env.pop(name, None)
+        self._tmux(
+            "new-session", "-d", "-s", "pleat", "-x", str(COLUMNS), "-y", str(ROWS),
+            "--", *self.command,
+            env=env,
+        )  # fmt: skip
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+    def _tmux(self, *args: str, env: dict[str, str] | None = None) -> str:
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=SCREEN_TIMEOUT_SECONDS,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def keys(self, *keys: str) -> None:
+        """Press keys by tmux's names (Enter, BTab for Shift+Tab, y ...)."""
+        self._tmux("send-keys", "-t", "pleat", *keys)
+
+    def type(self, text: str) -> None:
+        """Type text literally (no key names)."""
+        self._tmux("send-keys", "-t", "pleat", "-l", text)
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-t", "pleat")
+
+    def status_line(self) -> str:
+        """The status bar: the line that names the model."""
+        lines = [line for line in self.screen().splitlines() if TEST_MODEL in line]
+        return lines[-1] if lines else ""
+
+    def wait_for(self, condition: Callable[[str], bool], what: str) -> str:
+        """Read the screen until `condition(screen)` holds; returns that screen."""
+        deadline = time.monotonic() + SCREEN_TIMEOUT_SECONDS
+        while True:
+            screen = self.screen()
+            if condition(screen):
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; the screen:\n{screen}")
+            time.sleep(POLL_SECONDS)

@@ -1,0 +1,43 @@
+"""The permission mode on screen: where it starts, what the status bar and a notice say of it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent.permissions import MODE_HELP, Mode, Permissions
+
+if TYPE_CHECKING:
+    from agent.config import Config
+    from tui.host import Host
+
+
+def starting_permissions(config: Config | None, approve_everything: bool) -> Permissions:
+    """The configuration's mode and rules; --yes starts in full-auto whatever it says."""
+    if config is None:
+        return Permissions("full-auto" if approve_everything else "ask")
+    mode = "full-auto" if approve_everything else config.permission_mode
+    return Permissions.from_settings(mode, config.allow, config.deny)
+
+
+def mode_notice(mode: Mode) -> str:
+    """The notice of a mode change: the mode, what it does, and the key that changes it."""
+    return f"{mode} mode: {MODE_HELP[mode]} (Shift+Tab changes the mode)"
+
+
+def show_mode(host: Host, mode: Mode) -> None:
+    """The mode changed (Shift+Tab, or a plan accepted): the status bar shows it, a notice
+    says what it does."""
+    host.status.mode = mode
+
+    async def say() -> None:
+        await host.conversation.add_notice(mode_notice(mode))
+
+    host.start_background(say())
+
+
+async def show_rule_problems(host: Host) -> None:
+    """One notice for each configured rule that can never match (a misspelt tool ...)."""
+    agent = host.agent
+    if agent is not None:
+        for problem in agent.permissions.rule_problems(agent.registry):
+            await host.conversation.add_notice(problem, "error")
