@@ -27,6 +27,7 @@ from agent.events import (
 )
 from agent.llm import LLM, LLMError, LLMReply
 from agent.permissions import ApprovalRequest, Approver
+from agent.prompt_queue import PromptQueue
 from agent.recorder import Recorder
 from agent.spending_cap import SpendingCap
 from agent.uninterruptible import UninterruptibleSteps
@@ -89,6 +90,7 @@ class Agent:
         self.commits = UninterruptibleSteps()
         # Outcomes of commits the consumer was cancelled before seeing (take_unannounced).
         self.unannounced: list[Event] = []
+        self.queued = PromptQueue()  # prompts sent while a turn runs: read between tool steps
         if history:
             # A resumed session: exactly the history it had (same prefix, same cache).
             self.history = list(history)
@@ -242,6 +244,9 @@ class Agent:
 
     async def _turn(self) -> AsyncIterator[Event]:
         for iteration in range(1, self.max_tool_iterations + 1):
+            if iteration > 1:  # prompts the user sent meanwhile: this call reads them
+                for delivered in self.queued.deliver(self.add):
+                    yield delivered
             reply: LLMReply | None = None
             recoveries = 0
             while reply is None:
@@ -358,9 +363,7 @@ class Agent:
 
     def _describe(self, call: ToolCall) -> str:
         tool = self.registry.get(call.name)
-        if tool is None:
-            return f"{call.name}(?)"
-        return tool.describe_call(call.parsed_arguments())
+        return tool.describe_call(call.parsed_arguments()) if tool else f"{call.name}(?)"
 
     async def _run_tool(self, call: ToolCall, calls: int = 1) -> ToolOutput:
         """Validate, ask approval for side effects, run. Every failure becomes a result."""

@@ -16,6 +16,7 @@ from tools.output_guard import keep_within_budget
 from tools.read_file import ReadFileTool
 from tools.search import GlobTool, GrepTool
 from tools.shell import DEFAULT_TIMEOUT_SECONDS, RunCommandTool
+from tools.todo_write import TodoWriteTool
 from tools.write_file import WriteFileTool
 
 if TYPE_CHECKING:
@@ -101,8 +102,8 @@ class ToolRegistry:
 def default_registry(
     command_timeout: float = DEFAULT_TIMEOUT_SECONDS, archive: ChunkArchive | None = None
 ) -> ToolRegistry:
-    """A registry holding every workspace tool: reading and searching first, then changes; and,
-    given the session's chunk archive, read_archive last."""
+    """A registry holding every workspace tool: reading and searching first, then changes, then
+    the task list; and, given the session's chunk archive, read_archive last."""
     tools: list[Tool] = [
         ReadFileTool(),
         ListDirTool(),
@@ -111,6 +112,7 @@ def default_registry(
         EditFileTool(),
         WriteFileTool(),
         RunCommandTool(default_timeout=command_timeout),
+        TodoWriteTool(),
     ]
     if archive is not None:
         tools.append(ArchiveReaderTool(archive))

@@ -22,7 +22,10 @@ if TYPE_CHECKING:
     from tui.session_controller import SessionController
     from tui.startup import Startup
     from tui.widgets.conversation import Conversation
+    from tui.widgets.prompt_input import PromptInput
+    from tui.widgets.queued_prompts import QueuedPrompts
     from tui.widgets.status_bar import StatusBar
+    from tui.widgets.task_list import TaskList
 
 # The agent's work the app runs, one at a time: a turn, a manual fold, an idle fold, a fork.
 WorkKind = Literal["turn", "compact", "idle", "fork"]
@@ -45,6 +48,15 @@ class Host(Protocol):
 
     @property
     def status(self) -> StatusBar: ...
+
+    @property
+    def prompt(self) -> PromptInput: ...
+
+    @property
+    def queued_prompts(self) -> QueuedPrompts: ...
+
+    @property
+    def task_list(self) -> TaskList: ...
 
     @property
     def agent(self) -> Agent | None: ...

@@ -144,5 +144,7 @@ class SessionController:
             raise
         if self.session is not None and self.session is not session:
             self.session.close()
+        if self.agent is not None:  # prompts queued during a fork or a switch still go
+            agent.queued = self.agent.queued
         self.session, self.agent = session, agent
         self.approvals.always.clear()  # said for the session before

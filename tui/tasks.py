@@ -11,7 +11,7 @@ from agent.fork import ForkRefused
 from agent.loop import Agent
 from sessions.lock import SessionBusy
 from sessions.store import SessionError
-from tui import lifecycle
+from tui import lifecycle, queued
 from tui.host import Host
 from tui.turn_view import COMPACTING, THINKING, AnyEvent, TurnView
 
@@ -44,7 +44,13 @@ async def _internal_error(host: Host, error: Exception) -> None:
 
 async def run_turn(host: Host, agent: Agent, text: str) -> None:
     """One request; the agent keeps its history valid when this worker is cancelled."""
-    view = TurnView(host.conversation, host.status, lambda: lifecycle.refresh_meter(host))
+    view = TurnView(
+        host.conversation,
+        host.status,
+        lambda: lifecycle.refresh_meter(host),
+        delivered=lambda: queued.show(host),
+        tasks=lambda: lifecycle.show_tasks(host),
+    )
     host.status.state = THINKING
     await host.conversation.add_user(text)
     try:
