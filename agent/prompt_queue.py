@@ -45,8 +45,10 @@ class PromptQueue:
         return taken
 
     def deliver(self, add: Callable[[Message], Message]) -> list[PromptDelivered]:
-        """Append every waiting prompt to the history (through `add`) as a user message marked
-        `queued`; one event each, in order, for the front end to show where it landed."""
-        return [
-            PromptDelivered(text, add(msg.user(text, queued=True)).id) for text in self.take_all()
-        ]
+        """Append the waiting prompts to the history (through `add`) as one user message marked
+        `queued` (one: a history never holds two user messages in a row); its event, for the
+        front end to show where it landed, or none when nothing waits."""
+        if not self._prompts:
+            return []
+        text = joined(self.take_all())
+        return [PromptDelivered(text, add(msg.user(text, queued=True)).id)]
