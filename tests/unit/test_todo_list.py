@@ -1,4 +1,4 @@
-"""The task list: todo_write's checks and bounds, the list a history holds, the summary's section."""
+"""The task list: todo_write's checks, the list a history holds, the summary message's section."""
 
 from __future__ import annotations
 
