@@ -67,8 +67,8 @@ def system_prompt(workspace: Path, tool_names: list[str]) -> str:
     if TODO_TOOL_NAME in tool_names:
         lines.insert(
             -1,
-            f"- For work of three steps or more, keep a task list with {TODO_TOOL_NAME}: one "
-            "task in_progress at a time, each marked done once finished. The user sees it.",
+            f"- For work of three steps or more, keep a task list with {TODO_TOOL_NAME}; one "
+            "task in_progress at a time.",
         )
     found = project_instructions(workspace)
     if found.text is not None:

@@ -5,27 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.todo_list import (
-    MAX_TODO_CHARS,
-    MAX_TODOS,
-    STATUSES,
-    SUMMARY_KEY,
-    TODO_TOOL_NAME,
-    counts,
-    parse_todos,
-)
+from tools.todo_list import STATUSES, SUMMARY_KEY, TODO_TOOL_NAME, counts, parse_todos
 
 # The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
+# Lean, as it rides in every request: the bounds (tools.todo_list) are checked by code, and a
+# list past them is refused with the bound in one line.
 _PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "todos": {
             "type": "array",
-            "maxItems": MAX_TODOS,
             "items": {
                 "type": "object",
                 "properties": {
-                    "content": {"type": "string", "maxLength": MAX_TODO_CHARS},
+                    "content": {"type": "string"},
                     "status": {"type": "string", "enum": list(STATUSES)},
                 },
                 "required": ["content", "status"],
@@ -42,10 +35,7 @@ class TodoWriteTool(Tool):
     is shown pinned in the TUI and is carried into every summary message by compaction."""
 
     name = TODO_TOOL_NAME
-    description = (
-        "Write the task list of multi-step work: the whole list, in order, each time (it "
-        "replaces the previous one)."
-    )
+    description = "Replace the task list of multi-step work (send the whole list, in order)."
     parameters = _PARAMETERS
     # It changes nothing on the user's machine (the list is part of the conversation): it runs
     # without approval, in every permission mode.

@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agent.assemble import TASK_LIST_MIN_WINDOW, build_agent
 from agent.compaction.ledger import Ledger
+from agent.compaction.policy import CompactionPolicy
 from agent.compaction.rebuild import summary_message
+from agent.config import Config
+from agent.permissions import approve_all
 from sessions.messages import Message, ToolCall
+from sessions.store import Session
 from tools.base import ToolContext, ToolError
 from tools.registry import default_registry
 from tools.todo_list import (
     MAX_TODO_CHARS,
     MAX_TODOS,
     SUMMARY_KEY,
+    TODO_TOOL_NAME,
     TodoItem,
     current_todos,
     parse_todos,
@@ -235,3 +242,23 @@ def test_no_list_no_section() -> None:
         assert message.content is not None and "## Task list" not in message.content
     assert SUMMARY_KEY not in summary_with(None).meta
     assert summary_with([]).meta[SUMMARY_KEY] == []
+
+
+# -- which sessions have the tool --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("window", "offered"),
+    [(0, True), (TASK_LIST_MIN_WINDOW, True), (TASK_LIST_MIN_WINDOW - 1, False), (4_096, False)],
+)
+def test_the_tool_and_its_guidance_are_left_out_of_a_tiny_window(
+    workspace: Path, window: int, offered: bool
+) -> None:
+    config = Config(model="openai/m", compaction=CompactionPolicy(context_window=window))
+    session = Session.create(workspace, model="openai/m")
+    try:
+        agent = build_agent(config, workspace, approve_all, session=session)
+    finally:
+        session.close()
+    assert (TODO_TOOL_NAME in agent.registry.names()) is offered
+    assert (TODO_TOOL_NAME in (agent.history[0].content or "")) is offered
