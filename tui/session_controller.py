@@ -131,9 +131,12 @@ class SessionController:
         return self.config
 
     def _build(self, session: Session, history: list[Message] | None) -> Agent:
-        return build_agent(
+        agent = build_agent(
             self._config, self.workspace, self.approvals, session=session, history=history
         )
+        if self.agent is not None:  # prompts queued during a fork or a switch still go
+            agent.queued = self.agent.queued
+        return agent
 
     def _adopt(self, session: Session, history: list[Message] | None) -> None:
         """Make `session` the open one: the one path of every switch (see the class)."""
@@ -144,7 +147,5 @@ class SessionController:
             raise
         if self.session is not None and self.session is not session:
             self.session.close()
-        if self.agent is not None:  # prompts queued during a fork or a switch still go
-            agent.queued = self.agent.queued
         self.session, self.agent = session, agent
         self.approvals.always.clear()  # said for the session before

@@ -10,7 +10,19 @@ from typing import Any
 import pytest
 from scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from textual.pilot import Pilot
-from tui_support import assert_valid_history, make_app, send, started, wait_for, work_finished
+from tui_support import (
+    assert_valid_history,
+    command,
+    exchange,
+    make_app,
+    model,
+    send,
+    small_policy,
+    started,
+    summary_reply,
+    wait_for,
+    work_finished,
+)
 
 from agent.prompt_queue import joined
 from tui.app import PleatApp
@@ -206,3 +218,31 @@ async def test_esc_puts_the_queued_prompts_back_unsent(
         assert work_finished(app)  # nothing was sent after the interruption
     assert len(server.requests) == 1
     assert all(m.get("content") not in ("one", "two") for m in server.requests[0].messages)
+
+
+async def test_a_prompt_sent_during_a_fork_opens_the_child_session(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """Work that is not a turn (here /fork, which folds first and switches sessions): what was
+    queued meanwhile is the first turn after it, in the session it switched to."""
+    held = Held(summary_reply())
+    server.fallback = model([Text("first answer " * 30), Text("in the fork")], held)
+    app = make_app(server, workspace, compaction=small_policy())
+    async with app.run_test() as pilot:
+        await started(pilot, app)
+        await exchange(pilot, app, "first question")
+        await exchange(pilot, app, "second question")
+        parent = app.session.id if app.session else ""
+        try:
+            await command(pilot, app, "/fork")
+            await wait_for(pilot, lambda: len(server.requests) == 3, "the fork's fold")
+            await type_prompt(pilot, app, "carry on here")
+            assert queued(app).prompts == ("carry on here",)
+        finally:
+            held.go.set()
+        await wait_for(pilot, lambda: len(server.requests) == 4, "the queued turn")
+        await wait_for(pilot, lambda: work_finished(app), "the queued turn to end")
+        assert app.session is not None and app.session.id != parent
+        assert app.agent is not None
+        assert app.agent.history[-2].content == "carry on here"
+    assert server.requests[3].messages[-1]["content"].endswith("carry on here")
