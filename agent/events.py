@@ -59,6 +59,15 @@ class ToolCallFinished:
 
 
 @dataclass(frozen=True)
+class PromptDelivered:
+    """A prompt the user queued while the turn ran, now in the history (message `message_id`)
+    just before the model call that reads it."""
+
+    text: str
+    message_id: str
+
+
+@dataclass(frozen=True)
 class UsageReported:
     """One model call's usage and price (every call, compression included, is reported)."""
 
@@ -138,6 +147,7 @@ Event = (
     | ThinkingDelta
     | ToolCallStarted
     | ToolCallFinished
+    | PromptDelivered
     | UsageReported
     | Retrying
     | ErrorEvent

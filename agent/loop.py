@@ -31,6 +31,7 @@ from agent.image_parts import Attachments, Images, request_messages
 from agent.llm import LLM, LLMError, LLMReply
 from agent.permissions import Approver, Permissions
 from agent.plan_mode import mode_note
+from agent.prompt_queue import PromptQueue
 from agent.recorder import Recorder
 from agent.spending_cap import SpendingCap
 from agent.tool_budget import tool_context
@@ -96,6 +97,7 @@ class Agent:
         self.commits = UninterruptibleSteps()
         # Outcomes of commits the consumer was cancelled before seeing (take_unannounced).
         self.unannounced: list[Event] = []
+        self.queued = PromptQueue()  # prompts sent while a turn runs: read between tool steps
         # A resumed session: exactly the history it had (same prefix, same cache). Ids continue
         # after the highest ever used (`last_id`: a rewound history holds lower ones).
         self.history: list[Message] = list(history or [])
@@ -253,6 +255,9 @@ class Agent:
 
     async def _turn(self) -> AsyncIterator[Event]:
         for iteration in range(1, self.max_tool_iterations + 1):
+            if iteration > 1:  # prompts the user sent meanwhile: this call reads them
+                for delivered in self.queued.deliver(self.add):
+                    yield delivered
             reply: LLMReply | None = None
             recoveries = 0
             while reply is None:

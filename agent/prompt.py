@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tools.paths import workspace_root
+from tools.todo_list import TODO_TOOL_NAME
 from tools.workspace_text import read_workspace_text
 
 # Project instruction files, in order of preference: AGENTS.md is the cross-agent convention
@@ -62,6 +63,12 @@ def system_prompt(workspace: Path, tool_names: list[str]) -> str:
         "- If a call is refused, do not retry it unchanged: explain or ask.",
         "- Answer concisely; when done, say what you changed.",
     ]
+    if TODO_TOOL_NAME in tool_names:
+        lines.insert(
+            -1,
+            f"- For work of three steps or more, keep a task list with {TODO_TOOL_NAME}; one "
+            "task in_progress at a time.",
+        )
     found = project_instructions(workspace)
     if found.text is not None:
         lines += ["", f"Project instructions from {found.name}:", found.text.strip()]

@@ -16,6 +16,7 @@ from tools.output_guard import keep_within_budget
 from tools.read_file import ReadFileTool
 from tools.search import GlobTool, GrepTool
 from tools.shell import DEFAULT_TIMEOUT_SECONDS, RunCommandTool
+from tools.todo_write import TodoWriteTool
 from tools.write_file import WriteFileTool
 
 if TYPE_CHECKING:
@@ -105,10 +106,14 @@ class ToolRegistry:
 
 
 def default_registry(
-    command_timeout: float = DEFAULT_TIMEOUT_SECONDS, archive: ChunkArchive | None = None
+    command_timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    archive: ChunkArchive | None = None,
+    *,
+    task_list: bool = True,
 ) -> ToolRegistry:
-    """A registry holding every workspace tool: reading and searching first, then changes; and,
-    given the session's chunk archive, read_archive last."""
+    """A registry holding every workspace tool: reading and searching first, then changes, then
+    the task list (unless `task_list` is False); and, given the session's chunk archive,
+    read_archive last."""
     tools: list[Tool] = [
         ReadFileTool(),
         ListDirTool(),
@@ -118,6 +123,8 @@ def default_registry(
         WriteFileTool(),
         RunCommandTool(default_timeout=command_timeout),
     ]
+    if task_list:
+        tools.append(TodoWriteTool())
     if archive is not None:
         tools.append(ArchiveReaderTool(archive))
     return ToolRegistry(tools)

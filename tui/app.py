@@ -14,10 +14,10 @@ from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.screen import Screen
 from textual.widgets import Footer, Header
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
 from agent.config import Config
-from tui import lifecycle, modes, slash_commands
+from tui import lifecycle, modes, queued, slash_commands
 from tui.approvals import SessionApprovals
 from tui.completion import WorkspaceFiles
 from tui.host import WorkKind
@@ -26,7 +26,9 @@ from tui.startup import Startup
 from tui.widgets.completion_list import CompletionList
 from tui.widgets.conversation import Conversation
 from tui.widgets.prompt_input import PromptInput
+from tui.widgets.queued_prompts import QueuedPrompts
 from tui.widgets.status_bar import StatusBar
+from tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -112,10 +114,14 @@ class PleatApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Conversation(id="conversation")
+        yield TaskList()
+        yield QueuedPrompts()
         completions = CompletionList()
         yield completions
         commands = [(c.name, f"{c.usage:<18} {c.help}") for c in slash_commands.COMMANDS]
-        yield PromptInput(PLACEHOLDER, completions, commands, self.files)
+        prompt = PromptInput(PLACEHOLDER, completions, commands, self.files)
+        prompt.take_queued = lambda: queued.take_back(self)
+        yield prompt
         yield StatusBar(self.model_name, display_path(self.workspace))
         yield Footer()
 
@@ -130,6 +136,14 @@ class PleatApp(App[None]):
     @property
     def prompt(self) -> PromptInput:
         return self.query_one(PromptInput)
+
+    @property
+    def queued_prompts(self) -> QueuedPrompts:
+        return self.query_one(QueuedPrompts)
+
+    @property
+    def task_list(self) -> TaskList:
+        return self.query_one(TaskList)
 
     @property
     def agent(self) -> Agent | None:
@@ -189,19 +203,17 @@ class PleatApp(App[None]):
             else:
                 self.run_slash(found, arg)
             return
-        if self.busy:
-            self.notify(slash_commands.BUSY)
-            if not self.prompt.text:
-                self.prompt.value = event.value  # not sent: give it back
-            return
         self.prompt.remember(text)
         if self.agent is None:
             await self.conversation.add_user(text)
             await self.conversation.add_markdown(self.unavailable or "", "help")
             return
+        if self.busy:  # read by the running turn at its next model call, or sent after it
+            queued.put(self, text)
+            return
         from tui.tasks import run_turn
 
-        self.start_work("turn", run_turn(self, self.agent, text))
+        self.start_work("turn", run_turn(self, self.agent, queued.take_all_with(self, text)))
 
     def run_slash(self, command: slash_commands.SlashCommand, arg: str) -> None:
         """Run a slash command in a worker (some wait on threads or screens)."""
@@ -283,6 +295,8 @@ class PleatApp(App[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is self.turn:
             self.refresh_bindings()  # Esc comes and goes with the work
+            if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+                queued.follow_up(self)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Esc is offered (and shown in the footer) only while work it can stop runs; the page
@@ -296,8 +310,10 @@ class PleatApp(App[None]):
 
     def action_interrupt(self) -> None:
         """Esc: cancel the running work (a fold committing finishes first: the core holds the
-        cancellation for those milliseconds, see agent.uninterruptible)."""
+        cancellation for those milliseconds, see agent.uninterruptible); prompts queued for it
+        go back into the prompt, unsent."""
         if self.turn is not None and not self.turn.is_finished and self.work_kind != "fork":
+            queued.put_back(self)
             self.turn.cancel()
 
     def action_page(self, direction: int) -> None:

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from tui.startup import Startup
     from tui.widgets.conversation import Conversation
     from tui.widgets.prompt_input import PromptInput
+    from tui.widgets.queued_prompts import QueuedPrompts
     from tui.widgets.status_bar import StatusBar
+    from tui.widgets.task_list import TaskList
 
 # The agent's work the app runs, one at a time: a turn, a manual fold, an idle fold, a fork, a
 # model switch (folding first when the new window is smaller).
@@ -52,6 +54,12 @@ class Host(Protocol):
     def prompt(self) -> PromptInput:
         """The input (a rewound request comes back into it)."""
         ...
+
+    @property
+    def queued_prompts(self) -> QueuedPrompts: ...
+
+    @property
+    def task_list(self) -> TaskList: ...
 
     @property
     def agent(self) -> Agent | None: ...

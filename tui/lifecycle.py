@@ -84,6 +84,7 @@ async def show_session(
         await host.conversation.add_notice(f"resumed with a repair: {note}")
     for note in project_instructions(agent.context.workspace).skipped:
         await host.conversation.add_notice(note)
+    show_tasks(host)
     host.status.session = session.id
     host.status.model = (controller.config.model if controller.config else None) or ""
     host.status.cost = agent.usage.cost  # the session's bill so far, from its journal
@@ -92,6 +93,14 @@ async def show_session(
     if count:
         await refresh_meter_soon(host)
     host.idle.arm()
+
+
+def show_tasks(host: Host) -> None:
+    """Show the session's task list as its history holds it (tools.todo_list)."""
+    from tools.todo_list import current_todos
+
+    agent = host.agent
+    host.task_list.show(current_todos(agent.history) if agent is not None else None)
 
 
 async def warm_up(host: Host) -> None:

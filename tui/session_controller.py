@@ -148,7 +148,7 @@ class SessionController:
         return self.config
 
     def _build(self, session: Session, history: list[Message] | None) -> Agent:
-        return build_agent(
+        agent = build_agent(
             self._config,
             self.workspace,
             self.approvals,
@@ -157,6 +157,9 @@ class SessionController:
             permissions=self.approvals.permissions,  # the app's: Shift+Tab changes their mode
             review_plan=self.approvals.review_plan,
         )
+        if self.agent is not None:  # prompts queued during a fork or a switch still go
+            agent.queued = self.agent.queued
+        return agent
 
     def _adopt(self, session: Session, history: list[Message] | None) -> None:
         """Make `session` the open one: the one path of every switch (see the class)."""

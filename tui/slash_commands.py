@@ -180,12 +180,13 @@ BY_NAME = {c.name: c for c in COMMANDS}
 KEYS = """\
 | key | does |
 |---|---|
-| Enter | send the prompt |
+| Enter | send the prompt (while pleat works: queue it, read at its next model call) |
 | Shift+Enter, Ctrl+J, `\\` then Enter | a new line in the prompt |
 | ↑ / ↓ | earlier prompts (from the first / last line) |
+| ↑ in an empty prompt | take the newest queued prompt back, to edit or drop |
 | `/` | commands; `@` a workspace file |
 | Tab | take the highlighted suggestion |
-| Esc | interrupt the running request |
+| Esc | interrupt the running request (queued prompts come back into the prompt) |
 | Shift+Tab | the next permission mode: ask, accept-edits, plan, full-auto |
 | PgUp / PgDn | scroll the conversation |
 | Ctrl+P | command palette |

@@ -16,7 +16,7 @@ from agent.terminal_text import visible
 from sessions.lock import SessionBusy
 from sessions.messages import Message
 from sessions.store import SessionError
-from tui import lifecycle
+from tui import lifecycle, queued
 from tui.host import Host
 from tui.turn_view import COMPACTING, THINKING, AnyEvent, TurnView
 
@@ -50,7 +50,13 @@ async def _internal_error(host: Host, error: Exception) -> None:
 async def run_turn(host: Host, agent: Agent, text: str) -> None:
     """One request, with the images it names; the agent keeps its history valid when this
     worker is cancelled."""
-    view = TurnView(host.conversation, host.status, lambda: lifecycle.refresh_meter(host))
+    view = TurnView(
+        host.conversation,
+        host.status,
+        lambda: lifecycle.refresh_meter(host),
+        delivered=lambda: queued.show(host),
+        tasks=lambda: lifecycle.show_tasks(host),
+    )
     host.status.state = THINKING
     try:
         attached = await attach_images(text, agent.context.workspace, agent.attachments)

@@ -10,6 +10,7 @@ from agent.events import (
     CompactionStarted,
     ErrorEvent,
     Event,
+    PromptDelivered,
     Retrying,
     TextDelta,
     ThinkingDelta,
@@ -19,6 +20,7 @@ from agent.events import (
     UsageReported,
 )
 from agent.headless import describe_compaction, kilo
+from tools.todo_list import TODO_TOOL_NAME
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.compaction_marker import CompactionMarker
 from tui.widgets.conversation import Conversation
@@ -46,7 +48,9 @@ def running_text(event: CompactionStarted) -> str:
 
 class TurnView:
     """The widgets of one turn: the reply being streamed, the open tool blocks, the fold line
-    of a compaction in progress. `changed` is called when the context size may have moved."""
+    of a compaction in progress. `changed` is called when the context size may have moved,
+    `delivered` when a queued prompt reached the history, `tasks` when the task list may have
+    changed (a todo_write call finished)."""
 
     def __init__(
         self,
@@ -55,10 +59,14 @@ class TurnView:
         changed: Callable[[], None] = lambda: None,
         *,
         busy_state: str = THINKING,
+        delivered: Callable[[], None] = lambda: None,
+        tasks: Callable[[], None] = lambda: None,
     ) -> None:
         self.conversation = conversation
         self.status = status
         self.changed = changed
+        self.delivered = delivered
+        self.tasks = tasks
         self.busy_state = busy_state
         self.reply: AssistantMessage | None = None
         self.thinking: ThinkingBlock | None = None
@@ -90,7 +98,12 @@ class TurnView:
                 block = await self.conversation.add_tool_call(event.call.name)
             await block.finish(event.text, event.is_error, event.meta)
             self.status.state = self.busy_state
+            if event.call.name == TODO_TOOL_NAME:
+                self.tasks()
             self.changed()
+        elif isinstance(event, PromptDelivered):  # where the model reads it: after the tools
+            await self.conversation.add_user(event.text)
+            self.delivered()
         elif isinstance(event, UsageReported):
             if event.purpose == "turn":  # the cache share shown is the conversation's
                 self.status.usage = event.usage

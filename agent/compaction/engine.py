@@ -42,6 +42,7 @@ from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive, ChunkInfo
 from sessions.messages import ImageSource, Message, is_summary, unread_results
 from sessions.redact import redact
+from tools.todo_list import current_todos
 
 # Units pulled back, round by round, while the compression call would not fit or the provider
 # says it overflows (the first round's single unit is the newest, see _pull_back_rounds): each
@@ -502,6 +503,7 @@ class Compactor:
             previous=self.archive.chunks(),
             request_budget_chars=self.policy.request_budget_chars,
             method=fold.method,
+            todos=current_todos(history),  # the task list, word for word (not the model's)
         )
         summary.id = self.new_id()
         for message in shrunk:

@@ -1,4 +1,5 @@
-"""Step 6: the summary message (summary, ledger, chunk index, anchor) and the new history."""
+"""Step 6: the summary message (summary, task list, ledger, chunk index, anchor) and the new
+history."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from agent.compaction.ledger import Ledger, render_ledger
 from sessions.archive import ChunkInfo
 from sessions.messages import Message
 from tools.kept_output_reader import READER_TOOL_NAME
+from tools.todo_list import SUMMARY_KEY, TODO_TOOL_NAME, TodoItem, render_todos
 
 # Previous chunks listed in the summary message, newest first; older ones are counted. Ten
 # lines keep the index small while covering a long working day of folds.
@@ -41,6 +43,14 @@ def archive_section(current: ChunkInfo | None, previous: Sequence[ChunkInfo]) ->
     return "\n".join(lines)
 
 
+def task_section(todos: Sequence[TodoItem]) -> str:
+    """The task list as code carries it through a fold: word for word, never summarized."""
+    return (
+        f"## Task list (kept by pleat as of the fold; {TODO_TOOL_NAME} replaces it)\n"
+        + render_todos(todos)
+    )
+
+
 def summary_message(
     *,
     summary: str,
@@ -49,27 +59,30 @@ def summary_message(
     previous: Sequence[ChunkInfo],
     request_budget_chars: int,
     method: str,
+    todos: Sequence[TodoItem] | None = None,
 ) -> Message:
     """The user-role message at the head of the rebuilt history; its parts are kept in meta so
-    the next compaction can update them (anchored summary, cumulative ledger)."""
+    the next compaction can update them (anchored summary, cumulative ledger) and the task list
+    (None: none was ever written) outlives the call that wrote it."""
     header = "[pleat: the earlier conversation was folded to save context; this is its summary]"
     ledger_text = render_ledger(ledger, request_budget_chars=request_budget_chars)
     parts = [header, summary.strip()]
+    if todos:
+        parts.append(task_section(todos))
     if ledger_text:
         parts.append("## Recorded by pleat (from the folded messages)\n" + ledger_text)
     parts.append(archive_section(current, previous))
-    return Message(
-        role="user",
-        content="\n\n".join(parts),
-        meta={
-            "kind": "summary",
-            "injected": True,
-            "summary": summary.strip(),
-            "ledger": ledger.to_dict(),
-            "chunk": current.number if current is not None else None,
-            "method": method,
-        },
-    )
+    meta = {
+        "kind": "summary",
+        "injected": True,
+        "summary": summary.strip(),
+        "ledger": ledger.to_dict(),
+        "chunk": current.number if current is not None else None,
+        "method": method,
+    }
+    if todos is not None:
+        meta[SUMMARY_KEY] = [item.to_dict() for item in todos]
+    return Message(role="user", content="\n\n".join(parts), meta=meta)
 
 
 def rebuild(

@@ -11,7 +11,16 @@ import pytest
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.registry import ToolRegistry, default_registry, validate_arguments
 
-ALL_TOOLS = ["read_file", "list_dir", "glob", "grep", "edit_file", "write_file", "run_command"]
+ALL_TOOLS = [
+    "read_file",
+    "list_dir",
+    "glob",
+    "grep",
+    "edit_file",
+    "write_file",
+    "run_command",
+    "todo_write",
+]
 
 
 class Echo(Tool):
@@ -75,7 +84,8 @@ def test_default_registry_has_every_tool_with_a_schema() -> None:
     assert registry.get("grep") is not None
     assert registry.get("nope") is None
     read_only = {name for name in ALL_TOOLS if registry.get(name).read_only}  # type: ignore[union-attr]
-    assert read_only == {"read_file", "list_dir", "glob", "grep"}
+    # todo_write changes nothing on the machine (the list is in the conversation): no approval.
+    assert read_only == {"read_file", "list_dir", "glob", "grep", "todo_write"}
 
 
 def test_duplicate_names_are_refused() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from textual import events
@@ -60,6 +60,9 @@ class PromptInput(TextArea):
         # user edits it (walking up through "/compact" must not open the command list).
         self._placed: str | None = None
         self._listing = False  # the workspace's files are being listed for @ completion
+        # Takes the newest prompt queued while pleat works back out of its queue (the app
+        # sets it): ↑ in an empty prompt brings it here to edit, or to drop by clearing it.
+        self.take_queued: Callable[[], str | None] = lambda: None
 
     @property
     def value(self) -> str:
@@ -103,6 +106,8 @@ class PromptInput(TextArea):
     def action_up(self) -> None:
         if self.completions.showing:
             self.completions.move(-1)
+        elif not self.text and (taken := self.take_queued()) is not None:
+            self.value = taken
         elif self.cursor_at_first_line:
             self._walk_history(-1)
         else:

@@ -1,0 +1,54 @@
+"""Prompts sent while a turn runs: held in order, delivered at the turn's next model call."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from agent.events import PromptDelivered
+from sessions import messages as msg
+from sessions.messages import Message
+
+# Between prompts joined into one (those still queued when a turn ends become the next turn):
+# a blank line, so each reads as its own paragraph.
+JOINER = "\n\n"
+
+
+def joined(prompts: Sequence[str]) -> str:
+    """Several prompts as one."""
+    return JOINER.join(prompts)
+
+
+class PromptQueue:
+    """The prompts waiting, oldest first. The front end puts, takes back (to edit or drop) and
+    shows them; the agent's turn delivers them between tool steps (Agent.run_turn)."""
+
+    def __init__(self) -> None:
+        self._prompts: list[str] = []
+
+    @property
+    def prompts(self) -> tuple[str, ...]:
+        return tuple(self._prompts)
+
+    def __len__(self) -> int:
+        return len(self._prompts)
+
+    def put(self, text: str) -> None:
+        self._prompts.append(text)
+
+    def take_newest(self) -> str | None:
+        """Take the newest prompt back (to edit it, or drop it), or None when none waits."""
+        return self._prompts.pop() if self._prompts else None
+
+    def take_all(self) -> list[str]:
+        """Every prompt waiting, oldest first; the queue is empty after."""
+        taken, self._prompts = self._prompts, []
+        return taken
+
+    def deliver(self, add: Callable[[Message], Message]) -> list[PromptDelivered]:
+        """Append the waiting prompts to the history (through `add`) as one user message marked
+        `queued` (one: a history never holds two user messages in a row); its event, for the
+        front end to show where it landed, or none when nothing waits."""
+        if not self._prompts:
+            return []
+        text = joined(self.take_all())
+        return [PromptDelivered(text, add(msg.user(text, queued=True)).id)]
