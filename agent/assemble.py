@@ -23,12 +23,6 @@ from sessions.redact import KnownSecrets
 from sessions.store import Session, SessionError, latest_session
 from tools.registry import default_registry
 
-# A window set below this many tokens (--context-window) gets no task list tool: its schema
-# (about 120 tokens) rides in every request, where the system prompt and the other tools already
-# take half of a 4k window (the window matrix's 4k row runs out of room with it), and models
-# that small are not the ones that plan work of many steps.
-TASK_LIST_MIN_WINDOW = 8_192
-
 
 def crash_hook() -> Callable[[str], None] | None:
     """PLEAT_CRASH_AT=<step> makes pleat SIGKILL itself when a compaction reaches that step
@@ -76,12 +70,7 @@ def build_agent(
     llm = LLM(config.model_settings())
     if permissions is None:
         permissions = permissions_from(config)
-    window = config.compaction.context_window  # 0: litellm's, known only later; a large one
-    registry = default_registry(
-        command_timeout=config.command_timeout,
-        archive=session.archive,
-        task_list=not window or window >= TASK_LIST_MIN_WINDOW,
-    )
+    registry = default_registry(command_timeout=config.command_timeout, archive=session.archive)
     registry.register(ExitPlanModeTool(permissions, review_plan))  # in every mode: same tools
     # Every key pleat knows, from any source (config file, PLEAT_API_KEY, --api-key, provider
     # variables such as OPENAI_API_KEY, any secret-named variable) never reaches disk, even when

@@ -12,7 +12,7 @@ from agent import turn_notes as notes
 from agent.checkpoints import CheckpointRecorder
 from agent.compaction.engine import Compactor
 from agent.compaction.fold_parts import Summarized
-from agent.compaction.last_rung import shrink_to_fit, too_small
+from agent.compaction.last_rung import shrink_to_fit
 from agent.events import (
     CompactionDone,
     CompactionFailed,
@@ -33,6 +33,7 @@ from agent.permissions import Approver, Permissions
 from agent.plan_mode import mode_note
 from agent.prompt_queue import PromptQueue
 from agent.recorder import Recorder
+from agent.room import ContextTooSmall, make_room
 from agent.spending_cap import SpendingCap
 from agent.tool_budget import tool_context
 from agent.uninterruptible import UninterruptibleSteps
@@ -46,13 +47,6 @@ from tools.registry import ToolRegistry, validate_arguments
 # Compactions forced by the provider's context-overflow error before one model call gives up:
 # the first normally suffices; a second covers a misjudged size after pulling back.
 MAX_OVERFLOW_RECOVERIES = 2
-# Rounds of the ladder (fold, then shrink tool results) before a request is declared too big:
-# the second round folds what the first round's stubs made foldable.
-LADDER_ROUNDS = 2
-
-
-class ContextTooSmall(Exception):
-    """The request cannot fit the window however much is folded or shrunk (one line: why)."""
 
 
 class Agent:
@@ -189,11 +183,15 @@ class Agent:
         self.unannounced.append(outcome)
         return outcome, problem
 
-    async def _shrink(self, reason: FoldReason) -> tuple[Event | None, ErrorEvent | None]:
+    async def shrink(
+        self, reason: FoldReason, *, unread_too: bool
+    ) -> tuple[Event | None, ErrorEvent | None]:
         """The last rung as one step: archive the originals, swap in the stubs, record it (run
         uninterrupted)."""
         assert self.compactor is not None
-        shrunk = await shrink_to_fit(self.compactor, self.history, reason=reason)
+        shrunk = await shrink_to_fit(
+            self.compactor, self.history, reason=reason, unread_too=unread_too
+        )
         problem = await self._adopt(shrunk) if isinstance(shrunk, CompactionDone) else None
         if shrunk is not None:
             self.unannounced.append(shrunk)
@@ -215,37 +213,9 @@ class Agent:
         missed, self.unannounced = self.unannounced, []
         return missed
 
-    async def make_room(self, *, overflow: bool = False) -> AsyncIterator[Event]:
-        """The ladder before a model call: fold when due (or after the provider said the last
-        request overflowed); if the request still cannot fit, shrink the largest tool results,
-        then fold harder once. A request that still does not fit is sent all the same (the
-        reply's reserve is a margin, and the provider has the last word) unless even the system
-        prompt, the tools and the user's message alone are too big: then ContextTooSmall."""
-        assert self.compactor is not None
-        reason = "overflow" if overflow else self.compactor.due(self.history)
-        for _ in range(LADDER_ROUNDS):
-            folded = True
-            if reason is not None:
-                async for event in self.compact(reason=reason):
-                    folded = folded and not isinstance(event, CompactionFailed)
-                    yield event
-            if self.compactor.fits(self.history):
-                return
-            if not folded and not overflow:
-                break  # the fold just failed (and says why); the provider decides
-            shrunk, problem = await self.commits.run(self._shrink(reason or "overflow"))
-            self.unannounced.clear()
-            if problem is not None:
-                yield problem
-            if shrunk is not None:
-                yield shrunk
-            if self.compactor.fits(self.history) or isinstance(shrunk, CompactionFailed):
-                return
-            if not self.compactor.foldable_tokens(self.history):
-                break
-            reason = "overflow"
-        if problem_text := too_small(self.compactor, self.history):
-            raise ContextTooSmall(problem_text)
+    def make_room(self, *, overflow: bool = False) -> AsyncIterator[Event]:
+        """The ladder before a model call (agent/room.py)."""
+        return make_room(self, overflow=overflow)
 
     def replace_history(self, done: CompactionDone) -> None:
         """Swap in a rebuilt history (after its chunk is on disk) and record it."""
@@ -362,7 +332,7 @@ class Agent:
 
     def tool_context(self, calls: int = 1) -> ToolContext:
         """The context of one of `calls` tool runs of a reply (agent/tool_budget.py)."""
-        return tool_context(self.context, self.compactor, calls)
+        return tool_context(self.context, self.compactor, self.history, calls)
 
     async def _run_tool(self, call: ToolCall, calls: int = 1) -> ToolOutput:
         """Validate, check the permissions (agent/permissions.py), run. Every failure becomes a

@@ -5,7 +5,7 @@ The fold is made by the current model, whose window holds the context and whose 
 holds its prefix (one cached call, where the new model would need the head in pieces), cut for
 the new model's budget: the tail it keeps and the summary it asks for are the new model's.
 Whatever still does not fit then (a huge unread tool result, say) goes through the new model's
-own ladder (Agent.make_room), as before any call.
+own ladder (agent/room.py), as before any call.
 """
 
 from __future__ import annotations

@@ -108,12 +108,9 @@ class ToolRegistry:
 def default_registry(
     command_timeout: float = DEFAULT_TIMEOUT_SECONDS,
     archive: ChunkArchive | None = None,
-    *,
-    task_list: bool = True,
 ) -> ToolRegistry:
     """A registry holding every workspace tool: reading and searching first, then changes, then
-    the task list (unless `task_list` is False); and, given the session's chunk archive,
-    read_archive last."""
+    the task list; and, given the session's chunk archive, read_archive last."""
     tools: list[Tool] = [
         ReadFileTool(),
         ListDirTool(),
@@ -122,9 +119,8 @@ def default_registry(
         EditFileTool(),
         WriteFileTool(),
         RunCommandTool(default_timeout=command_timeout),
+        TodoWriteTool(),
     ]
-    if task_list:
-        tools.append(TodoWriteTool())
     if archive is not None:
         tools.append(ArchiveReaderTool(archive))
     return ToolRegistry(tools)

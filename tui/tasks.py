@@ -8,10 +8,11 @@ from contextlib import aclosing
 
 from agent.events import FoldReason
 from agent.fork import ForkRefused
-from agent.loop import Agent, ContextTooSmall
+from agent.loop import Agent
 from agent.model_discovery import FoundModel
 from agent.model_switch import switch_model
 from agent.prompt_images import attach_images
+from agent.room import ContextTooSmall
 from agent.terminal_text import visible
 from sessions.lock import SessionBusy
 from sessions.messages import Message

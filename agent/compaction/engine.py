@@ -284,16 +284,47 @@ class Compactor:
     # -- steps 3 and 4: choose the tail, insert the instruction, ask ----------------------
 
     def _split(self, history: list[Message], pull_back: int) -> Split:
+        """Step 3: the tail kept verbatim is the policy's, cut down when the rebuilt history
+        would not fit with it: what is pulled back (results the model has not read yet) keeps
+        its room, and older exchanges in the tail are folded instead of those being stubbed."""
+        tail_tokens = (self.shape or self.budget).tail_tokens
+        split = self._choose(history, tail_tokens, pull_back)
+        over = self._rebuilt_excess(history, split)
+        if over > 0:
+            tail_tokens = max(0, sum(self.tokens.count(m) for m in split.tail(history)) - over)
+            split = self._choose(history, tail_tokens, pull_back)
+        return split
+
+    def _choose(self, history: list[Message], tail_tokens: int, pull_back: int) -> Split:
         split = choose_split(
             history,
             self.tokens.count,
             tail_messages=self.policy.tail_messages,
-            tail_tokens=(self.shape or self.budget).tail_tokens,
+            tail_tokens=tail_tokens,
             pull_back_units=pull_back,
         )
         if split is None:
             raise SummaryUnavailable("nothing to fold: the history is a single exchange")
         return split
+
+    def _rebuilt_excess(self, history: list[Message], split: Split) -> int:
+        """Tokens by which the history rebuilt from `split` would be over the window (the
+        summary message counted at its cap): negative when it fits."""
+        budget = self.shape or self.budget
+        kept = history[: split.fold_start][:1] + split.tail(history) + split.pulled_back(history)
+        summary = budget.summary_cap + SUMMARY_OVERHEAD_TOKENS
+        tools = self.tokens.scaled(self.tokens.tools_tokens)
+        size = tools + sum(self.tokens.count(m) for m in kept) + summary
+        return size + self.margin - budget.usable
+
+    def result_room(self, history: list[Message]) -> int:
+        """The most tokens one new tool result can take and still fit once a fold has made
+        room (the system prompt, the tool schemas and a summary message at its cap stay): a
+        small window's results are cut to this, so they are never stubbed unread."""
+        system = self.tokens.count(history[0]) if history else 0
+        summary = self.budget.summary_cap + SUMMARY_OVERHEAD_TOKENS
+        tools = self.tokens.scaled(self.tokens.tools_tokens)
+        return self.budget.usable - self.margin - tools - system - summary
 
     def _instruction(self, history: list[Message], target: int, focus: str | None) -> Message:
         head = history[1] if len(history) > 1 and is_summary(history[1]) else None
@@ -375,14 +406,11 @@ class Compactor:
     def foldable_tokens(self, history: list[Message]) -> int:
         """Tokens a fold would take out of the live history on its first try (0: nothing to
         fold); the UI uses it to skip an idle fold that would free too little."""
-        split = choose_split(
-            history,
-            self.tokens.count,
-            tail_messages=self.policy.tail_messages,
-            tail_tokens=self.budget.tail_tokens,
-            pull_back_units=self._pull_back_rounds(history)[0],
-        )
-        return sum(self.tokens.count(m) for m in split.folded(history)) if split else 0
+        try:
+            split = self._split(history, self._pull_back_rounds(history)[0])
+        except SummaryUnavailable:
+            return 0
+        return sum(self.tokens.count(m) for m in split.folded(history))
 
     def _target(self, history: list[Message], split: Split) -> int:
         folded_tokens = sum(self.tokens.count(m) for m in split.folded(history))

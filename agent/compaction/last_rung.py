@@ -18,14 +18,16 @@ if TYPE_CHECKING:
 
 
 async def shrink_to_fit(
-    compactor: Compactor, history: list[Message], *, reason: FoldReason
+    compactor: Compactor, history: list[Message], *, reason: FoldReason, unread_too: bool = True
 ) -> Event | None:
     """Archive the largest tool results verbatim and stub them until the request fits
-    (agent/compaction/shrink.py). CompactionDone (method "shrink") with the new history,
-    CompactionFailed when the archive cannot be written, None when nothing can shrink."""
+    (agent/compaction/shrink.py; `unread_too`: the newest results as well). CompactionDone
+    (method "shrink") with the new history, CompactionFailed when the archive cannot be
+    written, None when nothing can shrink."""
     started = time.monotonic()
     before = compactor.tokens.estimate(history)  # the same measure as the size after
-    plan = plan_shrink(history, compactor.tokens.count, compactor.excess(history))
+    excess = compactor.excess(history)
+    plan = plan_shrink(history, compactor.tokens.count, excess, unread_too=unread_too)
     if not plan.indices:
         return None
     originals = [history[index] for index in plan.indices]

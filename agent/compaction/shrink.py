@@ -62,14 +62,19 @@ class ShrinkPlan:
 
 
 def plan_shrink(
-    history: Sequence[Message], count: Callable[[Message], int], excess: int
+    history: Sequence[Message],
+    count: Callable[[Message], int],
+    excess: int,
+    *,
+    unread_too: bool = True,
 ) -> ShrinkPlan:
     """The tool results (and prompts' images) whose shrinking frees `excess` tokens. Those the
     model has already read (before its newest reply) go first, largest first, so the fewest
     stubs do; the newest, which it has not seen yet, only when those are not enough (else a
     re-read would be shrunk again, a loop). Never the system prompt or a summary, never one
-    already shrunk. When all of them together do not free enough, all are planned: the caller
-    checks the fit."""
+    already shrunk. `unread_too` False leaves the newest alone whatever is left over (the
+    ladder folds first, then shrinks those). When all of them together do not free enough, all
+    are planned: the caller checks the fit."""
     start = fold_start(list(history))
     unread = unread_results(history)
     candidates = []
@@ -83,8 +88,9 @@ def plan_shrink(
         gain = count(message) - stub_cost
         if message.role != "tool":  # only the images go
             gain = sum(image_tokens(i.width, i.height) for i in message.images) - stub_cost
-        if gain >= MIN_TOKENS_FREED:
-            candidates.append((message.id in unread or index > last_reply, -gain, index))
+        newest = message.id in unread or index > last_reply
+        if gain >= MIN_TOKENS_FREED and (unread_too or not newest):
+            candidates.append((newest, -gain, index))
     candidates.sort()
     chosen: list[int] = []
     freed = 0

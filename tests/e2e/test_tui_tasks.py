@@ -10,7 +10,6 @@ from scripted_server import ScriptedServer, Text, ToolCalls
 from tui_support import command, exchange, make_app, model, small_policy, started, wait_for
 from tui_support import work_finished as finished
 
-from agent.assemble import TASK_LIST_MIN_WINDOW
 from tools.todo_list import TODO_TOOL_NAME, TodoItem
 from tui.app import PleatApp
 from tui.widgets.task_list import TaskList
@@ -47,8 +46,8 @@ async def test_the_task_list_is_pinned_and_follows_the_session(
             Text("all done"),
         ]
     )
-    # A small window (folds are quick to cause), yet one that has the task list tool.
-    app = make_app(server, workspace, compaction=small_policy(context_window=TASK_LIST_MIN_WINDOW))
+    # A small window: folds are quick to cause.
+    app = make_app(server, workspace, compaction=small_policy(context_window=8_192))
     async with app.run_test(size=(100, 40)) as pilot:
         await started(pilot, app)
         assert not tasks(app).display  # no list yet: nothing pinned
