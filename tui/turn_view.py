@@ -19,7 +19,7 @@ from agent.events import (
     TurnDone,
     UsageReported,
 )
-from agent.headless import describe_compaction, kilo
+from agent.fold_line import describe_compaction, kilo
 from tools.todo_list import TODO_TOOL_NAME
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.compaction_marker import CompactionMarker
