@@ -200,3 +200,26 @@ async def test_a_switch_to_a_smaller_window_folds_first(workspace: Path) -> None
         compressions = [r.body["model"] for r in server.requests if is_compression(r.body)]
         assert compressions == [TEST_MODEL]  # folded by the model being left
         assert server.requests[-1].body["model"] == "gpt-4"
+
+
+async def test_a_switch_keeps_the_mode_the_queue_and_the_spending_count(
+    two_models: ScriptedServer, workspace: Path
+) -> None:
+    """The agent a switch builds reads the app's permissions (Shift+Tab's mode, "always"
+    rules), takes the prompts queued meanwhile, and goes on counting the run's spending."""
+    app = make_app(two_models, workspace, max_budget_usd=5.0)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await exchange(pilot, app, "first")
+        before = app.agent
+        assert before is not None
+        before.cap.start = -1.25  # as if this run had already spent $1.25 before the switch
+        await pilot.press("shift+tab")  # ask -> accept-edits
+        await command(pilot, app, f"/model {OTHER_MODEL}")
+        await wait_for(pilot, lambda: app.agent is not before, "the switch")
+        await wait_for(pilot, lambda: work_finished(app), "the switch to end")
+        after = app.agent
+        assert after is not None
+        assert after.permissions is app.approvals.permissions
+        assert after.permissions.mode == "accept-edits"
+        assert after.queued is before.queued
+        assert after.cap.start == -1.25
