@@ -152,8 +152,13 @@ def _plan_files(
     plan.notes += _uncovered(points)
     first: dict[str, FileChange] = {}
     last: dict[str, FileChange] = {}
+    edited_between: set[str] = set()  # changed by someone else between two of pleat's changes
     for point in points:
         for change in point.files:
+            previous = last.get(change.path)
+            if previous is not None and previous.after_known:
+                if same_content(previous.after, change.before, git) is False:
+                    edited_between.add(change.path)
             first.setdefault(change.path, change)
             last[change.path] = change
     _check_kept(first.values(), store, git, plan.number)
@@ -172,7 +177,9 @@ def _plan_files(
         if matches(now_there, earliest.before):
             continue  # already as it was
         latest = last[path]
-        conflict = latest.after_known and not matches(now_there, latest.after)
+        conflict = path in edited_between or (
+            latest.after_known and not matches(now_there, latest.after)
+        )
         restore = Restore(path, earliest.before, earliest.mode, conflict, earliest.made_dir)
         plan.restores.append(restore)
 
@@ -214,6 +221,23 @@ def _check_kept(
             f"the checkpoints of turn {number} and after are missing ({missing[0][:19]}… is "
             "gone): their file changes cannot be undone (the conversation can: rewind it alone)"
         )
+
+
+def same_content(left: str | None, right: str | None, git: GitSnapshots | None) -> bool | None:
+    """Whether two kept-content names name the same bytes (None: a missing file), or None when
+    that cannot be told: a store name is a hash of the bytes, a git name a blob id, so a store
+    name and a git name are compared by reading the blob back."""
+    if left is None or right is None:
+        return left is None and right is None
+    if is_store_ref(left) == is_store_ref(right):
+        return left == right
+    store_ref, git_ref = (left, right) if is_store_ref(left) else (right, left)
+    if git is None or not git_ref.startswith("git:"):
+        return None
+    try:
+        return content_ref(git.read(git_ref[4:])) == store_ref
+    except GitSnapshotError:
+        return None
 
 
 def matches(now_there: Current, ref: str | None) -> bool:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from agent.rewind_plan import same_content
+from sessions.checkpoint_store import content_ref
 from tools.git_process import run_git
 from tools.git_snapshots import (
     EXECUTABLE,
@@ -170,3 +172,16 @@ def test_a_directory_swapped_for_a_symlink_out_is_not_followed(repo: Path, tmp_p
     assert "dir/f.txt" not in snap.files and snap.files["dir"].mode == SYMLINK
     blob = blob_id((outside / "f.txt").read_bytes(), 40)
     assert shots.missing([blob]) == {blob}
+
+
+def test_a_store_name_and_a_git_name_compare_by_their_bytes(repo: Path, tmp_path: Path) -> None:
+    """What a file tool left (a store hash) and what a command found there next (a git blob)
+    name the same bytes, or not: how a user's edit between the two is seen (rewind plans)."""
+    (repo / "notes.txt").write_bytes(b"pleat draft\n")
+    git_snapshots = snapshots(repo, tmp_path)
+    blob = git_snapshots.take().files["notes.txt"].blob
+    assert same_content(content_ref(b"pleat draft\n"), f"git:{blob}", git_snapshots) is True
+    assert same_content(f"git:{blob}", content_ref(b"edited\n"), git_snapshots) is False
+    assert same_content(content_ref(b"x"), f"git:{blob}", None) is None  # no git: cannot tell
+    assert same_content(None, None, git_snapshots) is True
+    assert same_content(None, content_ref(b"x"), git_snapshots) is False
