@@ -89,8 +89,14 @@ async def _show(host: Host, outcome: RewindOutcome, *, undo: bool) -> None:
         assert agent is not None and session is not None
         entries = entries_from_history(agent.history, describer(agent), session.archive)
         await host.conversation.reset(entries)
-        host.prompt.value = outcome.prompt  # the request, to edit and send again
+        lifecycle.show_tasks(host)  # the task list as the rewound history holds it
     lines = [outcome.summary(undo)]
+    if outcome.plan.history is not None and outcome.prompt:
+        if host.prompt.text.strip():  # a draft is never overwritten: the request is one ↑ away
+            host.prompt.remember(outcome.prompt)
+            lines.append("your draft stays in the input; the request is one ↑ away")
+        else:
+            host.prompt.value = outcome.prompt  # the request, to edit and send again
     lines += [f"restored {path}" for path in outcome.restored]
     lines += [f"removed {path}" for path in outcome.removed]
     lines += [f"kept your version of {path}" for path in outcome.kept]
