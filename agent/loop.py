@@ -31,6 +31,7 @@ from agent.image_parts import Attachments, Images, request_messages
 from agent.llm import LLM, LLMError, LLMReply
 from agent.permissions import Approver, Permissions
 from agent.plan_mode import mode_note
+from agent.prompt_images import Attached, attach_images
 from agent.prompt_queue import PromptQueue
 from agent.recorder import Recorder
 from agent.room import ContextTooSmall, make_room
@@ -122,6 +123,10 @@ class Agent:
             return None
         problem = await self.recorder.sync()
         return ErrorEvent("journal", problem) if problem else None
+
+    async def _attach(self, text: str) -> Attached:
+        """The images a prompt delivered between tool steps names (agent/prompt_images.py)."""
+        return await attach_images(text, self.context.workspace, self.attachments)
 
     async def api_messages(self) -> list[dict[str, Any]]:
         return await request_messages(self.history, self.attachments)
@@ -226,7 +231,7 @@ class Agent:
     async def _turn(self) -> AsyncIterator[Event]:
         for iteration in range(1, self.max_tool_iterations + 1):
             if iteration > 1:  # prompts the user sent meanwhile: this call reads them
-                for delivered in self.queued.deliver(self.add):
+                for delivered in await self.queued.deliver(self.add, self._attach):
                     yield delivered
             reply: LLMReply | None = None
             recoveries = 0

@@ -102,7 +102,9 @@ class TurnView:
                 self.tasks()
             self.changed()
         elif isinstance(event, PromptDelivered):  # where the model reads it: after the tools
-            await self.conversation.add_user(event.text)
+            await self.conversation.add_user(event.text, event.images)
+            for note in event.notes:
+                await self.conversation.add_notice(note)
             self.delivered()
         elif isinstance(event, UsageReported):
             if event.purpose == "turn":  # the cache share shown is the conversation's
