@@ -184,6 +184,13 @@ def _plan_files(
         plan.restores.append(restore)
 
 
+# Said whenever an undo covers a command's changes through git snapshots: what they cannot see.
+GIT_BLIND_SPOTS = (
+    "commands: files git ignores, and files holding a key pleat knows, are not in the "
+    "snapshots, so what a command did to them is not undone"
+)
+
+
 def _uncovered(points: list[Checkpoint]) -> list[str]:
     """One note per reason some calls' changes are not known (commands outside git ...)."""
     reasons: dict[str, int] = {}
@@ -193,10 +200,13 @@ def _uncovered(points: list[Checkpoint]) -> list[str]:
             why = "pleat stopped before the command's changes were recorded"
         if why is not None:
             reasons[f"{point.tool}: {why}"] = reasons.get(f"{point.tool}: {why}", 0) + 1
-    return [
+    notes = [
         f"{reason} ({count} call{'s' if count > 1 else ''} not undone)"
         for reason, count in reasons.items()
     ]
+    if any(point.snapshot is not None for point in points):
+        notes.append(GIT_BLIND_SPOTS)
+    return notes
 
 
 def _check_kept(

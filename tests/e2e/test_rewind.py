@@ -16,6 +16,7 @@ from scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from tui_support import is_compression, summary_reply
 
 from agent.exit_codes import EXIT_CONFIG, EXIT_KEPT, EXIT_OK
+from agent.rewind_plan import GIT_BLIND_SPOTS
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow
@@ -180,6 +181,7 @@ def test_undo_reverts_a_commands_changes_in_git_without_touching_index_stash_or_
     assert (workspace / "tracked.py").read_bytes() == b"changed\n"
 
     done = ok(run_pleat(workspace, server, "-p", "/undo", "--continue"))
+    assert f"pleat: note: {GIT_BLIND_SPOTS}" in done.stderr.splitlines()  # build/ stays: said
     assert sorted(done.stdout.splitlines()[1:]) == [
         "removed untracked.txt",
         "restored gone.txt",
