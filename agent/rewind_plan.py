@@ -19,7 +19,7 @@ from sessions.lineage import Checkpoint, FileChange, Scope, Turn
 from sessions.messages import Message
 from tools.base import ToolError
 from tools.file_restore import Current, current
-from tools.git_snapshots import GitSnapshotError, GitSnapshots, blob_id
+from tools.git_snapshots import MAX_SNAPSHOT_FILE_BYTES, GitSnapshotError, GitSnapshots, blob_id
 from tools.registry import ToolRegistry
 
 # Characters of a turn's first line shown in lists and messages.
@@ -186,8 +186,9 @@ def _plan_files(
 
 # Said whenever an undo covers a command's changes through git snapshots: what they cannot see.
 GIT_BLIND_SPOTS = (
-    "commands: files git ignores, and files holding a key pleat knows, are not in the "
-    "snapshots, so what a command did to them is not undone"
+    f"commands: files git ignores, files over {MAX_SNAPSHOT_FILE_BYTES // 2**20} MiB and files "
+    "holding a key pleat knows are not in the snapshots, so what a command did to them is not "
+    "undone"
 )
 
 
