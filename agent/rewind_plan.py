@@ -94,7 +94,14 @@ def plan_rewind(
     replayed = replay_journal(journal)
     turns = replayed.lineage.turns
     if not turns:
-        raise RewindRefused("nothing to undo: this conversation has no request yet")
+        parent = replayed.header.get("parent")
+        forked = (
+            f" (it was forked from session {parent}: undo its requests there, "
+            f"pleat --resume {parent})"
+            if isinstance(parent, str)
+            else ""
+        )
+        raise RewindRefused(f"nothing to undo: this conversation has no request yet{forked}")
     if number is None:
         number = len(turns)
     if not 1 <= number <= len(turns):
