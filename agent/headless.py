@@ -197,6 +197,29 @@ def with_found_model(config: Config) -> Config:
     return dataclasses.replace(config, model=found.name, api_base=found.api_base)
 
 
+# How every headless error line starts (agent/cli.py's fail() too): what a JSON result's error
+# is read from when a slash command fails.
+ERROR_PREFIX = "pleat: error: "
+
+
+class _ErrorLines(io.StringIO):
+    """Passes what a command writes to stderr through, keeping its last error line."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream = stream
+        self.last: str | None = None
+
+    def write(self, text: str) -> int:
+        for line in text.splitlines():
+            if line.startswith(ERROR_PREFIX):
+                self.last = line[len(ERROR_PREFIX) :]
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 def run_headless(
     config: Config,
     workspace: Path,
@@ -243,14 +266,18 @@ def run_headless(
         captured = io.StringIO()  # with a report, a command's line becomes its result
         out = sys.stdout if report is None else captured
         handler = HEADLESS_COMMANDS.get(command)
+        errors = _ErrorLines(sys.stderr)  # a command's error line becomes its result's
         if handler is not None:
-            work = handler(agent, session, focus.strip(), out, sys.stderr)
+            if report is not None:
+                report.start()
+            work = handler(agent, session, focus.strip(), out, errors)
         else:
             work = run_turn(agent, prompt, sys.stdout, sys.stderr, report)
         code = asyncio.run(until_terminated(work))
         if report is not None and handler is not None:
             answer = captured.getvalue().strip()
-            report.finish(TurnDone("answer" if code == EXIT_OK else "error", text=answer), None)
+            failed = None if code == EXIT_OK else (errors.last or f"{command} failed")
+            report.finish(TurnDone("answer" if failed is None else "error", text=answer), failed)
     except KeyboardInterrupt:
         print("\npleat: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
