@@ -164,7 +164,7 @@ async def _follow(
         finally:
             await response.aclose()
     raise ToolError(
-        f"{asked} redirects more than {limits.max_redirects} times; gave up at {current}"
+        f"{asked} redirects more than {limits.max_redirects} times; gave up before {current}"
     )
 
 

@@ -137,7 +137,7 @@ def page_output(page: Page, limits: FetchLimits) -> ToolOutput:
                 "browser, which web_fetch does not run]"
             )
     if page.cut:
-        limit = f"{limits.max_bytes / 1024 / 1024:g} MiB"
+        limit = _size(limits.max_bytes)
         lines.append(
             f"[the page is larger than {limit} (web_fetch's size limit): only its first "
             f"{limit} were read, so its end is missing]"
@@ -160,3 +160,11 @@ def _first_line(page: Page, media: str, status: str) -> str:
         where += f" (redirected from {page.asked})"
     how = "as markdown" if page.kind == "html" else "as text"
     return f"Fetched {where} ({status}, {media}, {len(page.body):,} bytes), {how}:"
+
+
+def _size(count: int) -> str:
+    """`5 MiB`, `64 KiB` or `900 bytes`."""
+    for unit, size in (("MiB", 1024 * 1024), ("KiB", 1024)):
+        if count >= size:
+            return f"{count / size:,.4g} {unit}"
+    return f"{count:,} bytes"
