@@ -11,9 +11,10 @@ How the main argument is read depends on its kind: a command is cut into the com
 to the workspace after resolving `..` and symbolic links, so `./src/../.env` is `.env`; a URL
 is read into its normal form (tools/web_address.py: lower-case scheme and host, no default
 port, no `..`), the form web_fetch fetches, so `web_fetch(https://docs.python.org/*)` matches
-`HTTPS://Docs.Python.org:443/3/` and not `https://docs.python.org.evil.com/`, and a pattern
-`domain:HOST` matches every URL of that host (`domain:*.python.org` its subdomains); any other
-text is matched as it is. A pattern never allows a subject holding a control character.
+`HTTPS://Docs.Python.org:443/3/` and not `https://docs.python.org.evil.com/` (scheme, host and
+path are matched each on its own), and a pattern `domain:HOST` matches every URL of that host
+(`domain:*.python.org` its subdomains); any other text is matched as it is. A pattern never
+allows a subject holding a control character.
 """
 
 from __future__ import annotations
@@ -221,19 +222,28 @@ def _matches(rule: Rule, text: str, tool: Tool) -> bool:
 
 
 def _url_matches(pattern: str, url: str) -> bool:
-    """A URL pattern against a URL in normal form: `domain:HOST` against its host, any other
-    pattern against the whole URL, the pattern's scheme and host read in lower case."""
+    """A URL pattern against a URL in normal form: `domain:HOST` against its host; a pattern
+    with a scheme part by part, so a `*` in the host never reaches into the path
+    (`https://*.python.org/*` is not `https://evil.com/.python.org/`), the scheme and host read
+    in lower case, and no path (`https://docs.python.org`) meaning every page of the site; any
+    other pattern against the whole URL."""
     if pattern.startswith(DOMAIN_PREFIX):
         try:
             host = web_address(url).host
         except ToolError:
             return False
         return glob_matches(pattern.removeprefix(DOMAIN_PREFIX).strip().lower(), host)
-    scheme, separator, rest = pattern.partition("://")
-    if separator:
-        host, slash, path = rest.partition("/")
-        pattern = f"{scheme.lower()}://{host.lower()}{slash}{path}"
-    return glob_matches(pattern, url)
+    pattern_scheme, separator, pattern_rest = pattern.partition("://")
+    scheme, url_separator, rest = url.partition("://")
+    if not separator or not url_separator:
+        return glob_matches(pattern, url)
+    pattern_host, slash, pattern_path = pattern_rest.partition("/")
+    host, _, path = rest.partition("/")
+    if not glob_matches(pattern_scheme.lower(), scheme):
+        return False
+    if not glob_matches(pattern_host.lower(), host):
+        return False
+    return not slash or glob_matches(pattern_path, path)
 
 
 def always_rules(tool: Tool, args: Mapping[str, Any], workspace: Path) -> tuple[Rule, ...]:

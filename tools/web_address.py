@@ -148,10 +148,7 @@ def _host(parts: SplitResult, text: str) -> str:
         return f"[{address.compressed}]"
     name = (parts.hostname or "").lower()
     if not name.isascii():
-        try:
-            name = name.encode("idna").decode("ascii")
-        except UnicodeError:
-            raise ToolError(f"the URL {quoted(text)} has a host name pleat cannot encode") from None
+        name = _ascii_host(name, text)
     if not HOST_NAME.fullmatch(name) or ("xn--" in name and not _valid_punycode(name)):
         raise ToolError(_UNREADABLE_HOST.format(quoted(text)))
     return _dotted_quad(name) or name
@@ -166,6 +163,24 @@ def _dotted_quad(name: str) -> str | None:
         return socket.inet_ntoa(socket.inet_aton(name))
     except OSError:
         return None
+
+
+def _ascii_host(name: str, text: str) -> str:
+    """A non-ASCII host name in its ASCII (punycode) form. Python's IDNA codec follows IDNA
+    2003, which maps some characters away (`straße` becomes `strasse`, another domain than
+    browsers reach today): a name that does not come back from its ASCII form unchanged is
+    refused, so no such host is ever fetched under another name."""
+    try:
+        encoded = name.encode("idna").decode("ascii")
+        same = encoded.encode("ascii").decode("idna") == name
+    except UnicodeError:
+        same = False
+    if not same:
+        raise ToolError(
+            f"the URL {quoted(text)} has a host name pleat cannot encode unambiguously; write "
+            "it in its ASCII form (xn--...)"
+        )
+    return encoded
 
 
 def _valid_punycode(name: str) -> bool:

@@ -69,6 +69,7 @@ def test_urls_are_read_into_one_normal_form(written: str, normal: str) -> None:
         ("http://[::1]evil:80/", "bad IPv6 address"),
         ("http://[fe80::1%25eth0]/", "IPv6 zone"),
         ("http://exa!mple.com/", "no host pleat can read"),
+        ("https://straße.de/", "write it in its ASCII form"),  # IDNA 2003 would fetch strasse.de
         ("", "url is empty"),
         ("https://example.com/" + "a" * 3000, "at most 2,048"),
     ],
@@ -135,6 +136,13 @@ def allows(rule: str, url: str, workspace: Path) -> bool:
         ("web_fetch(domain:docs.python.org)", "https://python.org/", False),
         ("web_fetch(domain:*.python.org)", "https://docs.python.org/", True),
         ("web_fetch(domain:*.python.org)", "https://python.org.evil.com/", False),
+        ("web_fetch(https://*.python.org/*)", "https://docs.python.org/3/", True),
+        ("web_fetch(https://*.python.org/*)", "https://evil.com/.python.org/", False),
+        ("web_fetch(https://*.python.org/*)", "https://evil.com/?.python.org/", False),
+        ("web_fetch(https://docs.python.org)", "https://docs.python.org/3/any", True),
+        ("web_fetch(https://docs.python.org)", "https://docs.python.org.evil.com/", False),
+        ("web_fetch(*://docs.python.org/*)", "http://docs.python.org/3/", True),
+        ("web_fetch(*)", "https://anything.org/", True),
         ("web_fetch(http://127.0.0.1:8000/*)", "http://localhost:8000/", False),
         ("web_fetch(http://127.0.0.1:8000/*)", "http://127.0.0.1:8000/docs/", True),
         ("web_fetch", "ftp://anything", True),  # a bare rule is every call (the tool refuses it)
