@@ -55,6 +55,14 @@ class WebServer(LoopbackServer):
     def targets(self) -> list[str]:
         return [seen.target for seen in self.requests]
 
+    def reset(self, routes: dict[str, Route]) -> None:
+        """Serve `routes` from now on, as a new server would (one server serves a whole test
+        module: stopping one takes half a second)."""
+        self.routes = dict(routes)
+        self.requests.clear()
+        self.stalled.clear()
+        self.hung_up.clear()
+
 
 def _handler(server: WebServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from tools.base import ToolError
+from tools.image_file import MAX_IMAGE_BYTES
 from tools.web_address import WebAddress, quoted, web_address
 from tools.web_inflate import ACCEPTED_CODINGS, BoundedBody
 from tools.web_text import ContentKind, declared_kind, media_type, sniffed_kind
@@ -65,7 +66,8 @@ class FetchLimits:
 
 @dataclass(frozen=True)
 class Page:
-    """A response's body, up to the limit. `kind` "binary": the body was not read."""
+    """A response's body, up to the limit (for an image, the most providers accept). `kind`
+    "binary": the body was not read."""
 
     asked: WebAddress
     address: WebAddress  # where the body came from, after redirects on the same site
@@ -187,7 +189,8 @@ async def _read(
     status = response.status_code
     if kind == "binary":  # refused on its type alone: not a byte of it is read
         return Page(asked, address, status, reason, content_type, kind, b"", False, length)
-    body = BoundedBody(response.headers.get("content-encoding", ""), limits.max_bytes)
+    limit = MAX_IMAGE_BYTES if kind == "image" else limits.max_bytes
+    body = BoundedBody(response.headers.get("content-encoding", ""), limit)
     async for raw in response.aiter_raw():
         body.feed(raw)
         if body.cut:

@@ -20,6 +20,7 @@ from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.html_markdown import html_to_markdown
 from tools.web_address import MAX_URL_CHARS, web_address
 from tools.web_download import FetchLimits, Page, Redirect, download
+from tools.web_image import image_output
 from tools.web_text import decode_body, media_type
 
 WEB_FETCH_TOOL_NAME = "web_fetch"
@@ -62,7 +63,8 @@ class WebFetchTool(Tool):
         "Fetch a web page (http:// or https://) and read it as markdown: headings, lists, "
         "links (absolute), tables and code blocks; plain text and JSON come as they are. "
         "Pages are read up to 5 MiB within 30 s; a redirect to another site is reported, not "
-        "followed. Images and other binary files are not read. Use it for documentation, "
+        "followed. A PNG, JPEG, GIF or WebP image is shown to you as an image (when this model "
+        "accepts images); other binary files are not read. Use it for documentation, "
         "changelogs, issues and API references the user points to or the work needs."
     )
     parameters = _PARAMETERS
@@ -95,7 +97,7 @@ class WebFetchTool(Tool):
         fetched = await download(address, self.limits)
         if isinstance(fetched, Redirect):
             return _redirect_output(fetched)
-        return await asyncio.to_thread(page_output, fetched, self.limits)
+        return await asyncio.to_thread(page_output, fetched, self.limits, ctx)
 
 
 def _redirect_output(redirect: Redirect) -> ToolOutput:
@@ -108,9 +110,10 @@ def _redirect_output(redirect: Redirect) -> ToolOutput:
     return ToolOutput(text, meta=meta)
 
 
-def page_output(page: Page, limits: FetchLimits) -> ToolOutput:
-    """What the model reads of a page: a line saying what it is, notes, then its content.
-    CPU-bound for a big HTML page: run it in a worker thread."""
+def page_output(page: Page, limits: FetchLimits, ctx: ToolContext) -> ToolOutput:
+    """What the model reads of a page: a line saying what it is, notes, then its content; an
+    image attached. CPU-bound for a big HTML page, blocking for an image: run it in a worker
+    thread."""
     media = media_type(page.content_type) or "no content type"
     meta: dict[str, Any] = {"url": page.address.url, "status": page.status, "content_type": media}
     status = f"HTTP {page.status}" + (f" {page.reason}" if page.reason else "")
@@ -121,6 +124,8 @@ def page_output(page: Page, limits: FetchLimits) -> ToolOutput:
             "web_fetch did not read it"
         )
         return ToolOutput(text, is_error=True, meta=meta)
+    if page.kind == "image":
+        return image_output(page, ctx, meta)
     decoded = decode_body(page.body, page.content_type, page.kind)
     lines = [_first_line(page, media, status)]
     content = decoded.text

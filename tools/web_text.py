@@ -14,8 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-ContentKind = Literal["html", "text", "binary"]
+from tools.image_format import is_image
 
+ContentKind = Literal["html", "text", "image", "binary"]
+
+# Media types of the images pleat can show a model (tools/image_format.py knows their headers).
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 # Media types read as a web page and converted to markdown.
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 # Media types outside text/* that are text all the same (data, code, configuration), besides
@@ -68,15 +72,20 @@ def declared_kind(media: str) -> ContentKind | None:
         return None
     if media in HTML_TYPES:
         return "html"
+    if media in IMAGE_TYPES:
+        return "image"
     if media.startswith("text/") or media in TEXT_TYPES or media.endswith(("+json", "+xml")):
         return "text"
     return "binary"
 
 
 def sniffed_kind(body: bytes) -> ContentKind:
-    """The kind of a body whose type was not said: HTML by how it starts, binary when it holds
-    NUL bytes (text never does, UTF-16 aside, which has its byte order mark), else text."""
+    """The kind of a body whose type was not said: an image by its header, HTML by how it
+    starts, binary when it holds NUL bytes (text never does, UTF-16 aside, which has its byte
+    order mark), else text."""
     start = body[:SNIFF_BYTES]
+    if is_image(start):
+        return "image"
     for bom, _ in BOMS:
         if start.startswith(bom):
             start = start[len(bom) :]

@@ -73,7 +73,10 @@ def test_broken_compression_is_one_line() -> None:
         ("application/json", "text"),
         ("application/vnd.api+json", "text"),
         ("application/rss+xml", "text"),
-        ("image/png", "binary"),
+        ("image/png", "image"),
+        ("image/webp", "image"),
+        ("image/svg+xml", "text"),  # an SVG is XML: its source is text
+        ("image/tiff", "binary"),
         ("application/pdf", "binary"),
         ("application/octet-stream", None),
         ("", None),
@@ -89,6 +92,7 @@ def test_kinds_by_first_bytes() -> None:
     assert sniffed_kind(b"plain words") == "text"
     assert sniffed_kind(codecs.BOM_UTF16_LE + "hi".encode("utf-16-le")) == "text"
     assert sniffed_kind(b"PK\x03\x04\x00\x00zip") == "binary"
+    assert sniffed_kind(b"\x89PNG\r\n\x1a\n\x00\x00") == "image"
 
 
 @pytest.mark.parametrize(

@@ -10,12 +10,15 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
+import images
 import pytest
 from hints import next_call
 from web_server import Route, WebServer
 
+from agent.image_parts import Attachments
 from agent.tokens import count_text
 from sessions.archive import ChunkArchive
+from sessions.image_store import SessionImages
 from sessions.outputs import KeptOutputs
 from tools.base import ToolContext, ToolOutput
 from tools.output_budget import OutputBudget
@@ -49,10 +52,16 @@ PAGE = b"""<!doctype html>
 """
 
 
-@pytest.fixture
-def site() -> Iterator[WebServer]:
-    with WebServer({"/guide/widgets.html": Route(PAGE, headers=HTML)}) as server:
+@pytest.fixture(scope="module")
+def web_server() -> Iterator[WebServer]:
+    with WebServer() as server:
         yield server
+
+
+@pytest.fixture
+def site(web_server: WebServer) -> WebServer:
+    web_server.reset({"/guide/widgets.html": Route(PAGE, headers=HTML)})
+    return web_server
 
 
 async def fetch(
@@ -268,10 +277,45 @@ async def test_an_encoding_not_asked_for_is_refused(site: WebServer, workspace: 
     )
 
 
+async def test_an_image_is_attached_for_a_model_that_sees_images(
+    site: WebServer, workspace: Path, tmp_path: Path
+) -> None:
+    site.routes["/shot.png"] = Route(images.png(40, 30), headers={"Content-Type": "image/png"})
+    site.routes["/shot"] = Route(images.gif(5, 4))  # no type: its bytes say what it is
+    site.routes["/huge.png"] = Route(
+        images.png() + bytes(4 * 1024 * 1024), headers={"Content-Type": "image/png"}
+    )
+    site.routes["/fake.png"] = Route(b"<h1>not a png</h1>", headers={"Content-Type": "image/png"})
+    registry = ToolRegistry([WebFetchTool(SMALL_LIMITS)])
+    seeing = Attachments(SessionImages(tmp_path / "images"), lambda: None)
+    blind = Attachments(SessionImages(tmp_path / "images"), lambda: "m does not accept images")
+
+    async def fetch_image(path: str, attachments: Attachments) -> ToolOutput:
+        ctx = ToolContext(workspace, images=attachments)
+        return await registry.dispatch("web_fetch", {"url": site.root_url + path}, ctx)
+
+    shot = await fetch_image("/shot.png", seeing)
+    assert not shot.is_error, shot.text
+    assert shot.text.startswith(f"{site.root_url}/shot.png is a PNG image (40×30, ")
+    assert shot.text.endswith("it is attached for you to see in the message after the tool results")
+    (attached,) = shot.images
+    assert (attached.width, attached.height, attached.media_type) == (40, 30, "image/png")
+    gif = await fetch_image("/shot", seeing)
+    assert gif.text.startswith(f"{site.root_url}/shot is a GIF image (5×4, ") and gif.images
+    unseen = await fetch_image("/shot.png", blind)
+    assert unseen.is_error and unseen.text.endswith("not shown: m does not accept images")
+    assert not unseen.images
+    huge = await fetch_image("/huge.png", seeing)
+    assert huge.is_error and "is an image of more than 3.75 MiB" in huge.text
+    fake = await fetch_image("/fake.png", seeing)
+    assert fake.is_error and "is not a PNG, JPEG, GIF or WebP image" in fake.text
+
+
 @pytest.mark.parametrize(
     ("content_type", "body"),
     [
-        ("image/png", b"\x89PNG\r\n\x1a\n" + bytes(1000)),
+        ("audio/mpeg", b"ID3\x04" + bytes(1000)),
+        ("image/tiff", b"II*\x00" + bytes(1000)),
         ("application/pdf", b"%PDF-1.7\n" + bytes(1000)),
         ("application/octet-stream", b"\x7fELF\x02\x01\x01\x00" + bytes(1000)),
     ],

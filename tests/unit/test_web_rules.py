@@ -80,7 +80,7 @@ def test_urls_that_could_be_misread_are_refused(written: str, why: str) -> None:
     assert why in str(caught.value) and "\n" not in str(caught.value)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     host=st.from_regex(r"[a-z0-9]{1,10}(\.[a-z0-9]{1,10}){0,2}", fullmatch=True),
     port=st.integers(1, 65535),
