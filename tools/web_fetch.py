@@ -19,7 +19,14 @@ from typing import Any
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.html_markdown import html_to_markdown
 from tools.web_address import MAX_URL_CHARS, web_address
-from tools.web_download import FetchLimits, Page, Redirect, download
+from tools.web_download import (
+    MAX_PAGE_BYTES,
+    TOTAL_SECONDS,
+    FetchLimits,
+    Page,
+    Redirect,
+    download,
+)
 from tools.web_image import image_output
 from tools.web_text import decode_body, media_type
 
@@ -62,10 +69,11 @@ class WebFetchTool(Tool):
     description = (
         "Fetch a web page (http:// or https://) and read it as markdown: headings, lists, "
         "links (absolute), tables and code blocks; plain text and JSON come as they are. "
-        "Pages are read up to 5 MiB within 30 s; a redirect to another site is reported, not "
-        "followed. A PNG, JPEG, GIF or WebP image is shown to you as an image (when this model "
-        "accepts images); other binary files are not read. Use it for documentation, "
-        "changelogs, issues and API references the user points to or the work needs."
+        f"Pages are read up to {MAX_PAGE_BYTES // 2**20} MiB within {TOTAL_SECONDS:g} s; a "
+        "redirect to another site is reported, not followed. A PNG, JPEG, GIF or WebP image "
+        "is shown to you as an image (when this model accepts images); other binary files "
+        "are not read. Use it for documentation, changelogs, issues and API references the "
+        "user points to or the work needs."
     )
     parameters = _PARAMETERS
     read_only = False
