@@ -45,15 +45,12 @@ _PARAMETERS: dict[str, Any] = {
         "url": {
             "type": "string",
             "maxLength": MAX_URL_CHARS,
-            "description": "The http:// or https:// URL to fetch (a local server's too).",
+            "description": "An http:// or https:// URL (a local server's too).",
         },
         "prompt": {
             "type": "string",
             "maxLength": MAX_PROMPT_CHARS,
-            "description": (
-                "Optional: what you are looking for in the page. It is not sent anywhere: "
-                "the page itself comes back, to be read for the answer."
-            ),
+            "description": "Optional; unused: the page itself comes back for you to read.",
         },
     },
     "required": ["url"],
@@ -67,13 +64,10 @@ class WebFetchTool(Tool):
 
     name = WEB_FETCH_TOOL_NAME
     description = (
-        "Fetch a web page (http:// or https://) and read it as markdown: headings, lists, "
-        "links (absolute), tables and code blocks; plain text and JSON come as they are. "
-        f"Pages are read up to {MAX_PAGE_BYTES // 2**20} MiB within {TOTAL_SECONDS:g} s; a "
-        "redirect to another site is reported, not followed. A PNG, JPEG, GIF or WebP image "
-        "is shown to you as an image (when this model accepts images); other binary files "
-        "are not read. Use it for documentation, changelogs, issues and API references the "
-        "user points to or the work needs."
+        "Fetch an http(s) URL. A web page comes back as markdown (headings, lists, links, "
+        "code blocks), text and JSON as they are, a PNG, JPEG, GIF or WebP image as an image; "
+        f"other files are refused. Up to {MAX_PAGE_BYTES // 2**20} MiB in {TOTAL_SECONDS:g} s; "
+        "a redirect to another site is reported, not followed."
     )
     parameters = _PARAMETERS
     read_only = False

@@ -319,6 +319,7 @@ async def test_an_image_is_attached_for_a_model_that_sees_images(
         ("application/pdf", b"%PDF-1.7\n" + bytes(1000)),
         ("application/octet-stream", b"\x7fELF\x02\x01\x01\x00" + bytes(1000)),
     ],
+    ids=["mp3", "tiff", "pdf", "elf"],
 )
 async def test_binary_content_is_refused(
     site: WebServer, workspace: Path, content_type: str, body: bytes
