@@ -7,8 +7,10 @@ search boxes; when the page marks its main content (`<main>`, `role="main"`), on
 kept. Links and images are made absolute, so the model can fetch what they point to; links
 that run script or carry data inline lose their target and keep their text.
 
-A page nested too deep for the converter's recursion (thousands of open tags, which no real
-page has) is returned as its plain text instead, with a note.
+Conversion costs per element, not per byte: a page of tags and little text (hostile, or
+generated) is converted only up to its MAX_TAGS-th tag, and says so. A page nested too deep for
+the converter's recursion (thousands of open tags, which no real page has) is returned as its
+plain text instead, with a note.
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ NOT_LANGUAGES = frozenset({"default", "none", "notranslate", "plaintext", "sourc
 FENCE = re.compile(r"```")
 # Blank lines in a row kept in the markdown (more say nothing).
 MAX_BLANK_LINES = 1
+# Tags of a page converted at most: parsing and converting take 15 to 40 µs a tag on one busy
+# core here, so this bounds a page to a few seconds; it is twice the tags of the Rust book's
+# single-page print version (50,000 in 1.9 MB), so real pages are converted whole.
+MAX_TAGS = 100_000
+# What starts a tag (or a comment, a declaration) for that count.
+TAG_START = re.compile(r"<[A-Za-z!/?]")
 
 
 @dataclass(frozen=True)
@@ -53,13 +61,19 @@ class Markdown:
     title: str | None
     text: str
     plain: bool = False
+    # Characters of the HTML converted, when the page has more tags than converted (None: all).
+    converted_chars: int | None = None
 
 
-def html_to_markdown(html: str, base_url: str) -> Markdown:
+def html_to_markdown(html: str, base_url: str, max_tags: int = MAX_TAGS) -> Markdown:
     """The page's content as markdown, links absolute against `base_url` (or the page's own
-    `<base href>`). CPU-bound (seconds for megabytes): call it in a worker thread."""
+    `<base href>`), up to its `max_tags`-th tag. CPU-bound (seconds for megabytes): call it in
+    a worker thread."""
     from bs4 import BeautifulSoup
 
+    converted_chars = _tags_end(html, max_tags)
+    if converted_chars is not None:
+        html = html[:converted_chars]
     soup = BeautifulSoup(html, "html.parser")
     title = _title(soup)
     base = _base_url(soup, base_url)
@@ -72,8 +86,16 @@ def html_to_markdown(html: str, base_url: str) -> Markdown:
     try:
         text = _convert(content)
     except RecursionError:
-        return Markdown(title, _tidy(content.get_text("\n")), plain=True)
-    return Markdown(title, _tidy(text))
+        return Markdown(title, _tidy(content.get_text("\n")), True, converted_chars)
+    return Markdown(title, _tidy(text), False, converted_chars)
+
+
+def _tags_end(html: str, max_tags: int) -> int | None:
+    """Where the tag after the `max_tags`-th starts, or None when the page has no more."""
+    for count, found in enumerate(TAG_START.finditer(html), 1):
+        if count > max_tags:
+            return found.start()
+    return None
 
 
 def _convert(content: Tag | BeautifulSoup) -> str:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from tools.base import ToolError
+from tools.html_markdown import MAX_TAGS
 from tools.image_file import MAX_IMAGE_BYTES
 from tools.web_address import WebAddress, quoted, web_address
 from tools.web_inflate import ACCEPTED_CODINGS, BoundedBody
@@ -62,6 +63,7 @@ class FetchLimits:
     total_seconds: float = TOTAL_SECONDS
     max_bytes: int = MAX_PAGE_BYTES
     max_redirects: int = MAX_REDIRECTS
+    max_tags: int = MAX_TAGS  # of an HTML page converted to markdown (tools/html_markdown.py)
 
 
 @dataclass(frozen=True)

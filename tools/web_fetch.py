@@ -132,10 +132,15 @@ def page_output(page: Page, limits: FetchLimits, ctx: ToolContext) -> ToolOutput
     lines = [_first_line(page, media, status)]
     content = decoded.text
     if page.kind == "html":
-        converted = html_to_markdown(decoded.text, page.address.url)
+        converted = html_to_markdown(decoded.text, page.address.url, limits.max_tags)
         content = converted.text
         if converted.title:
             lines.append(f"Title: {converted.title}")
+        if converted.converted_chars is not None:
+            lines.append(
+                f"[the page has more than {limits.max_tags:,} tags: only its first "
+                f"{converted.converted_chars:,} characters were converted, so its end is missing]"
+            )
         if converted.plain:
             lines.append("[the page nests too deep to convert to markdown: its plain text follows]")
         elif not content.strip() and decoded.text.strip():

@@ -403,6 +403,21 @@ async def test_a_page_nested_too_deep_comes_back_as_plain_text(
     assert out.text.endswith("\n\ndeep words")
 
 
+async def test_a_page_of_tags_is_converted_up_to_the_tag_limit(
+    site: WebServer, workspace: Path
+) -> None:
+    """Conversion costs per tag: a page with more tags than the limit (100,000; 1,000 here, to
+    be quick) is converted up to its limit, and says so."""
+    paragraphs = b"".join(b"<p>p%d</p>" % n for n in range(1_500))
+    site.routes["/tags"] = Route(paragraphs, headers=HTML)
+    out = await fetch(workspace, f"{site.root_url}/tags", FetchLimits(max_tags=1_000))
+    assert not out.is_error
+    assert "[the page has more than 1,000 tags: only its first 5,390 characters were converted" in (
+        out.text
+    )
+    assert "p0\n\np1\n" in out.text and out.text.endswith("\n\np499")
+
+
 async def test_html_without_a_content_type_is_sniffed(site: WebServer, workspace: Path) -> None:
     site.routes["/bare"] = Route(b"  <!DOCTYPE html><h1>Bare</h1>")
     site.routes["/nul"] = Route(b"\x00\x01\x02binary")
