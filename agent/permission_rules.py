@@ -8,9 +8,13 @@ pattern ending in ` *` also matches the words before it alone (`pytest *` matche
 
 How the main argument is read depends on its kind: a command is cut into the commands it runs
 (agent/shell_split.py), every one of which an allow rule must match; a path is taken relative
-to the workspace after resolving `..` and symbolic links, so `./src/../.env` is `.env`; any
-other text is matched as it is, and never allowed by a pattern when it holds a control
-character.
+to the workspace after resolving `..` and symbolic links, so `./src/../.env` is `.env`; a URL
+is read into its normal form (tools/web_address.py: lower-case scheme and host, no default
+port, no `..`), the form web_fetch fetches, so `web_fetch(https://docs.python.org/*)` matches
+`HTTPS://Docs.Python.org:443/3/` and not `https://docs.python.org.evil.com/` (scheme, host and
+path are matched each on its own), and a pattern `domain:HOST` matches every URL of that host
+(`domain:*.python.org` its subdomains); any other text is matched as it is. A pattern never
+allows a subject holding a control character.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 from agent.shell_split import ASSIGNMENT, TOO_DEEP, WRAPPERS, split_command
 from tools.base import Tool, ToolError
 from tools.paths import display_path, resolve_in_workspace
+from tools.web_address import web_address
 
 # A tool's name in a rule: the names tools are registered under, MCP's `server__tool` included.
 TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
@@ -46,6 +51,8 @@ SUBCOMMAND_PROGRAMS = frozenset(
 )  # fmt: skip
 # Their subcommands that take one more word naming what to run (`npm run test`).
 RUNNER_SUBCOMMANDS = frozenset({"run", "exec", "x"})
+# A URL pattern that matches every URL of a host (Claude Code's WebFetch rules say the same).
+DOMAIN_PREFIX = "domain:"
 
 
 class RuleError(ValueError):
@@ -115,6 +122,8 @@ def main_argument(tool: Tool, args: Mapping[str, Any], workspace: Path) -> str |
         return None
     if tool.main_argument_kind == "path":
         return rule_path(workspace, value)
+    if tool.main_argument_kind == "url":
+        return rule_url(value)
     return value
 
 
@@ -125,6 +134,24 @@ def rule_path(workspace: Path, raw: str) -> str:
         return display_path(workspace, resolve_in_workspace(workspace, raw))
     except ToolError:
         return raw
+
+
+def rule_url(raw: str) -> str:
+    """A URL as rules see it: its normal form; one web_fetch would refuse, as written."""
+    try:
+        return web_address(raw).url
+    except ToolError:
+        return raw
+
+
+def url_pattern_problem(pattern: str) -> str | None:
+    """Why a URL pattern can never match (no scheme, no `domain:`), or None."""
+    if pattern.startswith(("http://", "https://", "*", DOMAIN_PREFIX)):
+        return None
+    return (
+        "a URL pattern starts with http://, https:// or domain:, e.g. "
+        "https://docs.python.org/* or domain:docs.python.org"
+    )
 
 
 def denying_rule(
@@ -189,7 +216,34 @@ def _matches(rule: Rule, text: str, tool: Tool) -> bool:
     pattern = rule.pattern
     if tool.main_argument_kind == "path":
         pattern = pattern.removeprefix("./") or "."
+    elif tool.main_argument_kind == "url":
+        return _url_matches(pattern, text)
     return glob_matches(pattern, text)
+
+
+def _url_matches(pattern: str, url: str) -> bool:
+    """A URL pattern against a URL in normal form: `domain:HOST` against its host; a pattern
+    with a scheme part by part, so a `*` in the host never reaches into the path
+    (`https://*.python.org/*` is not `https://evil.com/.python.org/`), the scheme and host read
+    in lower case, and no path (`https://docs.python.org`) meaning every page of the site; any
+    other pattern against the whole URL."""
+    if pattern.startswith(DOMAIN_PREFIX):
+        try:
+            host = web_address(url).host
+        except ToolError:
+            return False
+        return glob_matches(pattern.removeprefix(DOMAIN_PREFIX).strip().lower(), host)
+    pattern_scheme, separator, pattern_rest = pattern.partition("://")
+    scheme, url_separator, rest = url.partition("://")
+    if not separator or not url_separator:
+        return glob_matches(pattern, url)
+    pattern_host, slash, pattern_path = pattern_rest.partition("/")
+    host, _, path = rest.partition("/")
+    if not glob_matches(pattern_scheme.lower(), scheme):
+        return False
+    if not glob_matches(pattern_host.lower(), host):
+        return False
+    return not slash or glob_matches(pattern_path, path)
 
 
 def always_rules(tool: Tool, args: Mapping[str, Any], workspace: Path) -> tuple[Rule, ...]:
@@ -197,7 +251,15 @@ def always_rules(tool: Tool, args: Mapping[str, Any], workspace: Path) -> tuple[
     runs, naming its program (and subcommand: `git status *`), or the exact command for a
     program that runs anything (`bash`, `python`, `sudo` ...); for any other tool, the tool
     itself (`edit_file`). Empty when no rule could cover the call (a command that is not
-    plain, or one a pattern cannot spell because it holds a `*`): "always" is not offered."""
+    plain, or one a pattern cannot spell because it holds a `*`): "always" is not offered.
+    For a URL, its site (`web_fetch(https://docs.python.org/*)`), none for a URL web_fetch
+    refuses."""
+    if tool.main_argument_kind == "url":
+        value = args.get(tool.main_argument or "")
+        try:
+            return (Rule(tool.name, web_address(str(value)).origin + "/*"),)
+        except ToolError:
+            return ()
     if tool.main_argument_kind != "command":
         return (Rule(tool.name),)
     subject = main_argument(tool, args, workspace)

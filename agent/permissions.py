@@ -2,9 +2,10 @@
 
 The loop asks `Permissions.check` before every call. In order: a deny rule refuses (naming the
 rule); a read-only tool runs; in plan mode everything else is refused (the model is told to
-plan); an allow rule (from the configuration, or said "always" this session) runs it; full-auto
-runs it; accept-edits runs file writes and edits; anything left is asked through the injected
-approval callback (the TUI's modal; headless, a refusal that says how to allow it).
+plan) but a tool that changes nothing here (web_fetch), which goes on; an allow rule (from the
+configuration, or said "always" this session) runs it; full-auto runs it; accept-edits runs
+file writes and edits; anything left is asked through the injected approval callback (the
+TUI's modal; headless, a refusal that says how to allow it).
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from agent.permission_rules import Rule, allowing_rules, always_rules, denying_rule, parse_rule
+from agent.permission_rules import (
+    Rule,
+    allowing_rules,
+    always_rules,
+    denying_rule,
+    parse_rule,
+    url_pattern_problem,
+)
 from tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
@@ -124,7 +132,7 @@ class Permissions:
             )
         if tool.read_only:
             return Verdict("run")
-        if self.mode == "plan":
+        if self.mode == "plan" and not tool.asks_in_plan_mode:
             return Verdict("refuse", PLAN_REFUSAL.format(tool=tool.name))
         if allowing_rules([*self.allow, *self.session_allow], tool, args, workspace):
             return Verdict("run")
@@ -164,6 +172,9 @@ class Permissions:
                         f'{kind} rule "{rule}": {tool.name} has no argument a pattern can '
                         f"match; write {tool.name} alone to match every call"
                     )
+                elif rule.pattern is not None and tool.main_argument_kind == "url":
+                    if (problem := url_pattern_problem(rule.pattern)) is not None:
+                        problems.append(f'{kind} rule "{rule}" can never match: {problem}')
         return problems
 
 
@@ -173,10 +184,12 @@ async def approve_all(request: ApprovalRequest) -> Decision:
 
 
 async def refuse_headless(request: ApprovalRequest) -> Decision:
-    """Headless, nobody can be asked: a call that would ask is refused, with the fix."""
+    """Headless, nobody can be asked: a call that would ask is refused, with the fix (the
+    example rule is the one "always" would have added, when there is one)."""
+    example = request.always[0] if request.always else "run_command(pytest *)"
     return Decision(
         False,
         f"pleat runs headless in ask mode, so {request.tool} cannot be approved; the user can "
         "rerun with --permission-mode accept-edits (edits) or full-auto (--yes), or allow it "
-        'with a rule in config.toml, e.g. allow = ["run_command(pytest *)"]',
+        f'with a rule in config.toml, e.g. allow = ["{example}"]',
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tools.paths import workspace_root
 from tools.todo_list import TODO_TOOL_NAME
+from tools.web_fetch import WEB_FETCH_TOOL_NAME
 from tools.workspace_text import read_workspace_text
 
 # Project instruction files, in order of preference: AGENTS.md is the cross-agent convention
@@ -68,6 +69,13 @@ def system_prompt(workspace: Path, tool_names: list[str]) -> str:
             -1,
             f"- For work of three steps or more, keep a task list with {TODO_TOOL_NAME}; one "
             "task in_progress at a time.",
+        )
+    if WEB_FETCH_TOOL_NAME in tool_names:
+        lines.insert(
+            -1,
+            f"- To read a web page the work needs (documentation, an issue), use "
+            f"{WEB_FETCH_TOOL_NAME}: http(s) only, the page comes back as markdown; it asks the "
+            "user first unless a rule allows the URL.",
         )
     found = project_instructions(workspace)
     if found.text is not None:

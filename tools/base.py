@@ -14,8 +14,9 @@ from tools.output_budget import DEFAULT_OUTPUT_TOKENS, OutputBudget
 from tools.result_facts import FACTS_KEY, ResultFacts
 
 # How permission rules read a tool's main argument (agent/permission_rules.py): a shell command
-# line (cut into the commands it runs), a path (made relative to the workspace), or plain text.
-MainArgumentKind = Literal["command", "path", "text"]
+# line (cut into the commands it runs), a path (made relative to the workspace), a web address
+# (in its normal form, tools/web_address.py), or plain text.
+MainArgumentKind = Literal["command", "path", "url", "text"]
 
 
 class ToolError(Exception):
@@ -100,6 +101,9 @@ class Tool(ABC):
     # Writes or edits files in the workspace, and nothing else: what the accept-edits
     # permission mode lets run without asking.
     edits_files: bool = False
+    # Not read-only, yet changes nothing on this machine (web_fetch: it reaches out, so it
+    # asks): plan mode asks for it instead of refusing it.
+    asks_in_plan_mode: bool = False
     # The argument permission rules match (`run_command(pytest *)` matches `command`), and how
     # it is read; None: only a rule naming the tool alone matches its calls.
     main_argument: str | None = None

@@ -73,6 +73,12 @@ def read_image(fd: int, source: str) -> LoadedImage | None:
     data = _read_all(fd, MAX_IMAGE_BYTES + 1)
     if len(data) > MAX_IMAGE_BYTES:  # it grew since the size was checked
         raise ImageRefused(f"{source} grew past {byte_size(MAX_IMAGE_BYTES)} while being read")
+    return image_from_bytes(data, source)
+
+
+def image_from_bytes(data: bytes, source: str) -> LoadedImage | None:
+    """The image these bytes (at most MAX_IMAGE_BYTES) hold, or None when they are not a PNG,
+    JPEG, GIF or WebP image. Raises ImageRefused for a damaged header or a side too long."""
     try:
         found = sniff(data)
     except ImageFormatError as error:

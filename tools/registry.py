@@ -17,6 +17,7 @@ from tools.read_file import ReadFileTool
 from tools.search import GlobTool, GrepTool
 from tools.shell import DEFAULT_TIMEOUT_SECONDS, RunCommandTool
 from tools.todo_write import TodoWriteTool
+from tools.web_fetch import WebFetchTool
 from tools.write_file import WriteFileTool
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ def default_registry(
     archive: ChunkArchive | None = None,
 ) -> ToolRegistry:
     """A registry holding every workspace tool: reading and searching first, then changes, then
-    the task list; and, given the session's chunk archive, read_archive last."""
+    the task list and web pages; and, given the session's chunk archive, read_archive last."""
     tools: list[Tool] = [
         ReadFileTool(),
         ListDirTool(),
@@ -120,6 +121,7 @@ def default_registry(
         WriteFileTool(),
         RunCommandTool(default_timeout=command_timeout),
         TodoWriteTool(),
+        WebFetchTool(),
     ]
     if archive is not None:
         tools.append(ArchiveReaderTool(archive))

@@ -390,10 +390,12 @@ def test_only_the_allow_listed_tool_modules_can_start_processes() -> None:
 
 
 def test_the_tools_registry_has_no_other_way_to_run_commands() -> None:
-    """Every registered tool but run_command is read-only or a file write: none runs code."""
+    """Every registered tool but run_command is read-only, a file write, or web_fetch (which
+    reads a page off the network and writes nothing here): none runs code."""
     registry: ToolRegistry = default_registry()
     not_read_only = {name for name in registry.names() if not registry.get(name).read_only}  # type: ignore[union-attr]
-    assert not_read_only == {"edit_file", "write_file", "run_command"}
+    assert not_read_only == {"edit_file", "write_file", "run_command", "web_fetch"}
+    assert registry.get("web_fetch").writes({"url": "https://x.org/"}) == ()  # type: ignore[union-attr]
 
 
 def test_the_git_listing_runs_no_configured_command(layout: Layout) -> None:

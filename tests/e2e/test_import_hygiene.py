@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 # Modules that cost seconds to import; only a model call may bring them in (and the charting
-# libraries only a chart: `pleat replay --report`, /context).
+# libraries only a chart: `pleat replay --report`, /context; the web libraries only a fetch).
 HEAVY = (
     "litellm",
     "openai",
@@ -18,6 +18,9 @@ HEAVY = (
     "plotly",
     "plotext",
     "textual_plotext",
+    "httpx",
+    "bs4",
+    "markdownify",
 )
 
 PROBE = """

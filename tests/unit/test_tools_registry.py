@@ -20,6 +20,7 @@ ALL_TOOLS = [
     "write_file",
     "run_command",
     "todo_write",
+    "web_fetch",
 ]
 
 
