@@ -6,6 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from agent.config import ConfigError
+from tui import custom_commands
 from tui.help import configuration_help
 from tui.host import Host
 from tui.modes import show_rule_problems
@@ -34,6 +35,7 @@ async def start(host: Host) -> None:
         await host.conversation.add_notice(found_note(found))
     await show_rule_problems(host)
     host.opened.set()
+    await custom_commands.refresh(host)  # listed in / and the palette; skipped files said
     # After that frame too: the import holds the interpreter for seconds.
     host.start_background(warm_up(host))
 

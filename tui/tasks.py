@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
+from agent.custom_commands import SOURCE_KEY, TYPED_KEY
 from agent.events import FoldReason
 from agent.fork import ForkRefused
 from agent.loop import Agent
@@ -48,9 +49,10 @@ async def _internal_error(host: Host, error: Exception) -> None:
     await host.conversation.add_notice(f"internal error: {type(error).__name__}: {error}", "error")
 
 
-async def run_turn(host: Host, agent: Agent, text: str) -> None:
+async def run_turn(host: Host, agent: Agent, text: str, meta: dict[str, str] | None = None) -> None:
     """One request, with the images it names; the agent keeps its history valid when this
-    worker is cancelled."""
+    worker is cancelled. A custom command's request (`meta`: what was typed, the command's
+    file) shows as typed, its expanded text in a collapsed block."""
     view = TurnView(
         host.conversation,
         host.status,
@@ -61,10 +63,14 @@ async def run_turn(host: Host, agent: Agent, text: str) -> None:
     host.status.state = THINKING
     try:
         attached = await attach_images(text, agent.context.workspace, agent.attachments)
-        await host.conversation.add_user(text, tuple(i.label() for i in attached.images))
+        typed = (meta or {}).get(TYPED_KEY)
+        labels = tuple(i.label() for i in attached.images)
+        await host.conversation.add_user(typed or text, labels)
+        if meta is not None and typed:
+            await host.conversation.add_expansion(meta.get(SOURCE_KEY, ""), text)
         for note in attached.notes:
             await host.conversation.add_notice(note)
-        await _consume(view, agent.run_turn(text, attached.images))
+        await _consume(view, agent.run_turn(text, attached.images, meta))
         await view.end_reply()
     except asyncio.CancelledError:
         await _interrupted(view, agent)

@@ -1,0 +1,90 @@
+"""Custom slash commands in the TUI: listed after the built-ins, re-read off the event loop on
+every use, run as a turn that shows what was typed (the model gets the expanded prompt)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from agent.command_expansion import ExpansionError, expand_for
+from agent.custom_commands import SOURCE_KEY, TYPED_KEY, CustomCommand, invocation
+from agent.terminal_text import visible
+from tui import queued, slash_commands
+from tui.host import Host
+
+# Characters of the name and argument hint column in the / list: the built-ins' usage column.
+USAGE_COLUMN = 18
+# ASCII punctuation: what Markdown may read as markup, and what a backslash makes plain text.
+MARKDOWN_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
+
+
+def label(command: CustomCommand) -> str:
+    """How the / list shows a custom command: usage, description, and whose it is."""
+    return f"{command.usage:<{USAGE_COLUMN}} {command.description} ({command.scope})".rstrip()
+
+
+def choices(host: Host) -> list[tuple[str, str]]:
+    """Every command for the / list as (name, label): the built-ins, then the custom ones
+    (as last read: the list refreshes them when it opens)."""
+    built_in = [(c.name, f"{c.usage:<{USAGE_COLUMN}} {c.help}") for c in slash_commands.COMMANDS]
+    return built_in + [(c.name, label(c)) for c in host.custom_commands.commands]
+
+
+async def refresh(host: Host) -> None:
+    """Read the command files again (in a thread: it lists directories); say once what was
+    skipped and why."""
+    catalog = host.custom_commands
+    await asyncio.to_thread(catalog.refresh)
+    for note in catalog.new_notes():
+        await host.conversation.add_notice(f"custom commands: {note}")
+
+
+async def submitted(host: Host, text: str) -> None:
+    """`/name args` that names no built-in: the custom command's turn, or an error."""
+    found = invocation(text)
+    await refresh(host)
+    command = host.custom_commands.get(found[0]) if found is not None else None
+    if found is None or command is None:
+        name = text[1:].split(maxsplit=1)[0] if text[1:].strip() else ""
+        await host.conversation.add_notice(f"unknown command /{name} (see /help)", "error")
+        return
+    agent = host.agent
+    if agent is None:
+        await host.conversation.add_user(text)
+        await host.conversation.add_markdown(host.unavailable or "", "help")
+        return
+    try:
+        expanded = await asyncio.to_thread(expand_for, agent, command, found[1])
+    except ExpansionError as error:
+        await host.conversation.add_notice(str(error), "error")
+        return
+    for note in expanded.notes:
+        await host.conversation.add_notice(f"/{command.name}: {note}")
+    if host.busy:  # read by the running turn at its next model call, like any prompt
+        queued.put(host, expanded.text)
+        return
+    from tui.tasks import run_turn
+
+    meta = {TYPED_KEY: text, SOURCE_KEY: command.shown}
+    prompt = queued.take_all_with(host, expanded.text)
+    host.start_work("turn", run_turn(host, agent, prompt, meta))
+
+
+def help_lines(commands: tuple[CustomCommand, ...]) -> list[str]:
+    """The /help section of the custom commands (none: no section). Their text comes from
+    files: control characters are made visible and Markdown is escaped."""
+    if not commands:
+        return []
+    lines = ["", "**Custom commands**", ""]
+    for command in commands:
+        hint = f" {_plain(command.argument_hint)}" if command.argument_hint else ""
+        lines.append(
+            f"- `/{command.name}`{hint}: {_plain(command.description)} "
+            f"({command.scope}, {_plain(command.shown)})"
+        )
+    return lines
+
+
+def _plain(text: str) -> str:
+    """`text` shown as written in Markdown: every ASCII punctuation character escaped."""
+    return MARKDOWN_PUNCTUATION.sub(r"\\\g<0>", visible(text))
