@@ -165,6 +165,7 @@ def _includes(workspace: Path, mentions: list[str], room: int) -> tuple[str, lis
     """The text that follows the prompt for its @ mentions, and a note for each not included."""
     blocks: list[str] = []
     notes: list[str] = []
+    included: set[str] = set()  # `@a.py` and `@a.py,` are one file, included once
     for number, raw in enumerate(mentions):
         if raw.lower().rstrip(TRAILING).endswith(IMAGE_EXTENSIONS):
             continue  # attached as an image, as in any prompt
@@ -176,11 +177,14 @@ def _includes(workspace: Path, mentions: list[str], room: int) -> tuple[str, lis
             found = _read_mention(workspace, raw, room)
             if not isinstance(found, str):
                 shown, text, cut = found
+                if shown in included:
+                    continue
+                included.add(shown)
                 room -= len(text)
                 if cut:
                     text += f"\n[... cut here: the rest does not fit; read_file reads {shown}]"
                 fence = _fence_for(text)
-                blocks.append(f"Contents of {shown} (@{raw}):\n{fence}\n{text}\n{fence}")
+                blocks.append(f"Contents of {shown}:\n{fence}\n{text}\n{fence}")
                 continue
             reason = found
         blocks.append(f"(@{raw} was not included: {reason})")
