@@ -66,11 +66,15 @@ class ExpansionError(ValueError):
 
 @dataclass(frozen=True)
 class Expanded:
-    """The prompt to send, and one line for each thing the user should know about it (a file
-    not included, arguments split at spaces, a `!` line not run)."""
+    """The prompt to send; one line for each thing the user should know about it (a file not
+    included, arguments split at spaces, a `!` line not run); and the text images are attached
+    from (agent/prompt_images.py): the arguments the user typed, where a pasted path may lead
+    anywhere, and the prompt's `@image` mentions, which stay inside the workspace. Never the
+    command file's other text or an included file's: a path written there is not the user's."""
 
     text: str
     notes: tuple[str, ...] = ()
+    images_from: str = ""
 
 
 def split_arguments(arguments: str) -> tuple[list[str], str | None]:
@@ -140,6 +144,11 @@ def _fence_for(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
+def _is_image(raw: str) -> bool:
+    """A mention the image attachment takes (by its name; the bytes decide later)."""
+    return raw.lower().rstrip(TRAILING).endswith(IMAGE_EXTENSIONS)
+
+
 def _read_mention(workspace: Path, raw: str, room: int) -> tuple[str, str, bool] | str:
     """(shown path, text, cut) of the file `raw` names, or why it is not included."""
     candidates = [raw] + ([raw.rstrip(TRAILING)] if raw.rstrip(TRAILING) != raw else [])
@@ -167,8 +176,8 @@ def _includes(workspace: Path, mentions: list[str], room: int) -> tuple[str, lis
     notes: list[str] = []
     included: set[str] = set()  # `@a.py` and `@a.py,` are one file, included once
     for number, raw in enumerate(mentions):
-        if raw.lower().rstrip(TRAILING).endswith(IMAGE_EXTENSIONS):
-            continue  # attached as an image, as in any prompt
+        if _is_image(raw):
+            continue  # attached as an image, as in any prompt (Expanded.images_from)
         if number >= MAX_INCLUDES:
             reason = f"a command includes {MAX_INCLUDES} files at most"
         elif room <= 0:
@@ -212,12 +221,13 @@ def expand(command: CustomCommand, arguments: str, workspace: Path, include_char
             "its !`command` lines were not run (pleat runs nothing a command file says); "
             "the model sees them as written"
         )
-    included, include_notes = _includes(
-        workspace, _mentions(text), min(include_chars, MAX_INCLUDED_CHARS)
-    )
+    mentions = _mentions(text)
+    included, include_notes = _includes(workspace, mentions, min(include_chars, MAX_INCLUDED_CHARS))
+    typed = set(_mentions(arguments))  # found in the arguments themselves already
+    images = [f'@"{m}"' for m in mentions if _is_image(m) and '"' not in m and m not in typed]
     if included:
         text = f"{text}\n\n{included}"
-    return Expanded(text, tuple(notes + include_notes))
+    return Expanded(text, tuple(notes + include_notes), "\n".join([arguments, *images]))
 
 
 def include_room(agent: Agent) -> int:

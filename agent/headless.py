@@ -145,11 +145,14 @@ async def run_turn(
     err: TextIO,
     report: JsonReport | None = None,
     meta: dict[str, str] | None = None,
+    images_from: str | None = None,
 ) -> int:
     """One request: the answer streams to `out` (or, given a JSON `report`, the report is
-    printed there instead), tool activity to `err`, with a line for the images attached;
-    `meta` is kept with the request (a custom command's typed line and file)."""
-    attached = await attach_images(prompt, agent.context.workspace, agent.attachments)
+    printed there instead), tool activity to `err`, with a line for the images attached (those
+    `images_from` names: by default the prompt's); `meta` is kept with the request (a custom
+    command's typed line and file)."""
+    named = prompt if images_from is None else images_from
+    attached = await attach_images(named, agent.context.workspace, agent.attachments)
     if attached.images:
         err.write(f"pleat: {attached.summary()}\n")
     for note in attached.notes:
@@ -288,8 +291,12 @@ def run_headless(
             except ExpansionError as error:
                 print(f"pleat: error: {error}", file=sys.stderr)
                 return EXIT_CONFIG
-            text, meta = (custom.text, custom.meta) if custom is not None else (prompt, None)
-            work = run_turn(agent, text, sys.stdout, sys.stderr, report, meta)
+            if custom is None:
+                work = run_turn(agent, prompt, sys.stdout, sys.stderr, report)
+            else:
+                work = run_turn(
+                    agent, custom.text, sys.stdout, sys.stderr, report, custom.meta, custom.images
+                )
         code = asyncio.run(until_terminated(work))
         if report is not None and handler is not None:
             answer = captured.getvalue().strip()

@@ -12,11 +12,12 @@ from agent.loop import Agent
 
 @dataclass(frozen=True)
 class CustomPrompt:
-    """What a custom command sends, and the meta its user message keeps (what was typed, the
-    command's file)."""
+    """What a custom command sends, the meta its user message keeps (what was typed, the
+    command's file), and the text its images are attached from (Expanded.images_from)."""
 
     text: str
     meta: dict[str, str]
+    images: str
 
 
 def custom_prompt(agent: Agent, prompt: str, err: TextIO) -> CustomPrompt | None:
@@ -40,4 +41,5 @@ def custom_prompt(agent: Agent, prompt: str, err: TextIO) -> CustomPrompt | None
     err.write(f"pleat: /{name}: the {command.scope} command in {command.shown}\n")
     for note in expanded.notes:
         err.write(f"pleat: note: /{name}: {note}\n")
-    return CustomPrompt(expanded.text, {TYPED_KEY: prompt.strip(), SOURCE_KEY: command.shown})
+    meta = {TYPED_KEY: prompt.strip(), SOURCE_KEY: command.shown}
+    return CustomPrompt(expanded.text, meta, expanded.images_from)

@@ -8,6 +8,7 @@ import re
 
 from agent.command_expansion import ExpansionError, expand_for
 from agent.custom_commands import SOURCE_KEY, TYPED_KEY, CustomCommand, invocation
+from agent.prompt_queue import joined
 from agent.terminal_text import visible
 from tui import queued, slash_commands
 from tui.host import Host
@@ -53,6 +54,9 @@ async def submitted(host: Host, text: str) -> None:
         await host.conversation.add_user(text)
         await host.conversation.add_markdown(host.unavailable or "", "help")
         return
+    if host.busy:  # like the built-ins: a queued prompt is read mid-turn, without its images
+        host.notify(slash_commands.BUSY)
+        return
     try:
         expanded = await asyncio.to_thread(expand_for, agent, command, found[1])
     except ExpansionError as error:
@@ -60,14 +64,17 @@ async def submitted(host: Host, text: str) -> None:
         return
     for note in expanded.notes:
         await host.conversation.add_notice(f"/{command.name}: {note}")
-    if host.busy:  # read by the running turn at its next model call, like any prompt
-        queued.put(host, expanded.text)
+    if host.busy:  # it started while the files were read
+        host.notify(slash_commands.BUSY)
         return
     from tui.tasks import run_turn
 
     meta = {TYPED_KEY: text, SOURCE_KEY: command.shown}
-    prompt = queued.take_all_with(host, expanded.text)
-    host.start_work("turn", run_turn(host, agent, prompt, meta))
+    waiting = agent.queued.take_all()  # prompts left queued by the last turn go first
+    queued.show(host)
+    prompt = joined([*waiting, expanded.text])
+    images = joined([*waiting, expanded.images_from])
+    host.start_work("turn", run_turn(host, agent, prompt, meta, images))
 
 
 def help_lines(commands: tuple[CustomCommand, ...]) -> list[str]:

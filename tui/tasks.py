@@ -49,10 +49,16 @@ async def _internal_error(host: Host, error: Exception) -> None:
     await host.conversation.add_notice(f"internal error: {type(error).__name__}: {error}", "error")
 
 
-async def run_turn(host: Host, agent: Agent, text: str, meta: dict[str, str] | None = None) -> None:
-    """One request, with the images it names; the agent keeps its history valid when this
-    worker is cancelled. A custom command's request (`meta`: what was typed, the command's
-    file) shows as typed, its expanded text in a collapsed block."""
+async def run_turn(
+    host: Host,
+    agent: Agent,
+    text: str,
+    meta: dict[str, str] | None = None,
+    images_from: str | None = None,
+) -> None:
+    """One request, with the images it names (or `images_from` names); the agent keeps its
+    history valid when this worker is cancelled. A custom command's request (`meta`: what was
+    typed, the command's file) shows as typed, its expanded text in a collapsed block."""
     view = TurnView(
         host.conversation,
         host.status,
@@ -62,7 +68,8 @@ async def run_turn(host: Host, agent: Agent, text: str, meta: dict[str, str] | N
     )
     host.status.state = THINKING
     try:
-        attached = await attach_images(text, agent.context.workspace, agent.attachments)
+        named = text if images_from is None else images_from
+        attached = await attach_images(named, agent.context.workspace, agent.attachments)
         typed = (meta or {}).get(TYPED_KEY)
         labels = tuple(i.label() for i in attached.images)
         await host.conversation.add_user(typed or text, labels)

@@ -155,3 +155,24 @@ def test_run_lines_are_never_run(workspace: Path) -> None:
         "its !`command` lines were not run (pleat runs nothing a command file says); "
         "the model sees them as written",
     )
+
+
+def test_images_come_from_what_was_typed_and_workspace_mentions_only(
+    workspace: Path, tmp_path: Path
+) -> None:
+    from images import png
+
+    from agent.prompt_images import find_images
+
+    private = tmp_path / "private.png"
+    private.write_bytes(png(seed=1))
+    (workspace / "shot.png").write_bytes(png(seed=2))
+    (workspace / "typed.png").write_bytes(png(seed=3))
+    (workspace / "notes.md").write_text(f"see {private} and @{private}\n")
+    body = f"Compare @shot.png with $ARGUMENTS. Notes: @notes.md. Also {private}"
+    result = expand(command(body), "@typed.png", workspace, ROOM)
+    assert str(private) in result.text  # the included file's text, and the body's, as written
+    found = find_images(result.images_from, workspace)
+    assert sorted(image.source for image in found.images) == ["shot.png", "typed.png"]
+    pasted = expand(command("Look: $ARGUMENTS"), str(private), workspace, ROOM)
+    assert [i.source for i in find_images(pasted.images_from, workspace).images] == [str(private)]
