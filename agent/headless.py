@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agent.assemble import build_agent, open_session, permissions_from
-from agent.command_expansion import ExpansionError
 from agent.config import Config, ConfigError, config_path
 from agent.config_file import toml_string
 from agent.events import (
@@ -35,7 +34,7 @@ from agent.exit_codes import (
     EXIT_TERMINATED,
 )
 from agent.fork import ForkRefused, fork_session
-from agent.headless_custom import custom_prompt
+from agent.headless_custom import CommandRefused, custom_prompt
 from agent.headless_json import JsonReport, OutputFormat
 from agent.headless_rewind import run_rewind, run_undo
 from agent.loop import Agent
@@ -288,7 +287,7 @@ def run_headless(
         else:
             try:
                 custom = custom_prompt(agent, prompt, sys.stderr)
-            except ExpansionError as error:
+            except CommandRefused as error:
                 print(f"pleat: error: {error}", file=sys.stderr)
                 return EXIT_CONFIG
             if custom is None:

@@ -1,13 +1,20 @@
-"""`pleat -p "/review src/app.py"`: a custom command's prompt, expanded for a headless turn."""
+"""`pleat -p "/review src/app.py"`: a custom command's prompt, expanded for a headless turn.
+
+The command machinery is imported only for a prompt that starts with a slash: an ordinary
+prompt (and the TUI, which imports agent.headless) does not pay for it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from agent.command_expansion import expand_for
-from agent.custom_commands import SOURCE_KEY, TYPED_KEY, CommandCatalog, invocation
-from agent.loop import Agent
+if TYPE_CHECKING:
+    from agent.loop import Agent
+
+
+class CommandRefused(Exception):
+    """The custom command cannot be expanded; the message is one line."""
 
 
 @dataclass(frozen=True)
@@ -23,7 +30,12 @@ class CustomPrompt:
 def custom_prompt(agent: Agent, prompt: str, err: TextIO) -> CustomPrompt | None:
     """The prompt a custom command expands to, said on `err` with its notes; None when the
     prompt names no custom command (it is then sent as written, as before custom commands).
-    Raises ExpansionError when the command cannot be expanded."""
+    Raises CommandRefused when the command cannot be expanded."""
+    if not prompt.lstrip().startswith("/"):
+        return None
+    from agent.command_expansion import ExpansionError, expand_for
+    from agent.custom_commands import SOURCE_KEY, TYPED_KEY, CommandCatalog, invocation
+
     found = invocation(prompt)
     if found is None:
         return None
@@ -37,7 +49,10 @@ def custom_prompt(agent: Agent, prompt: str, err: TextIO) -> CustomPrompt | None
         what = "works in the TUI only" if name in catalog.builtins else "is not a command"
         err.write(f"pleat: note: /{name} {what}; sent to the model as written\n")
         return None
-    expanded = expand_for(agent, command, arguments)
+    try:
+        expanded = expand_for(agent, command, arguments)
+    except ExpansionError as error:
+        raise CommandRefused(str(error)) from error
     err.write(f"pleat: /{name}: the {command.scope} command in {command.shown}\n")
     for note in expanded.notes:
         err.write(f"pleat: note: /{name}: {note}\n")

@@ -17,7 +17,6 @@ from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerState
 
 from agent.config import Config
-from agent.custom_commands import CommandCatalog
 from tui import custom_commands, lifecycle, modes, queued, slash_commands
 from tui.approvals import SessionApprovals
 from tui.completion import WorkspaceFiles
@@ -32,6 +31,7 @@ from tui.widgets.status_bar import StatusBar
 from tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
+    from agent.custom_commands import CommandCatalog
     from agent.loop import Agent
     from agent.permissions import ApprovalRequest, Mode
     from agent.plan_mode import PlanVerdict
@@ -103,7 +103,7 @@ class PleatApp(App[None]):
         self.controller: SessionController | None = None  # made after the first frame
         self.opened = asyncio.Event()  # set once the session is open (or cannot be)
         self.files = WorkspaceFiles(workspace)
-        self.custom_commands = CommandCatalog(workspace)  # read once the session opens
+        self.custom_commands: CommandCatalog | None = None  # made once the session opens
         idle_seconds = config.idle_compaction_seconds if config is not None else 0.0
         self.idle = IdleWatch(self, idle_seconds, self.start_idle_fold)
         # Why there is no agent, as Markdown shown again on every prompt (None: there is one).

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, Protocol, cast
@@ -15,13 +14,14 @@ from tui.slash_commands import COMMANDS, SlashCommand
 
 if TYPE_CHECKING:
     from agent.custom_commands import CommandCatalog, CustomCommand
+    from tui.host import Host
     from tui.widgets.prompt_input import PromptInput
 
 
 class _RunsSlashCommands(Protocol):
     """What the palette needs of the app (PleatApp)."""
 
-    custom_commands: CommandCatalog
+    custom_commands: CommandCatalog | None
 
     @property
     def prompt(self) -> PromptInput: ...
@@ -37,7 +37,9 @@ class SlashCommandProvider(Provider):
         return cast(_RunsSlashCommands, self.app)
 
     async def startup(self) -> None:
-        await asyncio.to_thread(self._app.custom_commands.refresh)  # the files as they are now
+        from tui.custom_commands import refresh
+
+        await refresh(cast("Host", self.app))  # the files as they are now
 
     def _run(self, command: SlashCommand) -> None:
         self._app.run_slash(command, "")
@@ -60,7 +62,8 @@ class SlashCommandProvider(Provider):
         (agent/command_files.py), its file's text is escaped (`[file]` is a hint, not a tag)."""
         for command in COMMANDS:
             yield f"/{command.name}", command.help, partial(self._run, command)
-        for custom in self._app.custom_commands.commands:
+        catalog = self._app.custom_commands
+        for custom in catalog.commands if catalog is not None else ():
             hint = f"{custom.argument_hint} · " if custom.argument_hint else ""
             described = f"{hint}{custom.description} ({custom.scope} command)"
             yield f"/{custom.name}", escape(visible(described)), partial(self._run_custom, custom)

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import TYPE_CHECKING
 
-from agent.command_expansion import ExpansionError, expand_for
-from agent.custom_commands import SOURCE_KEY, TYPED_KEY, CustomCommand, invocation
-from agent.prompt_queue import joined
 from agent.terminal_text import visible
 from tui import queued, slash_commands
 from tui.host import Host
+
+if TYPE_CHECKING:
+    from agent.custom_commands import CommandCatalog, CustomCommand
+
+# The loader and the expansion are imported after the first frame, when the catalog is made:
+# the / list shows the built-ins until then.
 
 # Characters of the name and argument hint column in the / list: the built-ins' usage column.
 USAGE_COLUMN = 18
@@ -28,23 +32,33 @@ def choices(host: Host) -> list[tuple[str, str]]:
     """Every command for the / list as (name, label): the built-ins, then the custom ones
     (as last read: the list refreshes them when it opens)."""
     built_in = [(c.name, f"{c.usage:<{USAGE_COLUMN}} {c.help}") for c in slash_commands.COMMANDS]
-    return built_in + [(c.name, label(c)) for c in host.custom_commands.commands]
+    custom = host.custom_commands.commands if host.custom_commands is not None else ()
+    return built_in + [(c.name, label(c)) for c in custom]
 
 
-async def refresh(host: Host) -> None:
+async def refresh(host: Host) -> CommandCatalog:
     """Read the command files again (in a thread: it lists directories); say once what was
-    skipped and why."""
+    skipped and why. The catalog is made at the first call."""
+    if host.custom_commands is None:
+        from agent.custom_commands import CommandCatalog
+
+        host.custom_commands = CommandCatalog(host.workspace)
     catalog = host.custom_commands
     await asyncio.to_thread(catalog.refresh)
     for note in catalog.new_notes():
         await host.conversation.add_notice(f"custom commands: {note}")
+    return catalog
 
 
 async def submitted(host: Host, text: str) -> None:
     """`/name args` that names no built-in: the custom command's turn, or an error."""
+    from agent.command_expansion import ExpansionError, expand_for
+    from agent.custom_commands import SOURCE_KEY, TYPED_KEY, invocation
+    from agent.prompt_queue import joined
+
     found = invocation(text)
-    await refresh(host)
-    command = host.custom_commands.get(found[0]) if found is not None else None
+    catalog = await refresh(host)
+    command = catalog.get(found[0]) if found is not None else None
     if found is None or command is None:
         name = text[1:].split(maxsplit=1)[0] if text[1:].strip() else ""
         await host.conversation.add_notice(f"unknown command /{name} (see /help)", "error")

@@ -42,7 +42,8 @@ class Host(Protocol):
     controller: SessionController | None  # made after the first frame
     opened: asyncio.Event  # set once the session is open (or cannot be)
     idle: IdleWatch
-    custom_commands: CommandCatalog  # the command files, re-read on every use (tui.custom_commands)
+    # The command files, re-read on every use; made after the first frame (tui.custom_commands).
+    custom_commands: CommandCatalog | None
     # Why there is no agent, as Markdown shown again on every prompt (None: there is one).
     unavailable: str | None
 

@@ -135,8 +135,8 @@ async def rewind(host: Host, arg: str) -> None:
 async def show_help(host: Host, _: str) -> None:
     from tui.custom_commands import help_lines, refresh
 
-    await refresh(host)  # the files as they are now
-    custom = help_lines(host.custom_commands.commands)
+    catalog = await refresh(host)  # the files as they are now
+    custom = help_lines(catalog.commands)
     await host.conversation.add_markdown(help_text(custom), "help")
 
 

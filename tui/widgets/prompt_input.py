@@ -54,7 +54,7 @@ class PromptInput(TextArea):
         # The commands as (name, label), asked at every keystroke (custom commands come and go
         # with their files); refresh_commands reads them again, when the list opens.
         self.commands = commands
-        self.refresh_commands: Callable[[], Awaitable[None]] | None = None
+        self.refresh_commands: Callable[[], Awaitable[object]] | None = None
         self.files = files
         self.past: list[str] = []  # prompts sent, oldest first
         self._position = 0  # index into past; len(past) means the draft
