@@ -13,6 +13,7 @@ reason, so the caller skips that one file and says why.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 
 # The line that opens and closes the block (YAML's document marker); `...` also closes it.
@@ -21,7 +22,9 @@ CLOSERS = frozenset({"---", "..."})
 # A key: what Claude Code's files use (`description`, `argument-hint`, `allowed-tools`).
 KEY = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+(.*)|)$")
 # A double-quoted value's escapes that mean something other than the character itself.
-ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/"}
+ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "0": "\0", "e": "\x1b"}
+# A double-quoted value's code point escapes (\x41, \u00e9, \U0001F600): hex digits each takes.
+CODE_POINT_DIGITS = {"x": 2, "u": 4, "U": 8}
 # Lines of front matter read at most: Claude Code's files use a handful; a file with more is
 # not a command file someone meant (and a bound keeps a hostile one cheap).
 MAX_LINES = 200
@@ -50,6 +53,14 @@ def _unquote_double(raw: str, line: int) -> str:
             return "".join(out)
         if char == "\\" and index + 1 < len(raw):
             escaped = raw[index + 1]
+            digits = CODE_POINT_DIGITS.get(escaped, 0)
+            code = raw[index + 2 : index + 2 + digits]
+            if digits and len(code) == digits and all(c in "0123456789abcdefABCDEF" for c in code):
+                if int(code, 16) > sys.maxunicode:
+                    raise FrontMatterError(f"line {line}: \\{escaped}{code} is no character")
+                out.append(chr(int(code, 16)))
+                index += 2 + digits
+                continue
             out.append(ESCAPES.get(escaped, "\\" + escaped))
             index += 2
             continue

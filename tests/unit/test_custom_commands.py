@@ -258,3 +258,30 @@ def test_builtin_names_are_both_front_ends_commands() -> None:
 )
 def test_a_typed_command_line(text: str, found: tuple[str, str] | None) -> None:
     assert invocation(text) == found
+
+
+def test_what_a_file_says_is_shown_inert(workspace: Path, home: Path) -> None:
+    """A description or hint with escape codes and Markdown is shown as written: control
+    characters visible, Markdown escaped in /help, one line in the / list."""
+    from tui.custom_commands import help_lines, label
+
+    write(
+        workspace / ".pleat" / "commands" / "Evil.md",
+        '---\ndescription: "wipe\\x1b[2J *bold* [link](http://x) `code`\\nsecond"\n'
+        "argument-hint: <b>[file]</b>\n---\nbody",
+    )
+    catalog, _ = loaded(workspace)
+    (evil,) = catalog.commands
+    assert evil.description == "wipe\x1b[2J *bold* [link](http://x) `code` second"
+    lines = help_lines(catalog.commands)
+    assert lines[:3] == ["", "**Custom commands**", ""]
+    assert lines[3] == (
+        "- `/Evil` \\<b\\>\\[file\\]\\<\\/b\\>: wipe\\\\x1b\\[2J \\*bold\\* "
+        "\\[link\\]\\(http\\:\\/\\/x\\) "
+        "\\`code\\` second (project, \\.pleat\\/commands\\/Evil\\.md)"
+    )
+    assert "\n" not in label(evil) and label(evil).endswith("(project)")
+    from tui.completion import command_completion
+
+    found = command_completion("/ev", 3, 0, [(evil.name, label(evil))])
+    assert found is not None and [s.value for s in found.suggestions] == ["/Evil"]

@@ -101,3 +101,10 @@ def test_malformed_front_matter_is_one_line_error(text: str, error: str) -> None
         parse_document(text)
     assert error in str(raised.value)
     assert "\n" not in str(raised.value)
+
+
+def test_double_quoted_escapes_as_yaml_reads_them() -> None:
+    text = '---\na: "tab\\there \\x41\\u00e9\\U0001F600 \\e[2J \\q"\n---\n'
+    assert parse_document(text).fields["a"] == "tab\there Aé😀 \x1b[2J \\q"
+    with pytest.raises(FrontMatterError, match=r"line 2: \\UFFFFFFFF is no character"):
+        parse_document('---\na: "\\UFFFFFFFF"\n---\n')
