@@ -53,8 +53,9 @@ async def refresh(host: Host) -> CommandCatalog:
 async def submitted(host: Host, text: str) -> None:
     """`/name args` that names no built-in: the custom command's turn, or an error."""
     from agent.command_expansion import ExpansionError, expand_for
-    from agent.custom_commands import SOURCE_KEY, TYPED_KEY, invocation
+    from agent.custom_commands import SOURCE_KEY, invocation
     from agent.prompt_queue import joined
+    from sessions.messages import TYPED_KEY
 
     found = invocation(text)
     catalog = await refresh(host)

@@ -11,6 +11,7 @@ from pleat_process import run_pleat
 from scripted_server import ScriptedServer, Text
 
 from sessions.journal import replay_journal
+from sessions.store import session_info
 
 # Slow (each test runs pleat as a process: litellm's import takes seconds).
 pytestmark = pytest.mark.slow
@@ -66,6 +67,8 @@ def test_a_project_command_runs_headless_and_the_server_receives_the_expanded_te
     assert request.content == sent  # kept as sent, with what was typed beside it
     assert request.meta["typed"] == '/review src/app.py "error handling"'
     assert request.meta["expanded_from"] == ".pleat/commands/review.md"
+    listed = session_info(journal.parent)  # the session list shows what was typed
+    assert listed.first_request == '/review src/app.py "error handling"'
 
 
 def test_claude_code_command_directories_work_unchanged_and_the_project_wins(
