@@ -54,10 +54,6 @@ MAX_HINT_CHARS = 60
 # A typed command: `/name` (a namespace is `/frontend:component`) and, after whitespace, its
 # arguments. `/etc/hosts` is not one (a path, sent as a prompt).
 INVOCATION = re.compile(r"/([A-Za-z0-9][A-Za-z0-9_.:-]*)(?:\s+(.*))?", re.DOTALL)
-# Kept in the meta of the user message a custom command expanded: what the user typed
-# (sessions.messages.TYPED_KEY: /undo, /rewind and the session list show it), and the command's
-# file; the front ends show these (the model receives the expanded text).
-SOURCE_KEY = "expanded_from"
 
 
 def invocation(text: str) -> tuple[str, str] | None:

@@ -34,8 +34,8 @@ def custom_prompt(agent: Agent, prompt: str, err: TextIO) -> CustomPrompt | None
     if not prompt.lstrip().startswith("/"):
         return None
     from agent.command_expansion import ExpansionError, expand_for
-    from agent.custom_commands import SOURCE_KEY, CommandCatalog, invocation
-    from sessions.messages import TYPED_KEY
+    from agent.custom_commands import CommandCatalog, invocation
+    from sessions.messages import SOURCE_KEY, TYPED_KEY
 
     found = invocation(prompt)
     if found is None:

@@ -10,9 +10,11 @@ from sessions.image_ref import ImageRef
 from sessions.model_json import ModelJsonError, loads
 
 Role = Literal["system", "user", "assistant", "tool"]
-# The meta key of a user message sent for a typed line it differs from: a custom command's
-# `/review src/app.py`, whose expanded prompt is the content (agent/custom_commands.py).
+# The meta keys of a user message sent for a typed line it differs from: a custom command's
+# `/review src/app.py` (agent/custom_commands.py), whose expanded prompt is the content, and the
+# command's file it was expanded from. /undo, /rewind, the session list and the TUI show these.
 TYPED_KEY = "typed"
+SOURCE_KEY = "expanded_from"
 
 
 @dataclass(frozen=True)

@@ -50,12 +50,18 @@ async def refresh(host: Host) -> CommandCatalog:
     return catalog
 
 
+async def load(host: Host) -> None:
+    """At session start, after the first frame: the commands listed in / and the palette, and
+    the files skipped said."""
+    await refresh(host)
+
+
 async def submitted(host: Host, text: str) -> None:
     """`/name args` that names no built-in: the custom command's turn, or an error."""
     from agent.command_expansion import ExpansionError, expand_for
-    from agent.custom_commands import SOURCE_KEY, invocation
+    from agent.custom_commands import invocation
     from agent.prompt_queue import joined
-    from sessions.messages import TYPED_KEY
+    from sessions.messages import SOURCE_KEY, TYPED_KEY
 
     found = invocation(text)
     catalog = await refresh(host)

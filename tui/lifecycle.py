@@ -35,9 +35,9 @@ async def start(host: Host) -> None:
         await host.conversation.add_notice(found_note(found))
     await show_rule_problems(host)
     host.opened.set()
-    await custom_commands.refresh(host)  # listed in / and the palette; skipped files said
     # After that frame too: the import holds the interpreter for seconds.
     host.start_background(warm_up(host))
+    host.start_background(custom_commands.load(host))
 
 
 def _open(host: Host, found: FoundModel | None) -> tuple[list[Message] | None, list[str]]:

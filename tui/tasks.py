@@ -6,7 +6,6 @@ import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
-from agent.custom_commands import SOURCE_KEY
 from agent.events import FoldReason
 from agent.fork import ForkRefused
 from agent.loop import Agent
@@ -16,7 +15,7 @@ from agent.prompt_images import attach_images
 from agent.room import ContextTooSmall
 from agent.terminal_text import visible
 from sessions.lock import SessionBusy
-from sessions.messages import TYPED_KEY, Message
+from sessions.messages import SOURCE_KEY, TYPED_KEY, Message
 from sessions.store import SessionError
 from tui import lifecycle, queued
 from tui.host import Host

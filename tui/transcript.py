@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agent.custom_commands import SOURCE_KEY
 from agent.loop import Agent
 from sessions.archive import ChunkArchive
-from sessions.messages import TYPED_KEY, Message, ToolCall, is_summary
+from sessions.messages import SOURCE_KEY, TYPED_KEY, Message, ToolCall, is_summary
 from tui.entries import (
     Entry,
     ExpansionEntry,

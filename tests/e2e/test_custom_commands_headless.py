@@ -88,16 +88,26 @@ def test_claude_code_command_directories_work_unchanged_and_the_project_wins(
     assert sent == ["Build a login form.", "Explain monads simply.", "Say hello to Ada L"]
 
 
-def test_a_command_without_placeholders_gets_its_arguments_appended(
+def test_a_command_without_placeholders_gets_its_arguments_appended_json_output_too(
     server: ScriptedServer, workspace: Path, tmp_path: Path
 ) -> None:
     write(workspace / ".pleat" / "commands" / "tests.md", "Run the tests and fix failures.\n")
     server.push(Text("done"))
-    done = run_pleat(workspace, server, "-p", "/tests only the unit ones", env=home_env(tmp_path))
+    done = run_pleat(
+        workspace,
+        server,
+        "-p",
+        "/tests only the unit ones",
+        "--output-format",
+        "json",
+        env=home_env(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     assert last_user_text(server) == (
         "Run the tests and fix failures.\n\nARGUMENTS: only the unit ones"
     )
+    result = json.loads(done.stdout)
+    assert (result["type"], result["is_error"], result["result"]) == ("result", False, "done")
 
 
 def test_a_broken_command_file_is_said_in_one_line_and_the_prompt_goes_as_written(
