@@ -35,6 +35,7 @@ from agent.exit_codes import (
 )
 from agent.fold_line import describe_compaction
 from agent.fork import ForkRefused, fork_session
+from agent.headless_custom import CommandRefused, custom_prompt
 from agent.headless_json import JsonReport, OutputFormat
 from agent.headless_rewind import run_rewind, run_undo
 from agent.loop import Agent
@@ -97,7 +98,8 @@ async def run_fork(agent: Agent, session: Session, _: str, out: TextIO, err: Tex
 
 # The slash commands a headless run takes as its prompt (`pleat -p "/undo" --continue`): each
 # gets the agent, the session, the text after the command, stdout and stderr, and gives the
-# exit code. Custom commands join this table.
+# exit code. A prompt naming none of them may name a custom command (agent/headless_custom.py),
+# which is run as a turn with the prompt it expands to.
 HeadlessCommand = Callable[[Agent, Session, str, TextIO, TextIO], Coroutine[Any, Any, int]]
 HEADLESS_COMMANDS: dict[str, HeadlessCommand] = {
     "/compact": run_compact,
@@ -108,11 +110,20 @@ HEADLESS_COMMANDS: dict[str, HeadlessCommand] = {
 
 
 async def run_turn(
-    agent: Agent, prompt: str, out: TextIO, err: TextIO, report: JsonReport | None = None
+    agent: Agent,
+    prompt: str,
+    out: TextIO,
+    err: TextIO,
+    report: JsonReport | None = None,
+    meta: dict[str, str] | None = None,
+    images_from: str | None = None,
 ) -> int:
     """One request: the answer streams to `out` (or, given a JSON `report`, the report is
-    printed there instead), tool activity to `err`, with a line for the images attached."""
-    attached = await attach_images(prompt, agent.context.workspace, agent.attachments)
+    printed there instead), tool activity to `err`, with a line for the images attached (those
+    `images_from` names: by default the prompt's); `meta` is kept with the request (a custom
+    command's typed line and file)."""
+    named = prompt if images_from is None else images_from
+    attached = await attach_images(named, agent.context.workspace, agent.attachments)
     if attached.images:
         err.write(f"pleat: {attached.summary()}\n")
     for note in attached.notes:
@@ -124,7 +135,7 @@ async def run_turn(
         report.start()
         out = io.StringIO()  # the answer goes into the report's result, not to the terminal
     try:
-        async for event in agent.run_turn(prompt, attached.images):
+        async for event in agent.run_turn(prompt, attached.images, meta):
             render(event, out, err)
             if report is not None:
                 report.event(event)
@@ -272,7 +283,17 @@ def run_headless(
                 report.start()
             work = handler(agent, session, focus.strip(), out, errors)
         else:
-            work = run_turn(agent, prompt, sys.stdout, sys.stderr, report)
+            try:
+                custom = custom_prompt(agent, prompt, sys.stderr)
+            except CommandRefused as error:
+                print(f"pleat: error: {error}", file=sys.stderr)
+                return EXIT_CONFIG
+            if custom is None:
+                work = run_turn(agent, prompt, sys.stdout, sys.stderr, report)
+            else:
+                work = run_turn(
+                    agent, custom.text, sys.stdout, sys.stderr, report, custom.meta, custom.images
+                )
         code = asyncio.run(until_terminated(work))
         if report is not None and handler is not None:
             answer = captured.getvalue().strip()

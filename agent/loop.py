@@ -131,10 +131,13 @@ class Agent:
     async def api_messages(self) -> list[dict[str, Any]]:
         return await request_messages(self.history, self.attachments)
 
-    async def run_turn(self, prompt: str, images: Images = ()) -> AsyncGenerator[Event, None]:
-        """Run one user request (its images: agent/prompt_images.py) to its end. Interrupting the
-        consumer (a cancellation, or closing it) leaves every tool call with a result."""
-        request = self.add(msg.user(prompt, images))
+    async def run_turn(
+        self, prompt: str, images: Images = (), meta: dict[str, str] | None = None
+    ) -> AsyncGenerator[Event, None]:
+        """Run one user request (its images: agent/prompt_images.py; `meta` kept with it, e.g.
+        the custom command it was expanded from) to its end. Interrupting the consumer (a
+        cancellation, or closing it) leaves every tool call with a result."""
+        request = self.add(msg.user(prompt, images, **(meta or {})))
         if self.checkpoints is not None:
             self.checkpoints.start_turn(request)
         if (note := mode_note(self.permissions.mode, self.history)) is not None:

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sessions.messages import Message
+from sessions.messages import Message, typed_text
 
 # What a rewind takes back: the files pleat changed, the conversation, or both.
 Scope = Literal["files", "conversation", "both"]
@@ -240,7 +240,7 @@ class Lineage:
         self.seen([message])
         if is_turn(message):
             self.message_lines[message.id] = line
-            self.turns.append(Turn(message.id, message.content or "", line))
+            self.turns.append(Turn(message.id, typed_text(message), line))
         elif message.role == "assistant" and self.turns:
             self.turns[-1].tools.update(call.name for call in message.tool_calls)
 

@@ -10,6 +10,11 @@ from sessions.image_ref import ImageRef
 from sessions.model_json import ModelJsonError, loads
 
 Role = Literal["system", "user", "assistant", "tool"]
+# The meta keys of a user message sent for a typed line it differs from: a custom command's
+# `/review src/app.py` (agent/custom_commands.py), whose expanded prompt is the content, and the
+# command's file it was expanded from. /undo, /rewind, the session list and the TUI show these.
+TYPED_KEY = "typed"
+SOURCE_KEY = "expanded_from"
 
 
 @dataclass(frozen=True)
@@ -151,6 +156,12 @@ def unread_results(history: Sequence[Message]) -> set[str]:
         if history[index].role == "assistant":
             return {m.id for m in history[index + 1 :] if m.role == "tool"}
     return {m.id for m in history if m.role == "tool"}
+
+
+def typed_text(message: Message) -> str:
+    """What the user typed for a request: a custom command's line, else the content."""
+    typed = message.meta.get(TYPED_KEY)
+    return typed if isinstance(typed, str) and typed else message.content or ""
 
 
 def is_summary(message: Message) -> bool:

@@ -13,7 +13,13 @@ from sessions.checkpoint_store import CHECKPOINTS_DIR, CheckpointStore
 from sessions.image_store import IMAGES_DIR, SessionImages
 from sessions.journal import JOURNAL_NAME, Journal, replay_journal
 from sessions.lock import SessionLock
-from sessions.messages import Message, last_id_number, tool_result, unanswered_calls
+from sessions.messages import (
+    TYPED_KEY,
+    Message,
+    last_id_number,
+    tool_result,
+    unanswered_calls,
+)
 from sessions.outputs import OUTPUTS_DIR, KeptOutputs
 from sessions.paths import data_home, is_session_id, new_session_id, private_dir, session_dir
 from sessions.usage import CallPurpose, Usage, UsageTally
@@ -167,12 +173,16 @@ class SessionInfo:
 
 
 def _first_request(line: str) -> str:
-    """The text of a journaled user message line, or "" when it is not one."""
+    """The text of a journaled user message line as the user typed it, or "" when it is not
+    one."""
     try:
         record = json.loads(line)
         content = record["message"]["content"]
-    except (ValueError, KeyError, TypeError, RecursionError):
+        typed = (record["message"].get("meta") or {}).get(TYPED_KEY)
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return ""
+    if isinstance(typed, str) and typed:
+        return typed
     return content if isinstance(content, str) else ""
 
 

@@ -17,7 +17,7 @@ from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerState
 
 from agent.config import Config
-from tui import lifecycle, modes, queued, slash_commands
+from tui import custom_commands, lifecycle, modes, queued, slash_commands
 from tui.approvals import SessionApprovals
 from tui.completion import WorkspaceFiles
 from tui.host import WorkKind
@@ -31,6 +31,7 @@ from tui.widgets.status_bar import StatusBar
 from tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
+    from agent.custom_commands import CommandCatalog
     from agent.loop import Agent
     from agent.permissions import ApprovalRequest, Mode
     from agent.plan_mode import PlanVerdict
@@ -102,6 +103,7 @@ class PleatApp(App[None]):
         self.controller: SessionController | None = None  # made after the first frame
         self.opened = asyncio.Event()  # set once the session is open (or cannot be)
         self.files = WorkspaceFiles(workspace)
+        self.custom_commands: CommandCatalog | None = None  # made once the session opens
         idle_seconds = config.idle_compaction_seconds if config is not None else 0.0
         self.idle = IdleWatch(self, idle_seconds, self.start_idle_fold)
         # Why there is no agent, as Markdown shown again on every prompt (None: there is one).
@@ -121,8 +123,10 @@ class PleatApp(App[None]):
         yield QueuedPrompts()
         completions = CompletionList()
         yield completions
-        commands = [(c.name, f"{c.usage:<18} {c.help}") for c in slash_commands.COMMANDS]
-        prompt = PromptInput(PLACEHOLDER, completions, commands, self.files)
+        prompt = PromptInput(
+            PLACEHOLDER, completions, lambda: custom_commands.choices(self), self.files
+        )
+        prompt.refresh_commands = lambda: custom_commands.refresh(self)
         prompt.take_queued = lambda: queued.take_back(self)
         yield prompt
         yield StatusBar(self.model_name, display_path(self.workspace))
@@ -207,8 +211,8 @@ class PleatApp(App[None]):
         if command is not None:
             self.prompt.remember(text)
             found, arg = command
-            if found is None:
-                await self.conversation.add_notice(f"unknown command /{arg} (see /help)", "error")
+            if found is None:  # a custom command, or unknown
+                await custom_commands.submitted(self, text)
             else:
                 self.run_slash(found, arg)
             return

@@ -1,45 +1,80 @@
-"""The command palette's pleat commands (Ctrl+P): every slash command, run without an argument."""
+"""The command palette's pleat commands (Ctrl+P): every slash command, built-in and custom."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import partial
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
 
+from agent.terminal_text import visible
 from tui.slash_commands import COMMANDS, SlashCommand
+
+if TYPE_CHECKING:
+    from agent.custom_commands import CommandCatalog, CustomCommand
+    from tui.host import Host
+    from tui.widgets.prompt_input import PromptInput
 
 
 class _RunsSlashCommands(Protocol):
     """What the palette needs of the app (PleatApp)."""
 
+    custom_commands: CommandCatalog | None
+
+    @property
+    def prompt(self) -> PromptInput: ...
+
     def run_slash(self, command: SlashCommand, arg: str) -> None: ...
 
 
 class SlashCommandProvider(Provider):
-    """Offers /compact, /context, /chunks ... as palette commands."""
+    """Offers /compact, /context, /chunks ... and the custom commands as palette commands."""
+
+    @property
+    def _app(self) -> _RunsSlashCommands:
+        return cast(_RunsSlashCommands, self.app)
+
+    async def startup(self) -> None:
+        from tui.custom_commands import refresh
+
+        await refresh(cast("Host", self.app))  # the files as they are now
 
     def _run(self, command: SlashCommand) -> None:
-        cast(_RunsSlashCommands, self.app).run_slash(command, "")
+        self._app.run_slash(command, "")
 
-    @staticmethod
-    def _title(command: SlashCommand) -> str:
-        return f"/{command.name}"
+    def _run_custom(self, command: CustomCommand) -> None:
+        """A command that takes arguments goes into the prompt to be completed; one that takes
+        none runs as if typed."""
+        from tui.widgets.prompt_input import PromptInput
+
+        prompt = self._app.prompt
+        if command.argument_hint:
+            prompt.value = f"/{command.name} "
+            prompt.focus()
+        else:
+            prompt.post_message(PromptInput.Submitted(f"/{command.name}"))
+
+    def _entries(self) -> Iterator[tuple[str, str, Callable[[], None]]]:
+        """(title, help, run) of every command: the built-ins, then the custom ones. The palette
+        reads both texts as Textual markup: a custom command's name is plain by its charset
+        (agent/command_files.py), its file's text is escaped (`[file]` is a hint, not a tag)."""
+        for command in COMMANDS:
+            yield f"/{command.name}", command.help, partial(self._run, command)
+        catalog = self._app.custom_commands
+        for custom in catalog.commands if catalog is not None else ():
+            hint = f"{custom.argument_hint} · " if custom.argument_hint else ""
+            described = f"{hint}{custom.description} ({custom.scope} command)"
+            yield f"/{custom.name}", escape(visible(described)), partial(self._run_custom, custom)
 
     async def discover(self) -> Hits:
-        for command in COMMANDS:
-            yield DiscoveryHit(self._title(command), partial(self._run, command), help=command.help)
+        for title, help_text, run in self._entries():
+            yield DiscoveryHit(title, run, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for command in COMMANDS:
-            title = self._title(command)
-            score = max(matcher.match(title), matcher.match(command.help) * 0.5)
+        for title, help_text, run in self._entries():
+            score = max(matcher.match(title), matcher.match(help_text) * 0.5)
             if score > 0:
-                yield Hit(
-                    score,
-                    matcher.highlight(title),
-                    partial(self._run, command),
-                    text=title,
-                    help=command.help,
-                )
+                yield Hit(score, matcher.highlight(title), run, text=title, help=help_text)

@@ -56,8 +56,8 @@ def command_completion(
     if row != 0 or not line.startswith("/") or " " in line[:column]:
         return None
     typed = line[1:column].lower()
-    first = [c for c in commands if c[0].startswith(typed)]
-    then = [c for c in commands if typed in c[0] and c not in first]
+    first = [c for c in commands if c[0].lower().startswith(typed)]
+    then = [c for c in commands if typed in c[0].lower() and c not in first]
     found = tuple(Suggestion(f"/{name}", label) for name, label in first + then)
     end = len(line) if " " not in line else line.index(" ")
     return Completion(0, end, found, "command") if found else None

@@ -60,6 +60,15 @@ class NoticeEntry:
 
 
 @dataclass(eq=False)
+class ExpansionEntry:
+    """What a custom command sent: the command's file and the expanded prompt (shown
+    collapsed under what the user typed)."""
+
+    source: str
+    text: str
+
+
+@dataclass(eq=False)
 class MarkdownEntry:
     """A fixed Markdown text from the app (configuration help, /help)."""
 
@@ -76,4 +85,13 @@ class FoldEntry:
     chunk: int | None = None
 
 
-Entry = UserEntry | ReplyEntry | ThinkingEntry | ToolEntry | NoticeEntry | MarkdownEntry | FoldEntry
+Entry = (
+    UserEntry
+    | ExpansionEntry
+    | ReplyEntry
+    | ThinkingEntry
+    | ToolEntry
+    | NoticeEntry
+    | MarkdownEntry
+    | FoldEntry
+)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from textual import Logger
     from textual.screen import Screen
 
+    from agent.custom_commands import CommandCatalog
     from agent.loop import Agent
     from sessions.store import Session
     from tui.approvals import SessionApprovals
@@ -41,6 +42,8 @@ class Host(Protocol):
     controller: SessionController | None  # made after the first frame
     opened: asyncio.Event  # set once the session is open (or cannot be)
     idle: IdleWatch
+    # The command files, re-read on every use; made after the first frame (tui.custom_commands).
+    custom_commands: CommandCatalog | None
     # Why there is no agent, as Markdown shown again on every prompt (None: there is one).
     unavailable: str | None
 

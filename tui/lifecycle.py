@@ -6,6 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from agent.config import ConfigError
+from tui import custom_commands
 from tui.help import configuration_help
 from tui.host import Host
 from tui.modes import show_rule_problems
@@ -36,6 +37,7 @@ async def start(host: Host) -> None:
     host.opened.set()
     # After that frame too: the import holds the interpreter for seconds.
     host.start_background(warm_up(host))
+    host.start_background(custom_commands.load(host))
 
 
 def _open(host: Host, found: FoundModel | None) -> tuple[list[Message] | None, list[str]]:

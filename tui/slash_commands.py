@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -133,7 +133,11 @@ async def rewind(host: Host, arg: str) -> None:
 
 
 async def show_help(host: Host, _: str) -> None:
-    await host.conversation.add_markdown(help_text(), "help")
+    from tui.custom_commands import help_lines, refresh
+
+    catalog = await refresh(host)  # the files as they are now
+    custom = help_lines(catalog.commands)
+    await host.conversation.add_markdown(help_text(custom), "help")
 
 
 async def quit_app(host: Host, _: str) -> None:
@@ -194,15 +198,18 @@ KEYS = """\
 """
 
 
-def help_text() -> str:
+def help_text(custom: Sequence[str] = ()) -> str:
+    """The commands (`custom`: the custom commands' section, tui.custom_commands) and keys."""
     lines = ["**Commands**", ""]
     lines += [f"- `{c.usage}`: {c.help}" for c in COMMANDS]
+    lines += custom
     return "\n".join(lines) + "\n\n**Keys**\n\n" + KEYS
 
 
 def parse(text: str) -> tuple[SlashCommand | None, str] | None:
-    """(command, argument) when the text is a slash command, (None, name) for an unknown one
-    ("/foo"), None when it is a prompt (no slash, or a path such as /etc/hosts)."""
+    """(command, argument) when the text is a built-in slash command, (None, name) for another
+    one ("/foo": a custom command, or unknown), None when it is a prompt (no slash, or a path
+    such as /etc/hosts)."""
     if not text.startswith("/"):
         return None
     name, _, arg = text[1:].partition(" ")

@@ -15,7 +15,7 @@ from agent.prompt_images import attach_images
 from agent.room import ContextTooSmall
 from agent.terminal_text import visible
 from sessions.lock import SessionBusy
-from sessions.messages import Message
+from sessions.messages import SOURCE_KEY, TYPED_KEY, Message
 from sessions.store import SessionError
 from tui import lifecycle, queued
 from tui.host import Host
@@ -48,9 +48,16 @@ async def _internal_error(host: Host, error: Exception) -> None:
     await host.conversation.add_notice(f"internal error: {type(error).__name__}: {error}", "error")
 
 
-async def run_turn(host: Host, agent: Agent, text: str) -> None:
-    """One request, with the images it names; the agent keeps its history valid when this
-    worker is cancelled."""
+async def run_turn(
+    host: Host,
+    agent: Agent,
+    text: str,
+    meta: dict[str, str] | None = None,
+    images_from: str | None = None,
+) -> None:
+    """One request, with the images it names (or `images_from` names); the agent keeps its
+    history valid when this worker is cancelled. A custom command's request (`meta`: what was
+    typed, the command's file) shows as typed, its expanded text in a collapsed block."""
     view = TurnView(
         host.conversation,
         host.status,
@@ -60,11 +67,16 @@ async def run_turn(host: Host, agent: Agent, text: str) -> None:
     )
     host.status.state = THINKING
     try:
-        attached = await attach_images(text, agent.context.workspace, agent.attachments)
-        await host.conversation.add_user(text, tuple(i.label() for i in attached.images))
+        named = text if images_from is None else images_from
+        attached = await attach_images(named, agent.context.workspace, agent.attachments)
+        typed = (meta or {}).get(TYPED_KEY)
+        labels = tuple(i.label() for i in attached.images)
+        await host.conversation.add_user(typed or text, labels)
+        if meta is not None and typed:
+            await host.conversation.add_expansion(meta.get(SOURCE_KEY, ""), text)
         for note in attached.notes:
             await host.conversation.add_notice(note)
-        await _consume(view, agent.run_turn(text, attached.images))
+        await _consume(view, agent.run_turn(text, attached.images, meta))
         await view.end_reply()
     except asyncio.CancelledError:
         await _interrupted(view, agent)

@@ -6,8 +6,16 @@ from collections.abc import Callable
 
 from agent.loop import Agent
 from sessions.archive import ChunkArchive
-from sessions.messages import Message, ToolCall, is_summary
-from tui.entries import Entry, FoldEntry, ReplyEntry, ThinkingEntry, ToolEntry, UserEntry
+from sessions.messages import SOURCE_KEY, TYPED_KEY, Message, ToolCall, is_summary
+from tui.entries import (
+    Entry,
+    ExpansionEntry,
+    FoldEntry,
+    ReplyEntry,
+    ThinkingEntry,
+    ToolEntry,
+    UserEntry,
+)
 
 Describe = Callable[[ToolCall], str]
 
@@ -47,7 +55,13 @@ def entries_from_history(
             entries.append(FoldEntry(fold_line(chunk, archive), "done", chunk))
         elif message.role == "user" and not message.meta.get("injected"):
             labels = tuple(image.label() for image in message.images)
-            entries.append(UserEntry(message.content or "", labels))
+            typed = message.meta.get(TYPED_KEY)
+            if isinstance(typed, str) and typed:  # a custom command: as typed, then what it sent
+                entries.append(UserEntry(typed, labels))
+                source = str(message.meta.get(SOURCE_KEY) or "")
+                entries.append(ExpansionEntry(source, message.content or ""))
+            else:
+                entries.append(UserEntry(message.content or "", labels))
         elif message.role == "assistant":
             thought = message.reasoning_content or "".join(
                 str(b.get("thinking") or "") for b in message.thinking_blocks

@@ -12,6 +12,7 @@ from textual.widget import Widget
 
 from tui.entries import (
     Entry,
+    ExpansionEntry,
     FoldEntry,
     MarkdownEntry,
     NoticeEntry,
@@ -26,6 +27,7 @@ from tui.widgets.reply_window import BlockWindow
 if TYPE_CHECKING:
     from tui.widgets.app_markdown import AppMarkdown
     from tui.widgets.assistant_message import AssistantMessage
+    from tui.widgets.command_expansion import CommandExpansion
     from tui.widgets.compaction_marker import CompactionMarker
     from tui.widgets.notice import Notice
     from tui.widgets.thinking_block import ThinkingBlock
@@ -57,6 +59,7 @@ def _widget_classes() -> dict[type, Any]:
     time and is not needed for the first frame."""
     from tui.widgets.app_markdown import AppMarkdown
     from tui.widgets.assistant_message import AssistantMessage
+    from tui.widgets.command_expansion import CommandExpansion
     from tui.widgets.compaction_marker import CompactionMarker
     from tui.widgets.notice import Notice
     from tui.widgets.thinking_block import ThinkingBlock
@@ -65,6 +68,7 @@ def _widget_classes() -> dict[type, Any]:
 
     return {
         UserEntry: UserMessage,
+        ExpansionEntry: CommandExpansion,
         ReplyEntry: AssistantMessage,
         ThinkingEntry: ThinkingBlock,
         ToolEntry: ToolCallBlock,
@@ -128,6 +132,10 @@ class Conversation(VerticalScroll):
 
     async def add_user(self, text: str, images: tuple[str, ...] = ()) -> UserMessage:
         return cast("UserMessage", await self.add(UserEntry(text, images)))
+
+    async def add_expansion(self, source: str, text: str) -> CommandExpansion:
+        """What a custom command sent, collapsed, under the line the user typed."""
+        return cast("CommandExpansion", await self.add(ExpansionEntry(source, text)))
 
     async def add_assistant(self) -> AssistantMessage:
         return cast("AssistantMessage", await self.add(ReplyEntry()))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
 from textual import events
@@ -39,7 +39,7 @@ class PromptInput(TextArea):
         self,
         placeholder: str,
         completions: CompletionList,
-        commands: Sequence[tuple[str, str]],
+        commands: Callable[[], Sequence[tuple[str, str]]],
         files: WorkspaceFiles,
     ) -> None:
         super().__init__(
@@ -51,7 +51,10 @@ class PromptInput(TextArea):
             highlight_cursor_line=False,
         )
         self.completions = completions
-        self.commands = list(commands)
+        # The commands as (name, label), asked at every keystroke (custom commands come and go
+        # with their files); refresh_commands reads them again, when the list opens.
+        self.commands = commands
+        self.refresh_commands: Callable[[], Awaitable[object]] | None = None
         self.files = files
         self.past: list[str] = []  # prompts sent, oldest first
         self._position = 0  # index into past; len(past) means the draft
@@ -144,6 +147,8 @@ class PromptInput(TextArea):
     # -- completion ---------------------------------------------------------------------------
 
     def on_text_area_changed(self) -> None:
+        if self.text == "/" and self.refresh_commands is not None:  # the / list opens
+            self.run_worker(self._list_commands(), group="commands", exit_on_error=False)
         self._complete()
 
     def on_text_area_selection_changed(self) -> None:
@@ -156,13 +161,19 @@ class PromptInput(TextArea):
         self._placed = None
         row, column = self.cursor_location
         line = self.document[row]
-        completion = command_completion(line, column, row, self.commands)
+        completion = command_completion(line, column, row, self.commands())
         if completion is None and "@" in line[:column]:
             if self.files.stale and not self._listing:
                 self._listing = True
                 self.run_worker(self._list_files(), group="files", exit_on_error=False)
             completion = file_completion(line, column, self.files.files)
         self.completions.show(completion)
+
+    async def _list_commands(self) -> None:
+        """The command files read again (off the event loop), then the list shown again."""
+        assert self.refresh_commands is not None
+        await self.refresh_commands()
+        self._complete()
 
     async def _list_files(self) -> None:
         try:

@@ -1,0 +1,118 @@
+"""Custom slash commands in the TUI: listed after the built-ins, re-read off the event loop on
+every use, run as a turn that shows what was typed (the model gets the expanded prompt)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import TYPE_CHECKING
+
+from agent.terminal_text import visible
+from tui import queued, slash_commands
+from tui.host import Host
+
+if TYPE_CHECKING:
+    from agent.custom_commands import CommandCatalog, CustomCommand
+
+# The loader and the expansion are imported after the first frame, when the catalog is made:
+# the / list shows the built-ins until then.
+
+# Characters of the name and argument hint column in the / list: the built-ins' usage column.
+USAGE_COLUMN = 18
+# ASCII punctuation: what Markdown may read as markup, and what a backslash makes plain text.
+MARKDOWN_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
+
+
+def label(command: CustomCommand) -> str:
+    """How the / list shows a custom command: usage, description, and whose it is."""
+    return f"{command.usage:<{USAGE_COLUMN}} {command.description} ({command.scope})".rstrip()
+
+
+def choices(host: Host) -> list[tuple[str, str]]:
+    """Every command for the / list as (name, label): the built-ins, then the custom ones
+    (as last read: the list refreshes them when it opens)."""
+    built_in = [(c.name, f"{c.usage:<{USAGE_COLUMN}} {c.help}") for c in slash_commands.COMMANDS]
+    custom = host.custom_commands.commands if host.custom_commands is not None else ()
+    return built_in + [(c.name, label(c)) for c in custom]
+
+
+async def refresh(host: Host) -> CommandCatalog:
+    """Read the command files again (in a thread: it lists directories); say once what was
+    skipped and why. The catalog is made at the first call."""
+    if host.custom_commands is None:
+        from agent.custom_commands import CommandCatalog
+
+        host.custom_commands = CommandCatalog(host.workspace)
+    catalog = host.custom_commands
+    await asyncio.to_thread(catalog.refresh)
+    for note in catalog.new_notes():
+        await host.conversation.add_notice(f"custom commands: {note}")
+    return catalog
+
+
+async def load(host: Host) -> None:
+    """At session start, after the first frame: the commands listed in / and the palette, and
+    the files skipped said."""
+    await refresh(host)
+
+
+async def submitted(host: Host, text: str) -> None:
+    """`/name args` that names no built-in: the custom command's turn, or an error."""
+    from agent.command_expansion import ExpansionError, expand_for
+    from agent.custom_commands import invocation
+    from agent.prompt_queue import joined
+    from sessions.messages import SOURCE_KEY, TYPED_KEY
+
+    found = invocation(text)
+    catalog = await refresh(host)
+    command = catalog.get(found[0]) if found is not None else None
+    if found is None or command is None:
+        name = text[1:].split(maxsplit=1)[0] if text[1:].strip() else ""
+        await host.conversation.add_notice(f"unknown command /{name} (see /help)", "error")
+        return
+    agent = host.agent
+    if agent is None:
+        await host.conversation.add_user(text)
+        await host.conversation.add_markdown(host.unavailable or "", "help")
+        return
+    if host.busy:  # like the built-ins: a queued prompt is read mid-turn, without its images
+        host.notify(slash_commands.BUSY)
+        return
+    try:
+        expanded = await asyncio.to_thread(expand_for, agent, command, found[1])
+    except ExpansionError as error:
+        await host.conversation.add_notice(str(error), "error")
+        return
+    for note in expanded.notes:
+        await host.conversation.add_notice(f"/{command.name}: {note}")
+    if host.busy:  # it started while the files were read
+        host.notify(slash_commands.BUSY)
+        return
+    from tui.tasks import run_turn
+
+    meta = {TYPED_KEY: text, SOURCE_KEY: command.shown}
+    waiting = agent.queued.take_all()  # prompts left queued by the last turn go first
+    queued.show(host)
+    prompt = joined([*waiting, expanded.text])
+    images = joined([*waiting, expanded.images_from])
+    host.start_work("turn", run_turn(host, agent, prompt, meta, images))
+
+
+def help_lines(commands: tuple[CustomCommand, ...]) -> list[str]:
+    """The /help section of the custom commands (none: no section). Their text comes from
+    files: control characters are made visible and Markdown is escaped."""
+    if not commands:
+        return []
+    lines = ["", "**Custom commands**", ""]
+    for command in commands:
+        hint = f" {_plain(command.argument_hint)}" if command.argument_hint else ""
+        lines.append(
+            f"- `/{command.name}`{hint}: {_plain(command.description)} "
+            f"({command.scope}, {_plain(command.shown)})"
+        )
+    return lines
+
+
+def _plain(text: str) -> str:
+    """`text` shown as written in Markdown: every ASCII punctuation character escaped."""
+    return MARKDOWN_PUNCTUATION.sub(r"\\\g<0>", visible(text))
