@@ -35,7 +35,14 @@ from tools.archive_reader import ArchiveReaderTool
 from tools.base import ToolContext, ToolError, ToolOutput
 from tools.registry import ToolRegistry
 from tools.result_facts import ResultFacts
-from tools.task import DEFAULT_AGENT, RUNNING_CALL, TaskRequest
+from tools.task import (
+    DEFAULT_AGENT,
+    MAX_DESCRIPTION_CHARS,
+    RUNNING_CALL,
+    TASK_TOOL,
+    TaskRequest,
+    TaskTool,
+)
 
 # Sub-agents of one agent running at once; more task calls in a reply wait for a slot. Each
 # streams from the same provider under the same rate limit, so past a few the extra ones mostly
@@ -200,6 +207,20 @@ class Subagents:
         return ToolOutput(
             f"the sub-agent stopped without an answer: {reason}", True, meta=meta, facts=facts
         )
+
+
+def activity_line(event: SubagentActivity) -> str:
+    """What a sub-agent does, on one line: its task's description, then the call."""
+    about = event.call.parsed_arguments().get("description")
+    about = " ".join(about.split())[:MAX_DESCRIPTION_CHARS] if isinstance(about, str) else ""
+    return f"({about}) {event.summary}" if about else event.summary
+
+
+def definition_notes(registry: ToolRegistry) -> tuple[str, ...]:
+    """One line for each agent definition skipped or partly ignored (the front ends say them
+    at start)."""
+    tool = registry.get(TASK_TOOL)
+    return tool.notes if isinstance(tool, TaskTool) else ()
 
 
 def changed_files(history: list[Message]) -> tuple[tuple[str, ...], tuple[str, ...]]:

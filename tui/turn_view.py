@@ -12,6 +12,7 @@ from agent.events import (
     Event,
     PromptDelivered,
     Retrying,
+    SubagentActivity,
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
@@ -101,6 +102,9 @@ class TurnView:
             if event.call.name == TODO_TOOL_NAME:
                 self.tasks()
             self.changed()
+        elif isinstance(event, SubagentActivity):
+            if (running := self.tools.get(event.call.id)) is not None:
+                running.follow(event.session_id, event.summary)
         elif isinstance(event, PromptDelivered):  # where the model reads it: after the tools
             await self.conversation.add_user(event.text)
             self.delivered()

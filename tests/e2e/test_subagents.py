@@ -1,4 +1,4 @@
-"""Sub-agents end to end over real HTTP: the `task` tool, side by side, fresh contexts, answers only.
+"""Sub-agents end to end over real HTTP: the task tool, side by side, fresh contexts, answers only.
 
 The scripted server receives the parent's requests and the sub-agents' alike; a sub-agent's
 system prompt carries SUBAGENT_NOTE, and its first user message is its task's prompt, which is
@@ -7,9 +7,11 @@ how the scripted model tells them apart.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections.abc import Callable
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,8 @@ from agent.config import Config
 from agent.events import Event, SubagentActivity, ToolCallFinished, ToolCallStarted, TurnDone
 from agent.loop import Agent
 from agent.permissions import Permissions, approve_all
-from agent.subagents import SUBAGENT_NOTE
+from agent.subagents import SUBAGENT_NOTE, definition_notes
+from agent.turn_notes import CANCELLED_TOOL_RESULT
 from sessions.journal import replay_journal
 from sessions.messages import unanswered_calls
 from sessions.paths import session_dir
@@ -177,3 +180,144 @@ async def test_two_tasks_run_side_by_side_fresh_and_only_their_answers_come_back
         assert replayed.header["parent"] == session.id
     assert agent.usage.calls == 6
     assert latest_session(workspace) == session.id  # --continue never picks a sub-agent's
+
+
+REVIEWER = """---
+name: reviewer
+description: Reviews code for bugs; give it the files to read
+tools: Read, Grep, task
+model: inherit
+---
+You are the reviewer. Read what you are pointed at and list the bugs you find.
+"""
+
+
+def one_task(prompt: str, answer: str, **extra: str) -> Callable[[dict[str, Any]], Reply]:
+    """The parent hands out one task (with `extra` arguments); the sub-agent answers at once."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        if is_subagent(body):
+            return Text(answer)
+        if body["messages"][-1]["role"] == "user":
+            return ToolCalls([task("one task", prompt, **extra)])
+        return Text("parent done")
+
+    return respond
+
+
+async def test_an_agent_definition_gives_its_prompt_and_only_its_tools(
+    server: ScriptedServer, workspace: Path, session: Session, pleat_home: Path
+) -> None:
+    (workspace / ".pleat" / "agents").mkdir(parents=True)
+    (workspace / ".pleat" / "agents" / "reviewer.md").write_text(REVIEWER)
+    (workspace / ".claude" / "agents").mkdir(parents=True)
+    (workspace / ".claude" / "agents" / "helper.md").write_text(
+        "---\ndescription: Helps with anything\n---\nYou help.\n"
+    )
+    (workspace / ".claude" / "agents" / "broken.md").write_text("---\nname: broken\n")
+    agent = make_agent(
+        server, workspace, session, one_task("review a.py", "no bugs", subagent_type="reviewer")
+    )
+    events = await run(agent, "review it")
+    assert isinstance(events[-1], TurnDone) and events[-1].text == "parent done"
+
+    offered = next(t for t in server.requests[0].body["tools"] if t["function"]["name"] == "task")
+    about = offered["function"]["description"]
+    assert "- reviewer: Reviews code for bugs" in about and "- helper: Helps with anything" in about
+    enum = offered["function"]["parameters"]["properties"]["subagent_type"]["enum"]
+    assert enum == ["general-purpose", "helper", "reviewer"]
+    (sub,) = [r.body for r in server.requests if is_subagent(r.body)]
+    system = sub["messages"][0]["content"]
+    assert system.startswith("You are the reviewer. Read what you are pointed at")
+    assert "You are pleat" not in system  # its own prompt, not the parent's
+    assert tool_names(sub) == ["read_file", "grep"]  # Claude Code's names, `task` dropped
+    assert sub["messages"][1]["content"] == "review a.py"
+    assert server.requests[-1].messages[-1]["content"] == "no bugs"
+    notes = definition_notes(agent.registry)
+    assert any("broken.md skipped: the front matter is not closed" in n for n in notes)
+
+
+async def test_an_unknown_agent_is_an_error_the_model_reads(
+    server: ScriptedServer, workspace: Path, session: Session
+) -> None:
+    agent = make_agent(
+        server, workspace, session, one_task("x", "never", subagent_type="nobody")
+    )
+    await run(agent, "go")
+    result = server.requests[-1].messages[-1]["content"]
+    assert "must be one of" in result and "nobody" in result
+    assert not any(is_subagent(r.body) for r in server.requests)
+
+
+class HeldSubagents:
+    """The parent hands out two tasks; the sub-agents' requests are held until `release` is
+    set (then they get an answer the cancelled agents never read)."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        if is_subagent(body):
+            self.release.wait(MEET_TIMEOUT_SECONDS)
+            return Text("too late")
+        return ToolCalls([task("first", "subtask A"), task("second", "subtask B")])
+
+
+def assert_subsessions_valid(parent: Session, workspace: Path) -> None:
+    """Every sub-agent's journal replays to a valid history that ends its interrupted turn."""
+    children = [s for s in list_sessions(workspace) if s.kind == "subagent"]
+    assert len(children) == 2 and {s.parent for s in children} == {parent.id}
+    for child in children:
+        replayed = replay_journal(session_dir(child.id) / "journal.jsonl")
+        assert not replayed.problems
+        assert_history_valid(replayed.history)
+        assert [m.role for m in replayed.history] == ["system", "user", "assistant"]
+        assert replayed.history[-1].content == "[interrupted by the user]"
+
+
+async def test_cancelling_the_parent_cancels_its_subagents_and_every_history_stays_valid(
+    server: ScriptedServer, workspace: Path, session: Session
+) -> None:
+    model = HeldSubagents()
+    agent = make_agent(server, workspace, session, model)
+    seen: list[Event] = []
+
+    async def consume() -> None:
+        async for event in agent.run_turn("do both"):
+            seen.append(event)
+
+    running = asyncio.ensure_future(consume())
+    try:
+        await asyncio.to_thread(server.wait_for_requests, 3)  # the parent's, both sub-agents'
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+    finally:
+        model.release.set()
+    assert_history_valid(agent.history)
+    results = [m for m in agent.history if m.role == "tool"]
+    assert [m.content for m in results] == [CANCELLED_TOOL_RESULT] * 2
+    assert agent.history[-1].role == "tool"  # nothing was cut mid-reply
+    assert_subsessions_valid(session, workspace)
+    assert sum(isinstance(e, ToolCallStarted) for e in seen) == 2
+
+
+async def test_a_front_end_that_stops_reading_stops_the_subagents_too(
+    server: ScriptedServer, workspace: Path, session: Session
+) -> None:
+    """The consumer leaves (aclosing, as the TUI's does when Esc lands while it draws): the
+    turn's generators close in order and settle the running calls before the agent closes
+    the turn."""
+    model = HeldSubagents()
+    agent = make_agent(server, workspace, session, model)
+    try:
+        async with aclosing(agent.run_turn("do both")) as events:
+            async for event in events:
+                if isinstance(event, SubagentActivity):
+                    await asyncio.to_thread(server.wait_for_requests, 3)
+                    break
+    finally:
+        model.release.set()
+    assert_history_valid(agent.history)
+    assert [m.content for m in agent.history if m.role == "tool"] == [CANCELLED_TOOL_RESULT] * 2
+    assert_subsessions_valid(session, workspace)
