@@ -8,6 +8,7 @@ how the scripted model tells them apart.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import threading
 from collections.abc import Callable
@@ -19,12 +20,20 @@ import pytest
 from conftest import TEST_API_KEY, TEST_MODEL
 from invariants import assert_history_valid
 from scripted_server import Reply, ScriptedServer, Text, ToolCalls
+from tui_support import is_compression, small_policy, summary_reply
 
 from agent.assemble import build_agent
+from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
-from agent.events import Event, SubagentActivity, ToolCallFinished, ToolCallStarted, TurnDone
+from agent.events import (
+    Event,
+    SubagentActivity,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnDone,
+)
 from agent.loop import Agent
-from agent.permissions import Permissions, approve_all
+from agent.permissions import ApprovalRequest, Decision, Permissions, approve_all
 from agent.subagents import SUBAGENT_NOTE, definition_notes
 from agent.turn_notes import CANCELLED_TOOL_RESULT
 from sessions.journal import replay_journal
@@ -240,9 +249,7 @@ async def test_an_agent_definition_gives_its_prompt_and_only_its_tools(
 async def test_an_unknown_agent_is_an_error_the_model_reads(
     server: ScriptedServer, workspace: Path, session: Session
 ) -> None:
-    agent = make_agent(
-        server, workspace, session, one_task("x", "never", subagent_type="nobody")
-    )
+    agent = make_agent(server, workspace, session, one_task("x", "never", subagent_type="nobody"))
     await run(agent, "go")
     result = server.requests[-1].messages[-1]["content"]
     assert "must be one of" in result and "nobody" in result
@@ -321,3 +328,188 @@ async def test_a_front_end_that_stops_reading_stops_the_subagents_too(
     assert_history_valid(agent.history)
     assert [m.content for m in agent.history if m.role == "tool"] == [CANCELLED_TOOL_RESULT] * 2
     assert_subsessions_valid(session, workspace)
+
+
+class RecordingApprover:
+    """Says `answer` to every question, and keeps them."""
+
+    def __init__(self, answer: bool) -> None:
+        self.answer = answer
+        self.asked: list[ApprovalRequest] = []
+
+    async def __call__(self, request: ApprovalRequest) -> Decision:
+        self.asked.append(request)
+        return Decision(self.answer, "" if self.answer else "the user said no")
+
+
+def writing_subagent(path: str) -> Callable[[dict[str, Any]], Reply]:
+    """The parent hands out one task; its sub-agent writes `path`, then reports."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        if is_subagent(body):
+            if len(body["messages"]) == 2:
+                return ToolCalls([("write_file", {"path": path, "content": "made by a sub\n"})])
+            return Text(f"the write said: {body['messages'][-1]['content'][:60]}")
+        if body["messages"][-1]["role"] == "user":
+            return ToolCalls([task("write the file", f"write {path}")])
+        return Text("parent done")
+
+    return respond
+
+
+@pytest.mark.parametrize("answer", [True, False])
+async def test_a_subagents_writes_ask_the_parents_approver_naming_the_task(
+    server: ScriptedServer, workspace: Path, session: Session, answer: bool
+) -> None:
+    server.fallback = writing_subagent("made.txt")
+    approver = RecordingApprover(answer)
+    agent = build_agent(
+        make_config(server), workspace, approver, session=session, permissions=Permissions("ask")
+    )
+    await run(agent, "make the file")
+    (asked,) = approver.asked
+    assert asked.tool == "write_file" and asked.asker == "write the file"
+    assert (workspace / "made.txt").exists() is answer
+    report = server.requests[-1].messages[-1]["content"]
+    assert ("refused: the user did not approve write_file" in report) is not answer
+
+
+async def test_plan_mode_holds_for_subagents(
+    server: ScriptedServer, workspace: Path, session: Session
+) -> None:
+    server.fallback = writing_subagent("planned.txt")
+    agent = build_agent(
+        make_config(server),
+        workspace,
+        approve_all,
+        session=session,
+        permissions=Permissions("plan"),
+    )
+    await run(agent, "make the file")
+    assert not (workspace / "planned.txt").exists()
+    assert "refused: pleat is in plan mode" in server.requests[-1].messages[-1]["content"]
+
+
+async def test_a_long_answer_is_bounded_like_any_tool_output(
+    server: ScriptedServer, workspace: Path, session: Session
+) -> None:
+    long_answer = "".join(f"finding {n:05d}: something to say about it\n" for n in range(400))
+    server.fallback = one_task("report a lot", long_answer)
+    config = make_config(server, compaction=CompactionPolicy(tool_output_max_tokens=1_000))
+    agent = build_agent(
+        config, workspace, approve_all, session=session, permissions=Permissions("full-auto")
+    )
+    await run(agent, "go")
+    sent = server.requests[-1].messages[-1]["content"]
+    assert len(sent) < len(long_answer) // 2 and "finding 00000" in sent
+    (result,) = [m for m in agent.history if m.role == "tool"]
+    facts = ResultFacts.of_message(result.meta)
+    assert facts is not None and facts.truncated and facts.kept_output is not None
+    assert session.outputs.read(facts.kept_output) == long_answer  # kept whole, for paging
+
+
+async def test_a_looping_subagent_stops_at_the_iteration_cap(
+    server: ScriptedServer, workspace: Path, session: Session
+) -> None:
+    (workspace / "a.txt").write_text("a\n")
+
+    def respond(body: dict[str, Any]) -> Reply:
+        if is_subagent(body):
+            return ToolCalls([("read_file", {"path": "a.txt"})])
+        if body["messages"][-1]["role"] == "user":
+            return ToolCalls([task("loop", "read forever")])
+        return Text("parent done")
+
+    server.fallback = respond
+    agent = build_agent(
+        make_config(server, max_tool_iterations=3),
+        workspace,
+        approve_all,
+        session=session,
+        permissions=Permissions("full-auto"),
+    )
+    events = await run(agent, "go")
+    assert isinstance(events[-1], TurnDone) and events[-1].reason == "answer"
+    assert sum(is_subagent(r.body) for r in server.requests) == 3
+    report = server.requests[-1].messages[-1]["content"]
+    assert report.startswith("the sub-agent stopped without an answer: stopped after 3")
+
+
+# A model litellm knows the prices of (its window and prices come from litellm's local map).
+PRICED_MODEL = "gpt-4o-mini"
+
+
+async def test_subagents_spend_from_the_sessions_budget_and_the_cap_stops_them(
+    workspace: Path, session: Session
+) -> None:
+    (workspace / "a.txt").write_text("some words to read again and again\n" * 100)
+
+    def respond(body: dict[str, Any]) -> Reply:
+        if is_subagent(body):
+            return ToolCalls(
+                [("read_file", {"path": "a.txt"})]
+            )  # never done: only the cap stops it
+        if body["messages"][-1]["role"] == "user":
+            return ToolCalls([task("read", "read a.txt until told to stop")])
+        return Text("parent done")
+
+    with ScriptedServer(api_key=TEST_API_KEY, models={PRICED_MODEL}, fallback=respond) as server:
+        config = dataclasses.replace(
+            make_config(server), model=f"openai/{PRICED_MODEL}", max_budget_usd=0.002
+        )
+        agent = build_agent(
+            config, workspace, approve_all, session=session, permissions=Permissions("full-auto")
+        )
+        events = await run(agent, "go")
+        subagent_calls = sum(is_subagent(r.body) for r in server.requests)
+    # The cap stopped the sub-agent before its next call; the parent, whose context is small,
+    # still had room for its answer.
+    assert isinstance(events[-1], TurnDone) and events[-1].text == "parent done"
+    assert 2 <= subagent_calls < config.max_tool_iterations
+    assert agent.usage.cost is not None and agent.usage.cost <= 0.002
+    assert agent.usage.calls == 2 + subagent_calls  # the parent's two calls, and theirs
+    (result,) = [m for m in agent.history if m.role == "tool"]
+    assert result.content is not None and "the spending cap of $0.00" in result.content
+    await session.sync()
+    billed = [
+        json.loads(line)
+        for line in session.journal.path.read_text().splitlines()
+        if '"purpose":"subagent"' in line
+    ]
+    assert len(billed) == subagent_calls  # journaled in the parent's session: resumed, it counts
+
+
+async def test_a_subagent_folds_its_own_context_into_its_own_archive(
+    server: ScriptedServer, workspace: Path, session: Session
+) -> None:
+    for name in "abcde":
+        (workspace / f"{name}.txt").write_text(f"{name} line of the file to read\n" * 40)
+    reads = iter("abcde")
+
+    def respond(body: dict[str, Any]) -> Reply:
+        if is_compression(body):
+            assert is_subagent(body)  # the parent's context stays small: only the sub folds
+            return summary_reply("reading", "read a few files")
+        if is_subagent(body):
+            name = next(reads, None)
+            if name is not None:
+                return ToolCalls([("read_file", {"path": f"{name}.txt"})])
+            return Text("read all five")
+        if body["messages"][-1]["role"] == "user":
+            return ToolCalls([task("read files", "read the five files")])
+        return Text("parent done")
+
+    server.fallback = respond
+    config = make_config(server, compaction=small_policy(tool_output_share=0.4))
+    agent = build_agent(
+        config, workspace, approve_all, session=session, permissions=Permissions("full-auto")
+    )
+    events = await run(agent, "go")
+    assert isinstance(events[-1], TurnDone) and events[-1].text == "parent done"
+    assert server.requests[-1].messages[-1]["content"] == "read all five"
+    (child,) = [s for s in list_sessions(workspace) if s.kind == "subagent"]
+    assert child.chunks >= 1 and session.archive.chunks() == []
+    compressions = [r for r in server.requests if is_compression(r.body)]
+    assert compressions and all(is_subagent(r.body) for r in compressions)
+    assert agent.usage.compression_calls == 0  # billed as the sub-agent's calls
+    assert agent.usage.calls == sum(1 for _ in server.requests)
