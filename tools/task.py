@@ -24,9 +24,8 @@ MAX_PROMPT_CHARS = 40_000
 MAX_DESCRIPTION_CHARS = 80
 # As short as it can be: the schema rides in every request (a 4k window has little to spare).
 DESCRIPTION = (
-    "Hand a self-contained subtask to a sub-agent: a fresh context with your tools but not "
-    "this one. Only its final answer comes back, so put everything it needs in prompt. "
-    "Several task calls in one reply run in parallel."
+    "Run a self-contained subtask in a sub-agent: a fresh context, your tools but this one. "
+    "Only its final answer returns: give prompt all it needs. Calls in one reply run in parallel."
 )
 
 # The call a task is answering, set by the agent for each concurrent call it runs (each in its
@@ -52,7 +51,7 @@ def _parameters(agents: Sequence[str]) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "description": {"type": "string", "description": "3-5 words"},
+            "description": {"type": "string", "description": "a few words"},
             "prompt": {"type": "string"},
             "subagent_type": {"type": "string", "enum": [DEFAULT_AGENT, *agents]},
         },

@@ -98,7 +98,8 @@ class TurnView:
             if block is None:
                 block = await self.conversation.add_tool_call(event.call.name)
             await block.finish(event.text, event.is_error, event.meta)
-            self.status.state = self.busy_state
+            if not self.tools:  # calls running side by side (tasks): the state stays "running"
+                self.status.state = self.busy_state
             if event.call.name == TODO_TOOL_NAME:
                 self.tasks()
             self.changed()
