@@ -276,12 +276,17 @@ def format_sessions(sessions: list[SessionInfo]) -> str:
     if not sessions:
         return "no sessions yet"
     rows = [("id", "workspace", "started", "last active", "msgs", "chunks", "first request")]
+    listed = {s.id for s in sessions}
     for s in children_under_parents(sessions):
         if s.damaged:
             rows.append((s.id, "?", "?", "?", "-", "-", f"[damaged: {s.damaged}]"))
             continue
         last = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.last_active))
         sub = s.kind == SUBAGENT
+        # Under its parent, a sub-agent's row says what it is; elsewhere, whose it is too.
+        child = f"[sub-agent] {s.first_request}"
+        if s.parent not in listed:
+            child = f"[sub-agent of {s.parent}] {s.first_request}"
         rows.append(
             (
                 CHILD_MARK + s.id if sub else s.id,
@@ -290,7 +295,7 @@ def format_sessions(sessions: list[SessionInfo]) -> str:
                 last,
                 str(s.messages),
                 str(s.chunks),
-                f"[sub-agent of {s.parent}] {s.first_request}" if sub else s.first_request,
+                child if sub else s.first_request,
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]

@@ -74,9 +74,8 @@ def test_undo_of_the_parents_turn_takes_back_what_its_subagents_changed(
 
     listing = ok(sessions(workspace)).stdout.splitlines()
     parent_row = next(i for i, row in enumerate(listing) if "change things" in row)
-    parent_id = listing[parent_row].split()[0]
     children = listing[parent_row + 1 : parent_row + 3]
-    assert all(row.startswith("  ↳ ") and f"[sub-agent of {parent_id}]" in row for row in children)
+    assert all(row.startswith("  ↳ ") and "[sub-agent] " in row for row in children)
     assert {row.split("] ")[-1].strip() for row in children} == {"make", "edit"}
 
     undone = ok(run_pleat(workspace, server, "-p", "/undo", "--continue"))  # the parent's
