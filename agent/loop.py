@@ -169,7 +169,7 @@ class Agent:
             yield item
 
     def record_usage(self, event: UsageReported) -> None:
-        """Journal and tally one model call's usage (turn or compression)."""
+        """Journal and tally one model call's usage (a turn's, a compression's, a sub-agent's)."""
         self.usage.add(event.usage, event.purpose)
         if self.recorder is not None:
             self.recorder.usage(event.model, event.usage, event.purpose)

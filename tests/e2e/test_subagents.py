@@ -372,6 +372,10 @@ async def test_a_subagents_writes_ask_the_parents_approver_naming_the_task(
     assert (workspace / "made.txt").exists() is answer
     report = server.requests[-1].messages[-1]["content"]
     assert ("refused: the user did not approve write_file" in report) is not answer
+    # What the sub-agent changed is the parent's to remember (its compaction ledger reads it).
+    (result,) = [m for m in agent.history if m.role == "tool"]
+    facts = ResultFacts.of_message(result.meta)
+    assert facts is not None and facts.files_written == (("made.txt",) if answer else ())
 
 
 async def test_plan_mode_holds_for_subagents(
