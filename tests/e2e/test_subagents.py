@@ -397,9 +397,9 @@ async def test_plan_mode_holds_for_subagents(
 async def test_a_long_answer_is_bounded_like_any_tool_output(
     server: ScriptedServer, workspace: Path, session: Session
 ) -> None:
-    long_answer = "".join(f"finding {n:05d}: something to say about it\n" for n in range(400))
+    long_answer = "".join(f"finding {n:05d}: something to say about it\n" for n in range(120))
     server.fallback = one_task("report a lot", long_answer)
-    config = make_config(server, compaction=CompactionPolicy(tool_output_max_tokens=1_000))
+    config = make_config(server, compaction=CompactionPolicy(tool_output_max_tokens=300))
     agent = build_agent(
         config, workspace, approve_all, session=session, permissions=Permissions("full-auto")
     )
