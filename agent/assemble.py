@@ -8,8 +8,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from agent.agent_compactor import compactor_for
+from agent.agent_definitions import load_definitions
 from agent.checkpoints import make_recorder
-from agent.compaction.engine import Compactor
 from agent.config import Config
 from agent.llm import LLM
 from agent.loop import Agent
@@ -17,11 +18,12 @@ from agent.permissions import Approver, Permissions
 from agent.plan_mode import ExitPlanModeTool, PlanReviewer, review_headless
 from agent.process_secrets import secret_values
 from agent.prompt import system_prompt
-from agent.tokens import TokenLedger
+from agent.subagents import Subagents
 from sessions.messages import Message
 from sessions.redact import KnownSecrets
 from sessions.store import Session, SessionError, latest_session
 from tools.registry import default_registry
+from tools.task import TaskTool
 
 
 def crash_hook() -> Callable[[str], None] | None:
@@ -79,21 +81,12 @@ def build_agent(
     secrets += secret_values(os.environ, sys.argv)
     known = KnownSecrets(secrets)
     session.journal.secrets = session.archive.secrets = session.outputs.secrets = known
+    # Sub-agents (the task tool, last: the other tools are theirs), offered by their names.
+    definitions = load_definitions(workspace, registry.names())
+    team = Subagents(config, workspace, session, definitions, secrets, known)
+    registry.register(TaskTool(team.run, definitions.offered(), definitions.notes))
 
-    def compactor(agent: Agent) -> Compactor:
-        engine = Compactor(
-            config.compaction,
-            llm,
-            session.archive,
-            TokenLedger(registry.schemas()),
-            new_id=agent.new_id,
-            secrets=secrets,
-        )
-        engine.step_hook = crash_hook()
-        engine.images = agent.attachments
-        return engine
-
-    return Agent(
+    agent = Agent(
         llm,
         registry,
         workspace,
@@ -101,7 +94,9 @@ def build_agent(
         system_prompt(workspace, registry.names()),
         max_tool_iterations=config.max_tool_iterations,
         recorder=session,
-        compactor=compactor,
+        compactor=compactor_for(
+            config.compaction, llm, session.archive, registry, secrets, crash_hook()
+        ),
         history=history,
         outputs=session.outputs,
         usage=session.usage_so_far,
@@ -113,6 +108,8 @@ def build_agent(
         last_id=session.highest_id,
         permissions=permissions,
     )
+    team.parent = agent
+    return agent
 
 
 def permissions_from(config: Config, *, full_auto: bool = False) -> Permissions:

@@ -64,6 +64,14 @@ class CheckpointRecorder:
         self.turn = message.id
         self.record(turn_record(message.id, now()))
 
+    def for_subagent(self, prefix: str) -> CheckpointRecorder:
+        """The recorder of a sub-agent working in this turn (agent/subagents.py): its changes
+        are kept in this session's journal and store as part of the running turn, so undoing
+        the turn undoes them too; its call ids get `prefix` (two sub-agents may use the same)."""
+        return SubagentCheckpoints(
+            self.workspace, self.store, self.record, self.git, self.secrets, self.turn, prefix
+        )
+
     async def around(
         self,
         call: ToolCall,
@@ -175,6 +183,27 @@ class CheckpointRecorder:
             )
             for change in changes(before, after)
         ]
+
+
+@dataclass
+class SubagentCheckpoints(CheckpointRecorder):
+    """A sub-agent's share of its parent's recorder: the parent's turn, journal, store and git
+    snapshots; its own requests start no turn of their own."""
+
+    prefix: str = ""
+
+    def start_turn(self, message: Message) -> None:
+        """The sub-agent's request is part of the parent's turn: nothing starts."""
+
+    async def around(
+        self,
+        call: ToolCall,
+        tool: Tool,
+        args: dict[str, Any],
+        run: Callable[[], Awaitable[ToolOutput]],
+    ) -> ToolOutput:
+        named = dataclasses.replace(call, id=self.prefix + call.id)
+        return await super().around(named, tool, args, run)
 
 
 def _missing_ancestor(workspace: Path, rel: str) -> str | None:

@@ -59,6 +59,17 @@ class ToolCallFinished:
 
 
 @dataclass(frozen=True)
+class SubagentActivity:
+    """A sub-agent at work on a `task` call (agent/subagents.py): the session its transcript is
+    journaled in (known from its start: a front end can open it while it runs) and what it is
+    doing now (a tool call's line; "" when it starts)."""
+
+    call: ToolCall
+    session_id: str
+    summary: str = ""
+
+
+@dataclass(frozen=True)
 class PromptDelivered:
     """A prompt the user queued while the turn ran, now in the history (message `message_id`)
     just before the model call that reads it."""
@@ -149,6 +160,7 @@ Event = (
     | ThinkingDelta
     | ToolCallStarted
     | ToolCallFinished
+    | SubagentActivity
     | PromptDelivered
     | UsageReported
     | Retrying

@@ -20,6 +20,7 @@ from agent.events import (
     CompactionFailed,
     ErrorEvent,
     Event,
+    SubagentActivity,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
@@ -43,6 +44,7 @@ from agent.model_discovery import first_model
 from agent.permissions import refuse_headless
 from agent.prompt import project_instructions
 from agent.prompt_images import attach_images
+from agent.subagents import activity_line, definition_notes
 from sessions.lock import SessionBusy
 from sessions.store import Session, SessionError
 
@@ -67,6 +69,8 @@ def render(event: Event, out: TextIO, err: TextIO) -> None:
         out.flush()
     elif isinstance(event, ToolCallStarted):
         err.write(f"• {event.summary}\n")
+    elif isinstance(event, SubagentActivity) and event.summary:
+        err.write(f"  ↳ {activity_line(event)}\n")
     elif isinstance(event, ToolCallFinished) and event.is_error:
         line = " ".join(event.text.split())[:STDERR_PREVIEW_CHARS]
         err.write(f"  ✗ {line}\n")
@@ -270,6 +274,8 @@ def run_headless(
         )
         for problem in permissions.rule_problems(agent.registry):
             print(f"pleat: note: {problem}", file=sys.stderr)
+        for note in definition_notes(agent.registry):
+            print(f"pleat: note: {note}", file=sys.stderr)
         report = None
         if output_format != "text":
             stream = output_format == "stream-json"

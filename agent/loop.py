@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +22,6 @@ from agent.events import (
     Retrying,
     TextDelta,
     ThinkingDelta,
-    ToolCallFinished,
-    ToolCallStarted,
     TurnDone,
     UsageReported,
 )
@@ -34,6 +32,7 @@ from agent.plan_mode import mode_note
 from agent.prompt_images import Attached, attach_images
 from agent.prompt_queue import PromptQueue
 from agent.recorder import Recorder
+from agent.reply_calls import ReplyCalls, SideEvents
 from agent.room import ContextTooSmall, make_room
 from agent.spending_cap import SpendingCap
 from agent.tool_budget import tool_context
@@ -93,6 +92,7 @@ class Agent:
         # Outcomes of commits the consumer was cancelled before seeing (take_unannounced).
         self.unannounced: list[Event] = []
         self.queued = PromptQueue()  # prompts sent while a turn runs: read between tool steps
+        self.side_events = SideEvents()  # what sub-agents report while their task calls run
         # A resumed session: exactly the history it had (same prefix, same cache). Ids continue
         # after the highest ever used (`last_id`: a rewound history holds lower ones).
         self.history: list[Message] = list(history or [])
@@ -148,8 +148,9 @@ class Agent:
             yield TurnDone("error")
             return
         try:
-            async for event in self._turn():
-                yield event
+            async with aclosing(self._turn()) as turn:  # closed, it stops the calls it runs
+                async for event in turn:
+                    yield event
         except BaseException:
             self._close_interrupted_turn()
             raise
@@ -172,11 +173,11 @@ class Agent:
                 yield outcome
                 continue
             if isinstance(item, UsageReported):
-                self._record_usage(item)
+                self.record_usage(item)
             yield item
 
-    def _record_usage(self, event: UsageReported) -> None:
-        """Journal and tally one model call's usage (turn or compression)."""
+    def record_usage(self, event: UsageReported) -> None:
+        """Journal and tally one model call's usage (a turn's, a compression's, a sub-agent's)."""
         self.usage.add(event.usage, event.purpose)
         if self.recorder is not None:
             self.recorder.usage(event.model, event.usage, event.purpose)
@@ -231,7 +232,7 @@ class Agent:
         if self.recorder is not None:
             self.recorder.compaction(done.chunk, done.merged, done.history)
 
-    async def _turn(self) -> AsyncIterator[Event]:
+    async def _turn(self) -> AsyncGenerator[Event, None]:
         for iteration in range(1, self.max_tool_iterations + 1):
             if iteration > 1:  # prompts the user sent meanwhile: this call reads them
                 for delivered in await self.queued.deliver(self.add, self._attach):
@@ -285,7 +286,7 @@ class Agent:
             if self.compactor is not None:
                 self.compactor.tokens.report(reply.usage.prompt_tokens, self.history, sent)
             reported = UsageReported(reply.usage, self.llm.model)
-            self._record_usage(reported)
+            self.record_usage(reported)
             yield reported
             if not reply.text and not reply.tool_calls:
                 self._end_without_reply("[empty reply]")
@@ -311,22 +312,15 @@ class Agent:
             if not reply.tool_calls:
                 yield TurnDone("answer", text=reply.text, iterations=iteration)
                 return
-            for call in reply.tool_calls:
-                yield ToolCallStarted(call, self.registry.describe(call))
-                output = await self._run_tool(call, len(reply.tool_calls))
-                if cut and output.is_error:
-                    text = f"{output.text}\n{notes.CUT_ARGUMENTS_NOTE}"
-                    output = dataclasses.replace(output, text=text)
-                self.add(msg.tool_result(call, output.text, output.images, **output.message_meta()))
-                problem = await self.safe_point()
-                yield ToolCallFinished(call, output.text, output.is_error, output.meta)
-                if problem is not None:
-                    yield problem
-                    self._close_interrupted_turn(
-                        notes.UNRECORDED_TOOL_RESULT, notes.UNRECORDED_NOTE
-                    )
-                    yield TurnDone("error", iterations=iteration)
-                    return
+            calls = ReplyCalls(self, reply.tool_calls, cut, self._run_tool)  # task: side by side
+            async with aclosing(calls.run()) as events:
+                async for event in events:
+                    yield event
+            if calls.problem is not None:
+                yield calls.problem
+                self._close_interrupted_turn(notes.UNRECORDED_TOOL_RESULT, notes.UNRECORDED_NOTE)
+                yield TurnDone("error", iterations=iteration)
+                return
         yield ErrorEvent(
             "iteration_cap",
             f"stopped after {self.max_tool_iterations} model calls in one request "

@@ -49,12 +49,16 @@ PLAN_REFUSAL = (
 @dataclass(frozen=True)
 class ApprovalRequest:
     """What the user is asked to approve: the call and its preview (a diff, or the command),
-    and the rules an "always" answer adds for the session (none: "always" is not offered)."""
+    the rules an "always" answer adds for the session (none: "always" is not offered), and
+    who asks."""
 
     tool: str
     arguments: dict[str, Any]
     preview: str
     always: tuple[str, ...] = ()
+    # Who asks, when it is not the agent the user talks to: a sub-agent (its task's
+    # description: agent/subagents.py); "" for the agent itself.
+    asker: str = ""
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,14 @@ class SpendingCap:
         self.usage = usage
         self.start = usage.cost or 0.0
 
+    def sharing(self, model: Priced) -> SpendingCap:
+        """The cap of a sub-agent of this run: the same limit over the same tally, counted from
+        the same start (the sub-agent's calls are added to the tally as it makes them), its
+        requests priced by its own model."""
+        shared = SpendingCap(self.limit, model, self.usage)
+        shared.start = self.start
+        return shared
+
     @property
     def spent(self) -> float:
         """USD spent by this run so far."""

@@ -66,6 +66,8 @@ def read_call_history(path: Path) -> CallHistory:
                 if not isinstance(record, dict):
                     continue
                 kind = record.get("type")
+                if record.get("purpose") == "subagent":
+                    continue  # a sub-agent's call: the size of its context, not this one's
                 if kind == "usage" and (tokens := _tokens(record.get("prompt_tokens"))):
                     purpose: CallPurpose = (
                         "compression" if record.get("purpose") == "compression" else "turn"

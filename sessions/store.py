@@ -6,7 +6,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from sessions.archive import ChunkArchive
 from sessions.checkpoint_store import CHECKPOINTS_DIR, CheckpointStore
@@ -32,6 +32,12 @@ INTERRUPTED_TOOL_RESULT = "interrupted: pleat stopped before this tool call fini
 MAX_FORK_DEPTH = 3
 # Characters of the first request shown by `pleat sessions`.
 FIRST_REQUEST_CHARS = 60
+# A session that is not the user's own conversation: a sub-agent's, journaled while a `task`
+# call of its parent ran (agent/subagents.py). Listed under its parent, never --continue'd.
+SessionKind = Literal["subagent"]
+SUBAGENT: SessionKind = "subagent"
+# How `pleat sessions` marks a sub-agent's session, listed under its parent's.
+CHILD_MARK = "  ↳ "
 
 
 class SessionError(Exception):
@@ -74,15 +80,25 @@ class Session:
 
     @classmethod
     def create(
-        cls, workspace: Path, *, model: str, parent: str | None = None, depth: int = 0
+        cls,
+        workspace: Path,
+        *,
+        model: str,
+        parent: str | None = None,
+        depth: int = 0,
+        kind: SessionKind | None = None,
     ) -> Session:
+        """A new session; a fork's (`depth`: its generation) or a sub-agent's (`kind`
+        "subagent") names its `parent`."""
         header: dict[str, Any] = {
             "id": new_session_id(),
             "workspace": str(workspace),
             "model": model,
         }
-        if parent is not None:
+        if parent is not None and kind is None:
             header |= {"parent": parent, "fork_depth": depth}
+        elif parent is not None:
+            header |= {"parent": parent, "kind": kind}
         return cls(header["id"], header, fresh=True)
 
     @classmethod
@@ -167,6 +183,7 @@ class SessionInfo:
     first_request: str
     parent: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    kind: SessionKind | None = None  # "subagent": a sub-agent's session, under `parent`
     # Why the session cannot be opened (its journal is missing, unreadable or has no valid
     # header), or None: a damaged session is listed with the reason, never hides the others.
     damaged: str | None = None
@@ -222,6 +239,7 @@ def session_info(directory: Path) -> SessionInfo:
         return _damaged(directory, "its journal is empty", stat.st_mtime)
     chunks = len(list((directory / CHUNKS_DIR).glob("chunk-*.md")))
     parent = header.get("parent")
+    kind: SessionKind | None = SUBAGENT if header.get("kind") == SUBAGENT else None
     return SessionInfo(
         id=directory.name,
         workspace=str(header.get("workspace", "?")),
@@ -231,6 +249,7 @@ def session_info(directory: Path) -> SessionInfo:
         chunks=chunks,
         first_request=" ".join(first.split())[:FIRST_REQUEST_CHARS],
         parent=parent if isinstance(parent, str) else None,
+        kind=kind,
     )
 
 
@@ -248,24 +267,45 @@ def list_sessions(workspace: Path | None = None) -> list[SessionInfo]:
     return sorted(found, key=lambda s: s.last_active, reverse=True)
 
 
+def children_under_parents(sessions: list[SessionInfo]) -> list[SessionInfo]:
+    """The same sessions, each sub-agent's right under its parent (in their order); one whose
+    parent is not listed keeps its place."""
+    listed = {s.id for s in sessions}
+    children: dict[str, list[SessionInfo]] = {}
+    for s in sessions:
+        if s.kind == SUBAGENT and s.parent in listed:
+            children.setdefault(s.parent, []).append(s)
+    ordered: list[SessionInfo] = []
+    for s in sessions:
+        if not (s.kind == SUBAGENT and s.parent in listed):
+            ordered += [s, *children.get(s.id, [])]
+    return ordered
+
+
 def format_sessions(sessions: list[SessionInfo]) -> str:
     if not sessions:
         return "no sessions yet"
     rows = [("id", "workspace", "started", "last active", "msgs", "chunks", "first request")]
-    for s in sessions:
+    listed = {s.id for s in sessions}
+    for s in children_under_parents(sessions):
         if s.damaged:
             rows.append((s.id, "?", "?", "?", "-", "-", f"[damaged: {s.damaged}]"))
             continue
         last = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.last_active))
+        sub = s.kind == SUBAGENT
+        # Under its parent, a sub-agent's row says what it is; elsewhere, whose it is too.
+        child = f"[sub-agent] {s.first_request}"
+        if s.parent not in listed:
+            child = f"[sub-agent of {s.parent}] {s.first_request}"
         rows.append(
             (
-                s.id,
+                CHILD_MARK + s.id if sub else s.id,
                 s.workspace,
                 s.started[:16].replace("T", " "),
                 last,
                 str(s.messages),
                 str(s.chunks),
-                s.first_request,
+                child if sub else s.first_request,
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
@@ -278,6 +318,7 @@ def format_sessions(sessions: list[SessionInfo]) -> str:
 
 
 def latest_session(workspace: Path) -> str | None:
-    """This workspace's most recently active session that is not damaged."""
-    found = [s for s in list_sessions(workspace) if not s.damaged]
+    """This workspace's most recently active session that is not damaged and is the user's
+    own (a sub-agent's is not)."""
+    found = [s for s in list_sessions(workspace) if not s.damaged and s.kind is None]
     return found[0].id if found else None

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-# What a model call was for: the turn itself, or a compression call of a fold.
-CallPurpose = Literal["turn", "compression"]
+# What a model call was for: the turn itself, a compression call of a fold, or a call made by a
+# sub-agent of the session (its `task` tool: agent/subagents.py), billed to the session too.
+CallPurpose = Literal["turn", "compression", "subagent"]
+CALL_PURPOSES: tuple[CallPurpose, ...] = ("turn", "compression", "subagent")
 
 
 @dataclass(frozen=True)
@@ -58,4 +60,6 @@ class UsageTally:
             cache_creation_tokens=number("cache_creation_tokens"),
             cost=float(cost) if isinstance(cost, int | float) else None,
         )
-        self.add(usage, "compression" if record.get("purpose") == "compression" else "turn")
+        named = record.get("purpose")
+        purpose: CallPurpose = next((p for p in CALL_PURPOSES if p == named), "turn")
+        self.add(usage, purpose)

@@ -108,6 +108,9 @@ class Tool(ABC):
     # it is read; None: only a rule naming the tool alone matches its calls.
     main_argument: str | None = None
     main_argument_kind: MainArgumentKind = "text"
+    # Its calls run side by side with the reply's other concurrent calls (a sub-agent's task),
+    # instead of one after another like the rest, whose order matters (an edit, then a test).
+    concurrent: bool = False
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool schema sent with every model call."""

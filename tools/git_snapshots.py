@@ -14,6 +14,7 @@ import hashlib
 import os
 import stat
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -134,6 +135,9 @@ class GitSnapshots:
     _parent: str | None = field(default=None, init=False)
     # What each file looked like when last hashed: unchanged files are not read again.
     _cache: dict[str, _Cached] = field(default_factory=dict, init=False)
+    # One snapshot at a time: sub-agents running side by side share their parent's snapshots
+    # (the cache, the last commit and the ref are updated by each).
+    _taking: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def available(self) -> str | None:
         """None when snapshots work here, else why not (asked of git once)."""
@@ -157,6 +161,10 @@ class GitSnapshots:
 
     def take(self) -> Snapshot:
         """Snapshot the workspace now. Raises GitSnapshotError."""
+        with self._taking:
+            return self._take()
+
+    def _take(self) -> Snapshot:
         if self.available() is not None:
             raise GitSnapshotError(self._problem or "no git")
         started = time.time()  # the clock file times are on

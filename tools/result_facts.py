@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from sessions.paths import is_session_id
+
 # The key of a tool message's meta (sessions.messages.Message.meta) that holds its facts, as
 # ResultFacts.to_dict() gives them. A result journaled before tools reported facts has none.
 FACTS_KEY = "facts"
@@ -38,6 +40,9 @@ class ResultFacts:
     # <returncode> and <output> tags. output_of() strips them to quote the output alone.
     text_before_output: str = ""
     text_after_output: str = ""
+    # The session a `task` call's sub-agent was journaled in (agent/subagents.py): the TUI
+    # opens its transcript from the call's block, also in a resumed session.
+    subsession: str | None = None
 
     def files(self) -> tuple[tuple[FileKind, tuple[str, ...]], ...]:
         """The file lists by kind."""
@@ -91,6 +96,10 @@ class ResultFacts:
             value = data.get(key)
             return value if isinstance(value, str) else ""
 
+        def session(key: str) -> str | None:
+            value = data.get(key)
+            return value if isinstance(value, str) and is_session_id(value) else None
+
         def paths(key: str) -> tuple[str, ...]:
             value = data.get(key)
             if not isinstance(value, list | tuple):
@@ -107,6 +116,7 @@ class ResultFacts:
             files_edited=paths("files_edited"),
             text_before_output=text("text_before_output"),
             text_after_output=text("text_after_output"),
+            subsession=session("subsession"),
         )
 
     @classmethod

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from tui.approvals import Answer
     from tui.session_controller import SessionController
     from tui.widgets.compaction_marker import CompactionMarker
+    from tui.widgets.tool_call import ToolCallBlock
 
 # The first frame needs only the widgets above. The session, the agent and its machinery
 # (tui.session_controller, tui.tasks, the screens) are imported where they are used, after it: that
@@ -302,6 +303,11 @@ class PleatApp(App[None]):
         """Shift+Tab: the next permission mode (ask, accept-edits, plan, full-auto); a running
         turn's next call already follows it."""
         self.approvals.permissions.cycle()
+
+    def on_tool_call_block_open_transcript(self, event: ToolCallBlock.OpenTranscript) -> None:
+        from tui.screens.subagent import SubagentScreen
+
+        self.push_screen(SubagentScreen(event.session_id, event.title, self.agent))
 
     def on_compaction_marker_selected(self, event: CompactionMarker.Selected) -> None:
         from tui.screens.chunks import ChunkBrowserScreen

@@ -49,6 +49,10 @@ class ToolEntry:
     result: str | None = None
     is_error: bool = False
     diff: str | None = None
+    # A task call's sub-agent: the session its transcript is journaled in (the block opens it),
+    # and what it is doing now (a tool call's line, while it runs).
+    subsession: str | None = None
+    activity: str = ""
 
 
 @dataclass(eq=False)

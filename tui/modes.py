@@ -36,8 +36,13 @@ def show_mode(host: Host, mode: Mode) -> None:
 
 
 async def show_rule_problems(host: Host) -> None:
-    """One notice for each configured rule that can never match (a misspelt tool ...)."""
+    """One notice for each configured rule that can never match (a misspelt tool ...), and
+    for each agent definition skipped or partly ignored."""
+    from agent.subagents import definition_notes
+
     agent = host.agent
     if agent is not None:
         for problem in agent.permissions.rule_problems(agent.registry):
             await host.conversation.add_notice(problem, "error")
+        for note in definition_notes(agent.registry):
+            await host.conversation.add_notice(note)

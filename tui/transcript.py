@@ -7,6 +7,7 @@ from collections.abc import Callable
 from agent.loop import Agent
 from sessions.archive import ChunkArchive
 from sessions.messages import SOURCE_KEY, TYPED_KEY, Message, ToolCall, is_summary
+from tools.result_facts import ResultFacts
 from tui.entries import (
     Entry,
     ExpansionEntry,
@@ -72,11 +73,13 @@ def entries_from_history(
                 entries.append(ReplyEntry([message.content]))
             for call in message.tool_calls:
                 result = results.get(call.id)
+                facts = ResultFacts.of_message(result.meta) if result is not None else None
                 entries.append(
                     ToolEntry(
                         describe(call),
                         result=(result.content or "") if result is not None else None,
                         is_error=bool(result is not None and result.meta.get("is_error")),
+                        subsession=facts.subsession if facts is not None else None,
                     )
                 )
     return entries

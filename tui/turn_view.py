@@ -12,6 +12,7 @@ from agent.events import (
     Event,
     PromptDelivered,
     Retrying,
+    SubagentActivity,
     TextDelta,
     ThinkingDelta,
     ToolCallFinished,
@@ -97,10 +98,14 @@ class TurnView:
             if block is None:
                 block = await self.conversation.add_tool_call(event.call.name)
             await block.finish(event.text, event.is_error, event.meta)
-            self.status.state = self.busy_state
+            if not self.tools:  # calls running side by side (tasks): the state stays "running"
+                self.status.state = self.busy_state
             if event.call.name == TODO_TOOL_NAME:
                 self.tasks()
             self.changed()
+        elif isinstance(event, SubagentActivity):
+            if (running := self.tools.get(event.call.id)) is not None:
+                running.follow(event.session_id, event.summary)
         elif isinstance(event, PromptDelivered):  # where the model reads it: after the tools
             await self.conversation.add_user(event.text, event.images)
             for note in event.notes:

@@ -21,9 +21,11 @@ from sessions.store import Session
 
 INSTRUCTION_MARK = "[pleat: context compaction"
 # Earlier exchanges put in the history before the faulty fold: with the words below, about
-# 11k tokens, past the 9.6k trigger of the harness's 16k window (80% of 16k - 4k reserved).
+# 10k tokens, past the 9.6k trigger of the harness's 16k window (80% of 16k - 4k reserved),
+# and with room beside the tool schemas (a few hundred tokens more of them still fit) for the
+# fold's head to go in one compression call.
 FILL_TURNS = 10
-WORDS_PER_RESULT = 250
+WORDS_PER_RESULT = 230
 # Bytes the "disk" takes before it is full: enough for the front matter and part of the first
 # message, so the failure lands mid-chunk and a partial temp file exists for a moment.
 DISK_ROOM_BYTES = 1_000

@@ -39,7 +39,7 @@ class ApprovalScreen(ModalScreen[Answer]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="approval"):
-            yield Label(f"Allow {visible(self.request.tool)}?", id="approval-title", markup=False)
+            yield Label(self._title(), id="approval-title", markup=False)
             if (warning := self._warning()) is not None:
                 yield warning
             with VerticalScroll(id="approval-preview"):
@@ -50,6 +50,13 @@ class ApprovalScreen(ModalScreen[Answer]):
                 yield Button("No (n)", id="no", variant="error")
                 if self.request.always:
                     yield Button("Always (a)", id="always")
+
+    def _title(self) -> str:
+        """What is asked, and by whom when it is a sub-agent (its task's description)."""
+        title = f"Allow {visible(self.request.tool)}?"
+        if self.request.asker:
+            title += f"  (asked by the sub-agent of the task “{visible(self.request.asker)}”)"
+        return title
 
     def _always_line(self) -> str:
         """What "always" would allow until the session ends, or why it is not offered."""

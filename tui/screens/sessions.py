@@ -13,7 +13,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from agent.terminal_text import visible
-from sessions.store import SessionInfo
+from sessions.store import SUBAGENT, SessionInfo
 
 # Shown instead of a first request for a session nobody has typed into.
 NO_REQUEST = "(no request yet)"
@@ -31,6 +31,8 @@ def _label(info: SessionInfo, current: str | None) -> str:
     last = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.last_active))
     mark = "  ← open now" if info.id == current else ""
     fork = f" · fork of {info.parent}" if info.parent else ""
+    if info.kind == SUBAGENT:
+        fork = f" · sub-agent of {info.parent}"
     chunks = f"{info.chunks} chunk{'' if info.chunks == 1 else 's'}"
     return (
         f"{info.id} · {last} · {info.messages} messages · {chunks}{fork}{mark}\n"

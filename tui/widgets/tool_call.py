@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from textual.markup import escape
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
+from textual.widgets._collapsible import CollapsibleTitle
 
 from agent.terminal_text import visible
+from sessions.paths import is_session_id
 from tui.entries import ToolEntry
 from tui.widgets.diff_view import DiffView
 
@@ -18,6 +21,8 @@ PREVIEW_LINES = 20
 
 # The mark before a call in its title: still running, succeeded, failed (or refused).
 RUNNING, SUCCEEDED, FAILED = "…", "✓", "✗"
+# After a task's title: its sub-agent's transcript opens from the block.
+TRANSCRIPT_HINT = "(Enter: sub-agent transcript)"
 
 
 def preview(text: str, lines: int = PREVIEW_LINES) -> str:
@@ -29,9 +34,15 @@ def preview(text: str, lines: int = PREVIEW_LINES) -> str:
 
 
 def _title(entry: ToolEntry) -> str:
-    """The block's title: the outcome mark, then the call (escaped: it is not markup)."""
+    """The block's title: the outcome mark, then the call (escaped: it is not markup); for a
+    task, what its sub-agent does while it runs, and how to read its transcript."""
     mark = RUNNING if entry.result is None else FAILED if entry.is_error else SUCCEEDED
-    return f"{mark} {escape(visible(entry.summary))}"
+    title = f"{mark} {escape(visible(entry.summary))}"
+    if entry.result is None and entry.activity:
+        title += f" ↳ {escape(visible(entry.activity))}"
+    if entry.subsession is not None:
+        title += f"  [dim]{TRANSCRIPT_HINT}[/dim]"
+    return title
 
 
 def _result_widgets(entry: ToolEntry) -> list[Widget]:
@@ -45,7 +56,16 @@ def _result_widgets(entry: ToolEntry) -> list[Widget]:
 
 class ToolCallBlock(Collapsible):
     """One tool call; `finish()` adds the result and marks it ✓ or ✗. Open when it holds a
-    diff, so an edit is seen even when nobody was asked to approve it."""
+    diff, so an edit is seen even when nobody was asked to approve it. A task's block opens
+    its sub-agent's transcript instead (Enter or a click on its title)."""
+
+    class OpenTranscript(Message):
+        """The user asked to read the transcript of a task's sub-agent."""
+
+        def __init__(self, session_id: str, title: str) -> None:
+            super().__init__()
+            self.session_id = session_id
+            self.title = title
 
     def __init__(self, entry: ToolEntry) -> None:
         super().__init__(*_result_widgets(entry), title=_title(entry), collapsed=not entry.diff)
@@ -64,10 +84,27 @@ class ToolCallBlock(Collapsible):
     def is_error(self) -> bool:
         return self.entry.is_error
 
+    def follow(self, session_id: str, activity: str) -> None:
+        """A task's sub-agent started (its session) or called a tool (`activity`)."""
+        self.entry.subsession = session_id
+        self.entry.activity = activity or self.entry.activity
+        self.title = _title(self.entry)
+
+    def on_collapsible_title_toggle(self, event: CollapsibleTitle.Toggle) -> None:
+        """A task's title opens its sub-agent's transcript rather than the block."""
+        if self.entry.subsession is None:
+            return  # the Collapsible's own handler opens or closes the block
+        event.prevent_default()
+        event.stop()
+        self.post_message(self.OpenTranscript(self.entry.subsession, self.entry.summary))
+
     async def finish(self, text: str, is_error: bool, meta: dict[str, Any]) -> None:
         """Record the result (kept even if the block was scrolled out of the window) and
         show it."""
         diff = meta.get("diff")
+        subsession = meta.get("subsession")
+        if isinstance(subsession, str) and is_session_id(subsession):
+            self.entry.subsession = subsession
         self.entry.result = text
         self.entry.is_error = is_error
         self.entry.diff = diff if isinstance(diff, str) and diff else None
