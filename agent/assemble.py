@@ -11,6 +11,7 @@ from pathlib import Path
 from agent.checkpoints import make_recorder
 from agent.compaction.engine import Compactor
 from agent.config import Config
+from agent.hooks import HookRunner
 from agent.llm import LLM
 from agent.loop import Agent
 from agent.permissions import Approver, Permissions
@@ -112,6 +113,13 @@ def build_agent(
         ),
         last_id=session.highest_id,
         permissions=permissions,
+        hooks=HookRunner(
+            config.hooks,
+            workspace,
+            session_id=session.id,
+            transcript_path=session.journal.path,
+            secrets=secrets,  # the key from config.toml too, which no variable names
+        ),
     )
 
 

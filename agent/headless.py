@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import io
 import os
 import signal
@@ -20,6 +21,8 @@ from agent.events import (
     CompactionFailed,
     ErrorEvent,
     Event,
+    HookNotice,
+    PromptBlocked,
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
@@ -70,6 +73,8 @@ def render(event: Event, out: TextIO, err: TextIO) -> None:
         err.write(f"  ✗ {line}\n")
     elif isinstance(event, CompactionDone | CompactionFailed):
         err.write(f"⟳ {describe_compaction(event)}\n")
+    elif isinstance(event, HookNotice):  # a hook blocked something, or failed
+        err.write(f"pleat: {event.message}\n")
 
 
 def kilo(tokens: int) -> str:
@@ -105,7 +110,10 @@ async def run_compact(agent: Agent, session: Session, focus: str, out: TextIO, e
     """`pleat -p "/compact [focus]"`: fold now and say what happened."""
     last: Event | None = None
     async for event in agent.compact(focus=focus or None):
-        last = event
+        if isinstance(event, HookNotice):
+            render(event, out, err)
+        else:
+            last = event
     assert isinstance(last, CompactionDone | CompactionFailed)
     out.write(describe_compaction(last) + "\n")
     return EXIT_OK if isinstance(last, CompactionDone) else EXIT_FAILED
@@ -165,6 +173,8 @@ async def run_turn(
                 err.write(f"pleat: note: {event.message}\n")  # a notice; the answer stands
             elif isinstance(event, ErrorEvent):
                 error = event
+            elif isinstance(event, PromptBlocked):  # by a UserPromptSubmit hook: not sent
+                error = ErrorEvent("hook", event.message)
     finally:  # also when interrupted: the next line on the terminal starts clean
         if wrote_text and report is None:
             out.write("\n")
@@ -177,6 +187,16 @@ async def run_turn(
     if error.kind == "budget":
         return EXIT_BUDGET
     return EXIT_CONFIG if error.kind in CONFIG_KINDS else EXIT_FAILED
+
+
+async def after_session_start(
+    agent: Agent, work: Callable[[], Coroutine[Any, Any, int]], err: TextIO
+) -> int:
+    """The session's SessionStart hooks (what they say on `err`), then the run's request or
+    command."""
+    for notice in await agent.hooks.run_session_start():
+        render(notice, sys.stdout, err)
+    return await work()
 
 
 async def until_terminated(work: Coroutine[Any, Any, int]) -> int:
@@ -272,10 +292,11 @@ def run_headless(
         out = sys.stdout if report is None else captured
         handler = HEADLESS_COMMANDS.get(command)
         if handler is not None:
-            work = handler(agent, session, focus.strip(), out, sys.stderr)
+            work = functools.partial(handler, agent, session, focus.strip(), out, sys.stderr)
         else:
-            work = run_turn(agent, prompt, sys.stdout, sys.stderr, report)
-        code = asyncio.run(until_terminated(work))
+            work = functools.partial(run_turn, agent, prompt, sys.stdout, sys.stderr, report)
+        agent.hooks.session_started("resume" if resume or continue_latest else "startup")
+        code = asyncio.run(until_terminated(after_session_start(agent, work, sys.stderr)))
         if report is not None and handler is not None:
             answer = captured.getvalue().strip()
             report.finish(TurnDone("answer" if code == EXIT_OK else "error", text=answer), None)

@@ -44,6 +44,15 @@ class PromptQueue:
         taken, self._prompts = self._prompts, []
         return taken
 
+    def take_if_first(self, prompts: Sequence[str]) -> bool:
+        """Take `prompts` out if they still wait at the head of the queue (a hook was checking
+        them, and nothing took them back meanwhile); whether they were taken."""
+        count = len(prompts)
+        if not count or tuple(self._prompts[:count]) != tuple(prompts):
+            return False
+        del self._prompts[:count]
+        return True
+
     def deliver(self, add: Callable[[Message], Message]) -> list[PromptDelivered]:
         """Append the waiting prompts to the history (through `add`) as one user message marked
         `queued` (one: a history never holds two user messages in a row); its event, for the

@@ -6,7 +6,9 @@ import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
-from agent.events import FoldReason
+from textual.widget import Widget
+
+from agent.events import FoldReason, PromptBlocked
 from agent.fork import ForkRefused
 from agent.loop import Agent
 from agent.model_discovery import FoundModel
@@ -50,18 +52,27 @@ async def _internal_error(host: Host, error: Exception) -> None:
 
 async def run_turn(host: Host, agent: Agent, text: str) -> None:
     """One request, with the images it names; the agent keeps its history valid when this
-    worker is cancelled."""
+    worker is cancelled. A prompt a hook blocks leaves the conversation and goes back into the
+    input."""
+    request: Widget | None = None
+
+    async def give_back(blocked: PromptBlocked) -> None:
+        if not blocked.queued and request is not None:
+            await host.conversation.drop(request)
+        queued.give_back(host, blocked.text)
+
     view = TurnView(
         host.conversation,
         host.status,
         lambda: lifecycle.refresh_meter(host),
         delivered=lambda: queued.show(host),
         tasks=lambda: lifecycle.show_tasks(host),
+        blocked=give_back,
     )
     host.status.state = THINKING
     try:
         attached = await attach_images(text, agent.context.workspace, agent.attachments)
-        await host.conversation.add_user(text, tuple(i.label() for i in attached.images))
+        request = await host.conversation.add_user(text, tuple(i.label() for i in attached.images))
         for note in attached.notes:
             await host.conversation.add_notice(note)
         await _consume(view, agent.run_turn(text, attached.images))
@@ -112,7 +123,7 @@ async def run_fork(host: Host) -> None:
     finally:
         host.status.state = "idle"
     await host.conversation.add_notice(note)
-    await lifecycle.show_session(host)
+    await lifecycle.show_session(host, source="fork")
 
 
 async def run_model_switch(host: Host, model: FoundModel) -> None:
