@@ -166,8 +166,8 @@ async def run_turn(
                 report.event(event)
             done = event if isinstance(event, TurnDone) else done
             wrote_text = wrote_text or isinstance(event, TextDelta)
-            if isinstance(event, ToolCallStarted) and wrote_text:
-                out.write("\n")  # the text before a tool call is a thought; keep the answer apart
+            if isinstance(event, ToolCallStarted | HookNotice) and wrote_text:
+                out.write("\n")  # the text before a tool call (or a Stop hook) is not the answer
                 wrote_text = False
             if isinstance(event, ErrorEvent) and event.kind == "truncated":
                 err.write(f"pleat: note: {event.message}\n")  # a notice; the answer stands

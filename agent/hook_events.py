@@ -16,7 +16,7 @@
 Any other exit code, a time-out or a command that cannot start is one line to the user and is
 otherwise ignored. Context for the model is an injected user message after the prompt, never a
 change of the system prompt (the provider's cache holds). Every text a hook gives the model is
-cut to the tool-output budget; lines for the user to HOOK_NOTICE_CHARS.
+cut to the tool-output budget; lines for the user to agent.hooks.HOOK_NOTICE_CHARS.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from agent.events import (
     PromptDelivered,
     TurnDone,
 )
-from agent.hooks import HookRun, HookRunner, tool_subjects
+from agent.hooks import HookRun, HookRunner, one_line, tool_subjects
 from agent.permissions import Permissions
 from agent.prompt_queue import PromptQueue, joined
 from sessions import messages as msg
@@ -49,9 +49,6 @@ from tools.output_guard import keep_within_budget
 # more rounds of work needs the user, and each round costs model calls. Claude Code leaves the
 # bound to the hook (`stop_hook_active`); pleat tells the hook too, and stops anyway.
 MAX_STOP_CONTINUATIONS = 3
-# Characters of a hook's words in a line for the user: a reason with a path or two, on two
-# lines of a terminal; the model gets the whole (budgeted) text.
-HOOK_NOTICE_CHARS = 400
 # Fold reasons the user asked for (Claude Code's trigger "manual"); the others are "auto".
 MANUAL_REASONS = frozenset({"manual", "fork", "model_switch"})
 # What the model reads before a hook's words, so it knows who speaks.
@@ -59,12 +56,6 @@ CONTEXT_HEADER = "[pleat: context added by the user's hooks]"
 STOP_HEADER = "[pleat: a Stop hook asks you to go on before ending the turn]"
 BLOCKED_HEADER = "[blocked by a PreToolUse hook] "
 FEEDBACK_HEADER = "[a PostToolUse hook says] "
-
-
-def one_line(text: str, limit: int = HOOK_NOTICE_CHARS) -> str:
-    """`text` on one line, cut to `limit` characters."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _said(runs: Sequence[HookRun], stream: str = "stderr") -> str:
@@ -134,6 +125,8 @@ class AgentHooks:
 
     async def run_session_start(self) -> list[HookNotice]:
         """Run a pending SessionStart (once); the lines it has for the user."""
+        if self._start is None and not self._start_gate.locked():
+            return []  # none pending, none running (a prompt waits for one that runs)
         async with self._start_gate:
             source, self._start = self._start, None
             if source is None:

@@ -54,6 +54,15 @@ CLAUDE_TOOL_NAMES = {
 }
 # Exit codes with a meaning: 0 goes on, 2 blocks (what it blocks depends on the event).
 EXIT_GO_ON, EXIT_BLOCK = 0, 2
+# Characters of a hook's words in a line for the user: a reason with a path or two, on two
+# lines of a terminal; the model gets the whole (budgeted) text.
+HOOK_NOTICE_CHARS = 400
+
+
+def one_line(text: str, limit: int = HOOK_NOTICE_CHARS) -> str:
+    """`text` on one line, cut to `limit` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -79,7 +88,7 @@ class HookRun:
     def failure(self) -> str:
         """One line on a failed hook: what happened and the start of what it said."""
         what = self.problem or f"exited with {self.exit_code}"
-        said = " ".join(self.stderr.split())
+        said = one_line(self.stderr)
         return f"{self.spec.name} {what}" + (f": {said}" if said else "")
 
 

@@ -3,6 +3,7 @@ output do to a turn, what the model then reads, and what the user is told."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shlex
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import TEST_API_KEY, TEST_MODEL
-from faults_harness import open_agent, turn
+from faults_harness import headless_turn, open_agent, turn
 from invariants import assert_history_valid
 from scripted_server import ScriptedServer, Text, ToolCalls
 
@@ -340,3 +341,34 @@ async def test_what_a_hook_says_to_the_model_is_cut_to_the_budget(
         result.content or ""
     )
     assert "were cut to fit the context" in (result.content or "")
+
+
+async def test_a_prompt_waits_for_a_session_start_already_running(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    slow = 'import time; time.sleep(0.5); print("fresh context")'
+    _, agent = open_agent(
+        server, workspace, **hooks(SessionStart=[{"command": hook(tmp_path, "start", slow)}])
+    )
+    agent.hooks.session_started("startup")
+    running = asyncio.create_task(agent.hooks.run_session_start())  # the TUI's background start
+    await asyncio.sleep(0)  # it holds the gate now
+    server.push(Text("ok"))
+    await turn(agent, "first")
+    assert await running == []
+    assert len(logged(tmp_path, "start")) == 1
+    assert server.requests[0].messages[-1]["content"] == f"first\n\n{CONTEXT_HEADER}\nfresh context"
+
+
+async def test_headless_keeps_each_answer_of_a_continued_turn_on_its_own_line(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    once = "sys.exit(0 if event['stop_hook_active'] else 2)"
+    _, agent = open_agent(
+        server, workspace, **hooks(Stop=[{"command": hook(tmp_path, "stop", once)}])
+    )
+    server.push(Text("first answer"), Text("second answer"))
+    code, out, err = await headless_turn(agent, "go")
+    assert code == 0
+    assert out == "first answer\nsecond answer\n"
+    assert "the turn goes on" in err

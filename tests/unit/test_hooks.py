@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 
 from agent.hook_config import HookSpec, Matcher
-from agent.hooks import MAX_HOOK_OUTPUT_BYTES, HookRun, HookRunner, hook_environment, run_hook
+from agent.hooks import (
+    HOOK_NOTICE_CHARS,
+    MAX_HOOK_OUTPUT_BYTES,
+    HookRun,
+    HookRunner,
+    hook_environment,
+    run_hook,
+)
 
 # Seconds allowed for a killed process to disappear (reaped by init): a generous bound on a
 # loaded machine; the tests wait for an event, never assert how long it took.
@@ -72,6 +79,11 @@ async def test_other_exit_codes_are_failures_said_in_one_line(workspace: Path) -
     assert "\n" not in line
     assert line.startswith("PreToolUse hook \"echo 'linter not found' >&2; echo more")
     assert line.endswith(" exited with 3: linter not found more")
+
+
+async def test_a_failure_line_stays_short_however_much_the_hook_says(workspace: Path) -> None:
+    done = await run("head -c 100000 /dev/zero | tr '\\0' x >&2; exit 1", workspace)
+    assert done.failed and len(done.failure()) < HOOK_NOTICE_CHARS + 200
 
 
 async def test_a_command_that_cannot_start_is_a_failure(workspace: Path) -> None:
