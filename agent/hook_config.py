@@ -46,6 +46,8 @@ ENTRY_KEYS = ("type", "command", "timeout")
 EXACT_NAMES = re.compile(r"[A-Za-z0-9_|]+")
 # Matchers that match everything.
 MATCH_ALL = ("", "*")
+# Characters of a hook's command in the lines that name it: enough to tell two hooks apart.
+NAME_CHARS = 40
 
 
 class HookConfigError(Exception):
@@ -85,8 +87,11 @@ class HookSpec:
 
     @property
     def name(self) -> str:
-        """How messages name it: its event and its command, cut to a readable length."""
-        return f"{self.event} hook {quoted(self.command, 60)}"
+        """How messages name it: its event and its command, on one line, cut to NAME_CHARS."""
+        command = " ".join(self.command.split())
+        if len(command) > NAME_CHARS:
+            command = command[: NAME_CHARS - 1] + "…"
+        return f'{self.event} hook "{command}"'
 
 
 def parse_hooks(value: Any) -> tuple[HookSpec, ...]:
