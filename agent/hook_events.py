@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from agent.events import (
     CompactionDone,
@@ -58,12 +58,12 @@ BLOCKED_HEADER = "[blocked by a PreToolUse hook] "
 FEEDBACK_HEADER = "[a PostToolUse hook says] "
 
 
-def _said(runs: Sequence[HookRun], stream: str = "stderr") -> str:
-    """What the blocking (stderr) or the content hooks (stdout, exit 0) said, joined."""
-    if stream == "stderr":
-        parts = [run.stderr.strip() for run in runs if run.blocked]
+def _said(runs: Sequence[HookRun], what: Literal["reason", "context"] = "reason") -> str:
+    """Why the blocking hooks block, or what the others added for the model, joined."""
+    if what == "reason":
+        parts = [run.reason for run in runs if run.blocked]
     else:
-        parts = [run.stdout.strip() for run in runs if run.exit_code == 0]
+        parts = [run.context for run in runs]
     return "\n".join(part for part in parts if part)
 
 
@@ -110,7 +110,7 @@ class AgentHooks:
         """Exit 2 where nothing can be blocked: its stderr, as a line for the user."""
         for run in runs:
             if run.blocked:
-                said = one_line(run.stderr) or "(no message)"
+                said = one_line(run.reason) or "(no message)"
                 self.notices.append(HookNotice(event, f"{run.spec.name}{what}: {said}"))
 
     def _for_model(self, text: str) -> str:
@@ -134,7 +134,7 @@ class AgentHooks:
             earlier = self.take_notices()
             runs = await self._run("SessionStart", {"source": source}, (source,))
             self._tell_user("SessionStart", runs)
-            if added := _said(runs, "stdout"):
+            if added := _said(runs, "context"):
                 self._context.append(added)
             mine, self.notices = self.notices, earlier
             return mine
@@ -159,7 +159,7 @@ class AgentHooks:
         if blocking:
             said = one_line(_said(blocking)) or "(no message)"
             return f"prompt not sent: {blocking[0].spec.name} blocked it: {said}"
-        if added := _said(runs, "stdout"):
+        if added := _said(runs, "context"):
             self._context.append(added)
         return None
 
@@ -237,7 +237,7 @@ class AgentHooks:
         fields = {"trigger": trigger, "reason": reason, "custom_instructions": focus or ""}
         runs = await self._run("PreCompact", fields, (trigger, reason))
         self._tell_user("PreCompact", runs)
-        added = _said(runs, "stdout")
+        added = _said(runs, "context")
         if not added:
             return focus
         return "\n".join(part for part in (focus, self._for_model(added)) if part)
@@ -255,6 +255,7 @@ class AgentHooks:
             "chunk_path": str(archive.path(done.chunk)),
             "merged": done.merged,
             "summary": summary,
+            "compact_summary": summary,  # Claude Code's name for it
             "folded_messages": done.folded_messages,
             "tokens_before": done.tokens_before,
             "tokens_after": done.tokens_after,

@@ -68,7 +68,13 @@ def one_line(text: str, limit: int = HOOK_NOTICE_CHARS) -> str:
 @dataclass(frozen=True)
 class HookRun:
     """How one hook ended: its exit code (None: it did not finish), its output (bounded and
-    terminal-safe), and why it did not finish, if it did not."""
+    terminal-safe), and why it did not finish, if it did not.
+
+    A hook says "block" by exiting 2 with a reason on stderr, or, as Claude Code also reads,
+    by exiting 0 with a JSON answer on stdout: `{"decision": "block", "reason": ...}`, or
+    `{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": ...}}`;
+    `hookSpecificOutput.additionalContext` is then its context. Other fields of the answer
+    (an "allow" that would skip the permission check among them) are not read."""
 
     spec: HookSpec
     exit_code: int | None
@@ -76,9 +82,47 @@ class HookRun:
     stderr: str = ""
     problem: str = ""  # "timed out after 60 s", "cannot start: ...", "killed by signal 9"
 
+    @functools.cached_property
+    def answer(self) -> dict[str, Any]:
+        """Claude Code's JSON answer (exit 0, stdout one JSON object), or {}."""
+        text = self.stdout.strip()
+        if self.exit_code != EXIT_GO_ON or not text.startswith("{"):
+            return {}
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def _specific(self, key: str) -> Any:
+        specific = self.answer.get("hookSpecificOutput")
+        return specific.get(key) if isinstance(specific, dict) else None
+
     @property
     def blocked(self) -> bool:
-        return self.exit_code == EXIT_BLOCK
+        if self.exit_code == EXIT_BLOCK:
+            return True
+        denied = self._specific("permissionDecision") == "deny"
+        return denied or self.answer.get("decision") == "block"
+
+    @property
+    def reason(self) -> str:
+        """Why a blocking hook blocks: its stderr, or its JSON answer's reason."""
+        if self.exit_code == EXIT_BLOCK:
+            return self.stderr.strip()
+        found = self._specific("permissionDecisionReason") or self.answer.get("reason")
+        return visible(found.strip()) if isinstance(found, str) else ""
+
+    @property
+    def context(self) -> str:
+        """What a hook that went on printed for the model: its stdout, or its JSON answer's
+        additionalContext."""
+        if self.exit_code != EXIT_GO_ON or self.blocked:
+            return ""
+        if not self.answer:
+            return self.stdout.strip()
+        found = self._specific("additionalContext")
+        return visible(found.strip()) if isinstance(found, str) else ""
 
     @property
     def failed(self) -> bool:

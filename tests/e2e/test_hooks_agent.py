@@ -33,7 +33,7 @@ from agent.hook_events import (
     MAX_STOP_CONTINUATIONS,
     STOP_HEADER,
 )
-from agent.permissions import ApprovalRequest, Decision
+from agent.permissions import ApprovalRequest, Decision, refuse_headless
 from sessions.store import Session
 
 # A hook script's start: the event from stdin, appended to a log the test reads.
@@ -372,3 +372,42 @@ async def test_headless_keeps_each_answer_of_a_continued_turn_on_its_own_line(
     assert code == 0
     assert out == "first answer\nsecond answer\n"
     assert "the turn goes on" in err
+
+
+ANSWER_IN_JSON = """
+command = event["tool_input"]["command"]
+decision = "deny" if command.startswith("rm") else "allow"
+print(json.dumps({"hookSpecificOutput": {
+    "hookEventName": "PreToolUse",
+    "permissionDecision": decision,
+    "permissionDecisionReason": f"{decision}: {command}",
+}}))
+"""
+
+
+async def test_a_json_deny_blocks_and_a_json_allow_skips_no_permission_check(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    config = Config(
+        model=TEST_MODEL,
+        api_base=server.base_url,
+        api_key=TEST_API_KEY,
+        **hooks(PreToolUse=[{"command": hook(tmp_path, "answer", ANSWER_IN_JSON)}]),
+    )
+    session = Session.create(workspace, model=TEST_MODEL)
+    agent = build_agent(config, workspace, refuse_headless, session=session)  # ask mode
+    server.push(
+        ToolCalls(
+            [
+                ("run_command", {"command": "rm a.txt"}),
+                ("run_command", {"command": "touch b.txt"}),
+            ]
+        ),
+        Text("ok"),
+    )
+    await turn(agent, "go")
+    denied, refused = tool_results(server, 1)
+    assert denied == f"{BLOCKED_HEADER}deny: rm a.txt"
+    assert refused.startswith("refused: ")  # the hook's "allow" is not a permission
+    assert not (workspace / "b.txt").exists()
+    session.close()

@@ -217,3 +217,32 @@ async def test_a_hook_never_sees_a_key(workspace: Path, monkeypatch: pytest.Monk
         assert f"{hidden}=" not in seen
     assert provider_key not in seen and config_key not in seen and "tok-abcdefgh" not in seen
     assert os.environ["OPENAI_API_KEY"] == provider_key  # pleat's own environment is unchanged
+
+
+def answered(stdout: str, code: int = 0) -> HookRun:
+    return HookRun(spec("x"), code, stdout=stdout)
+
+
+def test_claude_codes_json_answers_block_and_add_context() -> None:
+    deny = json.dumps(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "no rm",
+            }
+        }
+    )
+    assert answered(deny).blocked and answered(deny).reason == "no rm"
+    legacy = '{"decision": "block", "reason": "fix the lint first"}'
+    assert answered(legacy).blocked and answered(legacy).reason == "fix the lint first"
+    assert answered(legacy).context == ""
+    context = '{"hookSpecificOutput": {"additionalContext": "branch: main"}}'
+    assert not answered(context).blocked and answered(context).context == "branch: main"
+    allow = '{"hookSpecificOutput": {"permissionDecision": "allow"}}'  # never skips the check
+    assert not answered(allow).blocked and answered(allow).context == ""
+    assert answered("{not json").context == "{not json"  # plain text, as printed
+    assert answered("plain words\n").context == "plain words"
+    assert not answered(legacy, code=1).blocked  # an answer counts only with exit 0
+    escape = '{"decision": "block", "reason": "a\\u001b[2Jb"}'
+    assert answered(escape).reason == "a\\x1b[2Jb"  # JSON escapes made visible too
