@@ -1,4 +1,5 @@
-"""What each hook event means to the agent: when it runs, what it is told, what exit 2 does.
+"""What each hook event means to the agent: when it runs, what it is told, what a block does
+(exit 2, or Claude Code's JSON answer: agent.hooks.HookRun).
 
 - SessionStart: a session opens (source startup, resume, clear for /new, fork). Exit 2: stderr
   to the user. Stdout (exit 0): context for the model.

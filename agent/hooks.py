@@ -193,7 +193,9 @@ class HookRunner:
         specs = self.matching(event, subjects)
         if not specs:
             return []
-        data = json.dumps(self.payload(event, mode, fields)).encode("ascii")
+        # ASCII JSON (any character escaped): valid whatever the text holds; `str` for a value
+        # JSON has no form for, so an odd tool argument never stops the hooks.
+        data = json.dumps(self.payload(event, mode, fields), default=str).encode("ascii")
         env = hook_environment(self.workspace, self.secrets)
         runs = [run_hook(spec, data, self.workspace, env) for spec in specs]
         return list(await asyncio.gather(*runs))
