@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from scripted_server import ScriptedServer, Text, ToolCalls
-from tui_support import exchange, make_app, started, wait_for
+from tui_support import command, exchange, make_app, model, small_policy, started, wait_for
 
 from agent.hook_config import parse_hooks
 from agent.hook_events import BLOCKED_HEADER
@@ -72,3 +72,33 @@ async def test_a_blocked_tool_shows_the_hooks_reason(
         assert block.is_error and block.entry.result == BLOCKED_HEADER + "rm is not allowed here"
         assert any("blocked run_command: rm is not allowed here" in n for n in notices(app))
         assert (workspace / "precious.txt").exists()
+
+
+async def test_session_start_runs_with_each_sessions_source(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "sources.txt"
+    record = f'grep -o \'"source": "[a-z]*"\' >> {log}'
+    server.fallback = model([Text("one " * 50), Text("two")])
+    hooks = parse_hooks({"SessionStart": [{"command": record}]})
+    app = make_app(server, workspace, hooks=hooks, compaction=small_policy())
+
+    def sources() -> list[str]:
+        text = log.read_text() if log.exists() else ""
+        return [line.split('"')[-2] for line in text.splitlines()]
+
+    async with app.run_test() as pilot:
+        await started(pilot, app)
+        await wait_for(pilot, lambda: sources() == ["startup"], "SessionStart at start-up")
+        await exchange(pilot, app, "first")
+        await exchange(pilot, app, "second")
+        assert app.session is not None
+        first = app.session.id
+        await command(pilot, app, "/new")
+        await wait_for(pilot, lambda: sources()[-1:] == ["clear"], "SessionStart after /new")
+        await command(pilot, app, f"/resume {first}")
+        await wait_for(pilot, lambda: sources()[-1:] == ["resume"], "after /resume")
+        await command(pilot, app, "/fork")
+        await wait_for(pilot, lambda: sources()[-1:] == ["fork"], "after /fork")
+        assert app.session is not None and app.session.header["parent"] == first
+    assert sources() == ["startup", "clear", "resume", "fork"]  # once per session opened
