@@ -66,6 +66,8 @@ class PromptDelivered:
 
     text: str
     message_id: str
+    images: tuple[str, ...] = ()  # the labels of the images it attached (shot.png 800×600)
+    notes: tuple[str, ...] = ()  # what could not be attached, or will not be seen
 
 
 @dataclass(frozen=True)

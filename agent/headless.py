@@ -36,6 +36,7 @@ from agent.exit_codes import (
     EXIT_OK,
     EXIT_TERMINATED,
 )
+from agent.fold_line import describe_compaction
 from agent.fork import ForkRefused, fork_session
 from agent.headless_json import JsonReport, OutputFormat
 from agent.headless_rewind import run_rewind, run_undo
@@ -75,35 +76,6 @@ def render(event: Event, out: TextIO, err: TextIO) -> None:
         err.write(f"⟳ {describe_compaction(event)}\n")
     elif isinstance(event, HookNotice):  # a hook blocked something, or failed
         err.write(f"pleat: {event.message}\n")
-
-
-def kilo(tokens: int) -> str:
-    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
-
-
-def describe_compaction(event: CompactionDone | CompactionFailed) -> str:
-    """One line for a fold: what went where, how much it freed, how much the cache served."""
-    if isinstance(event, CompactionFailed):
-        return event.message
-    where = f"chunk {event.chunk}" + (" (merged)" if event.merged else "")
-    sizes = f"{kilo(event.tokens_before)} -> {kilo(event.tokens_after)} tokens"
-    if event.method == "shrink":
-        count = event.shrunk_messages
-        return (
-            f"shrank {count} tool result{'' if count == 1 else 's'} that did not fit the context "
-            f"to stubs; the originals are in {where} · {sizes}"
-        )
-    line = (
-        f"folded {event.folded_messages} message{'' if event.folded_messages == 1 else 's'} "
-        f"into {where} · {event.topics or 'no topics'} · {sizes}"
-    )
-    if event.prompt_tokens:
-        line += f" · compression call {event.cached_tokens / event.prompt_tokens:.0%} from cache"
-    if event.method != "insert":
-        line += f" · summarized by {event.method}"
-    if event.suspended:
-        line += " · it freed too little: automatic compaction paused until the context grows"
-    return line
 
 
 async def run_compact(agent: Agent, session: Session, focus: str, out: TextIO, err: TextIO) -> int:
@@ -245,6 +217,29 @@ def with_found_model(config: Config) -> Config:
     return dataclasses.replace(config, model=found.name, api_base=found.api_base)
 
 
+# How every headless error line starts (agent/cli.py's fail() too): what a JSON result's error
+# is read from when a slash command fails.
+ERROR_PREFIX = "pleat: error: "
+
+
+class _ErrorLines(io.StringIO):
+    """Passes what a command writes to stderr through, keeping its last error line."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream = stream
+        self.last: str | None = None
+
+    def write(self, text: str) -> int:
+        for line in text.splitlines():
+            if line.startswith(ERROR_PREFIX):
+                self.last = line[len(ERROR_PREFIX) :]
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 def run_headless(
     config: Config,
     workspace: Path,
@@ -291,15 +286,19 @@ def run_headless(
         captured = io.StringIO()  # with a report, a command's line becomes its result
         out = sys.stdout if report is None else captured
         handler = HEADLESS_COMMANDS.get(command)
+        errors = _ErrorLines(sys.stderr)  # a command's error line becomes its result's
         if handler is not None:
-            work = functools.partial(handler, agent, session, focus.strip(), out, sys.stderr)
+            if report is not None:
+                report.start()
+            work = functools.partial(handler, agent, session, focus.strip(), out, errors)
         else:
             work = functools.partial(run_turn, agent, prompt, sys.stdout, sys.stderr, report)
         agent.hooks.session_started("resume" if resume or continue_latest else "startup")
         code = asyncio.run(until_terminated(after_session_start(agent, work, sys.stderr)))
         if report is not None and handler is not None:
             answer = captured.getvalue().strip()
-            report.finish(TurnDone("answer" if code == EXIT_OK else "error", text=answer), None)
+            failed = None if code == EXIT_OK else (errors.last or f"{command} failed")
+            report.finish(TurnDone("answer" if failed is None else "error", text=answer), failed)
     except KeyboardInterrupt:
         print("\npleat: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -10,12 +10,11 @@ from typing import TextIO
 
 from agent.exit_codes import EXIT_CONFIG, EXIT_FAILED, EXIT_KEPT, EXIT_OK
 from agent.loop import Agent
-from agent.rewind import Rewinder, RewindRefused, turn_label
-from sessions.lineage import SCOPES, Scope
+from agent.rewind import REWIND_USAGE, Rewinder, RewindRefused, parse_rewind, turn_label
+from sessions.lineage import Scope
 from sessions.store import Session
 
 # How /rewind is written, for the error that answers a malformed one.
-REWIND_USAGE = "/rewind [N [files|conversation|both]]"
 
 
 async def run_undo(agent: Agent, session: Session, arg: str, out: TextIO, err: TextIO) -> int:
@@ -37,11 +36,11 @@ async def run_rewind(agent: Agent, session: Session, arg: str, out: TextIO, err:
         for number, turn in enumerate(turns, 1):
             out.write(turn_label(number, turn) + "\n")
         return EXIT_OK
-    scope = next((s for s in SCOPES if s == (words[1] if len(words) > 1 else "both")), None)
-    if not words[0].isdigit() or len(words) > 2 or scope is None:
+    parsed = parse_rewind(arg)
+    if parsed is None:
         print(f"pleat: error: {arg!r} is not a rewind: {REWIND_USAGE}", file=err)
         return EXIT_CONFIG
-    return await _rewind(rewinder, int(words[0]), scope, out, err)
+    return await _rewind(rewinder, *parsed, out, err)
 
 
 async def _rewind(

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, Protocol
 
 from agent.events import (
@@ -33,11 +33,11 @@ from agent.events import (
     FoldReason,
     HookNotice,
     PromptBlocked,
-    PromptDelivered,
     TurnDone,
 )
 from agent.hooks import HookRun, HookRunner, one_line, tool_subjects
 from agent.permissions import Permissions
+from agent.prompt_images import Attached
 from agent.prompt_queue import PromptQueue, joined
 from sessions import messages as msg
 from sessions.archive import ChunkArchive
@@ -69,12 +69,16 @@ def _said(runs: Sequence[HookRun], what: Literal["reason", "context"] = "reason"
 
 
 class HookedAgent(Protocol):
-    """What the hooks read of their agent (agent.loop.Agent), at each event: the permission
-    mode (Shift+Tab changes it) and what one tool result may take of the window now."""
+    """What the hooks use of their agent (agent.loop.Agent): the permission mode (Shift+Tab
+    changes it), what one tool result may take of the window now, the prompts queued, and
+    the way into its history."""
 
     permissions: Permissions
+    queued: PromptQueue
 
     def tool_context(self, calls: int = 1) -> ToolContext: ...
+
+    def add(self, message: Message) -> Message: ...
 
 
 class AgentHooks:
@@ -164,33 +168,34 @@ class AgentHooks:
             self._context.append(added)
         return None
 
-    def context_note(self) -> Message | None:
-        """Hook output for the model, as an injected message after the prompt; None if none."""
+    def add_context(self) -> None:
+        """Hook output for the model, as an injected message after the prompt (if any)."""
         if not self._context:
-            return None
+            return
         text, self._context = "\n\n".join(self._context), []
         body = self._for_model(f"{CONTEXT_HEADER}\n{text}")
-        return msg.user(body, injected=True, hook="context")
+        self.agent.add(msg.user(body, injected=True, hook="context"))
 
-    async def deliver_queued(
-        self, queue: PromptQueue, add: Callable[[Message], Message]
-    ) -> list[Event]:
-        """The prompts queued while the turn ran, checked by UserPromptSubmit (as one, the way
-        they are sent), then delivered, or given back blocked. A queue changed while the hook
-        ran is left for the next step (checked again then)."""
+    async def deliver_queued(self, attach: Callable[[str], Awaitable[Attached]]) -> list[Event]:
+        """The prompts queued while the turn ran (with the images they name: `attach`), checked
+        by UserPromptSubmit (as one, the way they are sent), then delivered, or given back
+        blocked. A queue changed while the hook ran is left for the next step (checked again
+        then)."""
+        queue, add = self.agent.queued, self.agent.add
         if not self.has("UserPromptSubmit") or not len(queue):
-            return list(queue.deliver(add))
+            return list(await queue.deliver(add, attach))
         waiting = queue.prompts
         text = joined(waiting)
         blocked = await self._check_prompt(text)
-        if not queue.take_if_first(waiting):
-            return []
         if blocked is not None:
-            return [PromptBlocked(text, blocked, queued=True)]
-        events: list[Event] = [PromptDelivered(text, add(msg.user(text, queued=True)).id)]
-        if (note := self.context_note()) is not None:
-            add(note)
-        return events
+            return (
+                [PromptBlocked(text, blocked, queued=True)] if queue.take_if_first(waiting) else []
+            )
+        delivered: list[Event] = list(await queue.deliver(add, attach, checked=waiting))
+        if delivered:
+            self.add_context()
+        self._context = []  # for prompts the queue no longer holds as checked: checked again
+        return delivered
 
     # -- PreToolUse, PostToolUse -----------------------------------------------------------
 

@@ -33,6 +33,7 @@ from agent.image_parts import Attachments, Images, request_messages
 from agent.llm import LLM, LLMError, LLMReply
 from agent.permissions import Approver, Permissions
 from agent.plan_mode import mode_note
+from agent.prompt_images import Attached, attach_images
 from agent.prompt_queue import PromptQueue
 from agent.recorder import Recorder
 from agent.room import ContextTooSmall, make_room
@@ -127,6 +128,10 @@ class Agent:
         problem = await self.recorder.sync()
         return ErrorEvent("journal", problem) if problem else None
 
+    async def _attach(self, text: str) -> Attached:
+        """The images a prompt delivered between tool steps names (agent/prompt_images.py)."""
+        return await attach_images(text, self.context.workspace, self.attachments)
+
     async def api_messages(self) -> list[dict[str, Any]]:
         return await request_messages(self.history, self.attachments)
 
@@ -143,8 +148,7 @@ class Agent:
             self.checkpoints.start_turn(request)
         if (note := mode_note(self.permissions.mode, self.history)) is not None:
             self.add(note)  # plan mode (or its end), said with the prompt: agent/plan_mode.py
-        if (context := self.hooks.context_note()) is not None:
-            self.add(context)  # what SessionStart and UserPromptSubmit hooks printed
+        self.hooks.add_context()  # what SessionStart and UserPromptSubmit hooks printed
         if (problem := await self.safe_point()) is not None:
             yield problem
             self._end_without_reply(notes.UNRECORDED_NOTE)
@@ -245,7 +249,7 @@ class Agent:
     async def _turn(self) -> AsyncIterator[Event]:
         for iteration in range(1, self.max_tool_iterations + 1):
             if iteration > 1:  # prompts the user sent meanwhile: this call reads them
-                for delivered in await self.hooks.deliver_queued(self.queued, self.add):
+                for delivered in await self.hooks.deliver_queued(self._attach):
                     yield delivered
             reply: LLMReply | None = None
             recoveries = 0
@@ -373,10 +377,8 @@ class Agent:
         refusal = await self.permissions.check(tool, args, context, self.approve)
         if refusal is not None:
             return ToolOutput(refusal, is_error=True)
-        if self.checkpoints is not None and not tool.read_only:  # what it changes
-            output = await self.checkpoints.around(call, tool, args, run)
-        else:
-            output = await run()
+        checkpoints = None if tool.read_only else self.checkpoints  # what it changes, for /undo
+        output = await (checkpoints.around(call, tool, args, run) if checkpoints else run())
         return await self.hooks.post_tool_use(call, args, output, context)
 
     def _end_without_reply(self, note: str) -> None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from agent.events import PromptDelivered
+from agent.prompt_images import Attached
 from sessions import messages as msg
 from sessions.messages import Message
 
@@ -53,11 +54,26 @@ class PromptQueue:
         del self._prompts[:count]
         return True
 
-    def deliver(self, add: Callable[[Message], Message]) -> list[PromptDelivered]:
+    async def deliver(
+        self,
+        add: Callable[[Message], Message],
+        attach: Callable[[str], Awaitable[Attached]],
+        checked: Sequence[str] | None = None,
+    ) -> list[PromptDelivered]:
         """Append the waiting prompts to the history (through `add`) as one user message marked
-        `queued` (one: a history never holds two user messages in a row); its event, for the
-        front end to show where it landed, or none when nothing waits."""
-        if not self._prompts:
+        `queued` (one: a history never holds two user messages in a row), with the images they
+        name (`attach`: agent/prompt_images.py), as a prompt sent alone has them; its event, for
+        the front end to show where it landed, or none when nothing waits. `checked`: only
+        those prompts (a UserPromptSubmit hook passed them), if they still wait first; the rest
+        waits for the next step."""
+        if checked is not None:
+            prompts = list(checked) if self.take_if_first(checked) else []
+        else:
+            prompts = self.take_all()
+        if not prompts:
             return []
-        text = joined(self.take_all())
-        return [PromptDelivered(text, add(msg.user(text, queued=True)).id)]
+        text = joined(prompts)
+        attached = await attach(text)
+        message = add(msg.user(text, attached.images, queued=True))
+        labels = tuple(image.label() for image in attached.images)
+        return [PromptDelivered(text, message.id, labels, attached.notes)]

@@ -9,6 +9,7 @@ the rewound conversation; message ids keep counting past the highest ever used.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
@@ -16,13 +17,29 @@ from agent.loop import Agent
 from agent.rewind_plan import RewindPlan, RewindRefused, first_line, plan_rewind, turn_label
 from sessions.checkpoint_store import CheckpointMissing
 from sessions.journal import now, replay_journal
-from sessions.lineage import Scope, Turn, rewind_record
+from sessions.lineage import SCOPES, Scope, Turn, rewind_record
 from sessions.store import Session
 from tools.base import ToolError
 from tools.file_restore import put_back
 from tools.git_snapshots import GitSnapshotError
 
 __all__ = ["RewindOutcome", "RewindPlan", "RewindRefused", "Rewinder", "first_line", "turn_label"]
+
+
+# How /rewind is written, in its usage lines (TUI and headless).
+REWIND_USAGE = "/rewind [N [files|conversation|both]]"
+# A turn number as /rewind takes it: ASCII digits only (`"²".isdigit()` is true, int() refuses
+# it), and at most six of them (no conversation has a million requests).
+TURN_NUMBER = re.compile(r"[0-9]{1,6}")
+
+
+def parse_rewind(arg: str) -> tuple[int, Scope] | None:
+    """`N [scope]` as (N, scope), scope "both" by default; None when it is not that."""
+    words = arg.split()
+    if not 1 <= len(words) <= 2 or not TURN_NUMBER.fullmatch(words[0]):
+        return None
+    scope = next((s for s in SCOPES if s == (words[1] if len(words) > 1 else "both")), None)
+    return None if scope is None else (int(words[0]), scope)
 
 
 @dataclass

@@ -19,7 +19,7 @@ from sessions.lineage import Checkpoint, FileChange, Scope, Turn
 from sessions.messages import Message
 from tools.base import ToolError
 from tools.file_restore import Current, current
-from tools.git_snapshots import GitSnapshotError, GitSnapshots, blob_id
+from tools.git_snapshots import MAX_SNAPSHOT_FILE_BYTES, GitSnapshotError, GitSnapshots, blob_id
 from tools.registry import ToolRegistry
 
 # Characters of a turn's first line shown in lists and messages.
@@ -94,7 +94,14 @@ def plan_rewind(
     replayed = replay_journal(journal)
     turns = replayed.lineage.turns
     if not turns:
-        raise RewindRefused("nothing to undo: this conversation has no request yet")
+        parent = replayed.header.get("parent")
+        forked = (
+            f" (it was forked from session {parent}: undo its requests there, "
+            f"pleat --resume {parent})"
+            if isinstance(parent, str)
+            else ""
+        )
+        raise RewindRefused(f"nothing to undo: this conversation has no request yet{forked}")
     if number is None:
         number = len(turns)
     if not 1 <= number <= len(turns):
@@ -152,8 +159,13 @@ def _plan_files(
     plan.notes += _uncovered(points)
     first: dict[str, FileChange] = {}
     last: dict[str, FileChange] = {}
+    edited_between: set[str] = set()  # changed by someone else between two of pleat's changes
     for point in points:
         for change in point.files:
+            previous = last.get(change.path)
+            if previous is not None and previous.after_known:
+                if same_content(previous.after, change.before, git) is False:
+                    edited_between.add(change.path)
             first.setdefault(change.path, change)
             last[change.path] = change
     _check_kept(first.values(), store, git, plan.number)
@@ -172,9 +184,19 @@ def _plan_files(
         if matches(now_there, earliest.before):
             continue  # already as it was
         latest = last[path]
-        conflict = latest.after_known and not matches(now_there, latest.after)
+        conflict = path in edited_between or (
+            latest.after_known and not matches(now_there, latest.after)
+        )
         restore = Restore(path, earliest.before, earliest.mode, conflict, earliest.made_dir)
         plan.restores.append(restore)
+
+
+# Said whenever an undo covers a command's changes through git snapshots: what they cannot see.
+GIT_BLIND_SPOTS = (
+    f"commands: files git ignores, files over {MAX_SNAPSHOT_FILE_BYTES // 2**20} MiB and files "
+    "holding a key pleat knows are not in the snapshots, so what a command did to them is not "
+    "undone"
+)
 
 
 def _uncovered(points: list[Checkpoint]) -> list[str]:
@@ -186,10 +208,13 @@ def _uncovered(points: list[Checkpoint]) -> list[str]:
             why = "pleat stopped before the command's changes were recorded"
         if why is not None:
             reasons[f"{point.tool}: {why}"] = reasons.get(f"{point.tool}: {why}", 0) + 1
-    return [
+    notes = [
         f"{reason} ({count} call{'s' if count > 1 else ''} not undone)"
         for reason, count in reasons.items()
     ]
+    if any(point.snapshot is not None for point in points):
+        notes.append(GIT_BLIND_SPOTS)
+    return notes
 
 
 def _check_kept(
@@ -214,6 +239,23 @@ def _check_kept(
             f"the checkpoints of turn {number} and after are missing ({missing[0][:19]}… is "
             "gone): their file changes cannot be undone (the conversation can: rewind it alone)"
         )
+
+
+def same_content(left: str | None, right: str | None, git: GitSnapshots | None) -> bool | None:
+    """Whether two kept-content names name the same bytes (None: a missing file), or None when
+    that cannot be told: a store name is a hash of the bytes, a git name a blob id, so a store
+    name and a git name are compared by reading the blob back."""
+    if left is None or right is None:
+        return left is None and right is None
+    if is_store_ref(left) == is_store_ref(right):
+        return left == right
+    store_ref, git_ref = (left, right) if is_store_ref(left) else (right, left)
+    if git is None or not git_ref.startswith("git:"):
+        return None
+    try:
+        return content_ref(git.read(git_ref[4:])) == store_ref
+    except GitSnapshotError:
+        return None
 
 
 def matches(now_there: Current, ref: str | None) -> bool:

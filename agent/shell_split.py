@@ -4,8 +4,9 @@
 second. So a command line is cut at every operator that starts another command (`;`, `&&`, `||`,
 `|`, `&`, a newline) outside quotes, as the shell would, and an allow rule must match every part.
 Some shapes run code no rule can read: a command substitution (`$(...)`, backticks), a process
-substitution, a subshell or group, a here-document, a redirection to a file, a line
-continuation, a control character, an unclosed quote. Such a line is not `plain`: no allow rule
+substitution, a subshell or group, a here-document, a redirection to a file, an option that names
+a file to write (`-o`, `--output` ...), a line continuation, a control character, an unclosed
+quote. Such a line is not `plain`: no allow rule
 lets it run (it is asked, or refused headless). Deny rules are checked against every part, as
 written and with its quotes taken out (`r''m` is `rm`), including what sits inside substitutions,
 `sh -c`, `eval` and `env -S`, with leading variable assignments and wrappers such as `sudo`,
@@ -48,7 +49,8 @@ WRAPPER_OPTIONS: dict[str, frozenset[str]] = {
 }
 WRAPPERS = frozenset(WRAPPER_OPTIONS)
 # The wrappers harmless enough to look through for allow rules too (they only time, pace or
-# bound the command), as Claude Code does for timeout, nice and nohup.
+# bound the command), as Claude Code does for timeout, nice and nohup. `time -o FILE` writes a
+# file (GNU time): such a line is not plain (OUTPUT_OPTION), so no allow rule covers it.
 SAFE_WRAPPERS = frozenset({"time", "nice", "nohup", "timeout", "stdbuf", "ionice"})
 # Shells whose `-c` argument is itself a command line (deny rules look inside it).
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
@@ -61,6 +63,17 @@ TOO_DEEP = "\x00nested too deep to read"
 # A redirection that writes or reads no file: duplicating a descriptor (`2>&1`, `>&2`, `<&0`),
 # closing one (`2>&-`), or writing to /dev/null (`2>/dev/null`, `&>/dev/null`).
 HARMLESS_REDIRECTION = re.compile(r"(?:\d*|&)(?:>>?|<)(?:&(?:\d+|-)|\s*/dev/null(?=\s|$))")
+# An option that names a file for the program to write: `-o FILE` (time, sort, gcc, curl),
+# `-O` (wget, curl), `--output[=FILE]` (git diff, many more), `--log-file` ..., or `-o` glued to
+# a path (`-o/tmp/x`, `-o./x`). A redirection in an option's clothing: `git diff --output=~/.bashrc`
+# or `time -o ~/.bashrc pytest` would write anywhere under a rule that allows `git diff *` or
+# `pytest *`, so a line holding one is not plain (it asks). Programs whose -o means something
+# else (`ls -o`, `pytest -o ini=value`) ask too: the safe side of a guess.
+OUTPUT_OPTION = re.compile(
+    r"-o|-O|-o[/.~].*|--(?:output|output-file|output-document|out|out-file|outfile|log-file|"
+    r"logfile)(?:=.*)?",
+    re.DOTALL,
+)
 # A brace that groups commands (`{ rm x; }`), as opposed to one inside a word (`find -exec {}`).
 GROUP_BRACE = re.compile(r"(?:^|\s)[{}](?:\s|$)")
 # A variable assignment at the start of a command (`FOO=1 make`).
@@ -130,6 +143,8 @@ class _Cutter:
                 self.problem("a redirection to a file")
             if GROUP_BRACE.search(masked):
                 self.problem("a command group { ... }")
+            if any(OUTPUT_OPTION.fullmatch(_unquote(word)) for word in _words(text)[1:]):
+                self.problem("an option naming a file to write (-o, --output ...)")
         self.current, self.masked = [], []
 
 

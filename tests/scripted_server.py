@@ -242,11 +242,7 @@ class ScriptedServer(LoopbackServer):
                         ],
                     }
                 ).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                self._send_json(payload)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
@@ -272,10 +268,15 @@ class ScriptedServer(LoopbackServer):
                 payload = json.dumps(
                     {"error": {"message": err.message, "type": err.type, "code": err.code}}
                 ).encode()
-                self.send_response(err.status)
+                self._send_json(payload, err.status, err.headers)
+
+            def _send_json(
+                self, payload: bytes, status: int = 200, headers: dict[str, str] | None = None
+            ) -> None:
+                self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(payload)))
-                for k, v in err.headers.items():
+                for k, v in (headers or {}).items():
                     self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(payload)
@@ -413,10 +414,6 @@ class ScriptedServer(LoopbackServer):
                         ),
                     }
                 ).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                self._send_json(payload)
 
         return Handler

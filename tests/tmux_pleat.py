@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import TEST_API_KEY, TEST_MODEL
+from conftest import REPO_ROOT, TEST_API_KEY, TEST_MODEL
 from scripted_server import ScriptedServer
 
 # The terminal's size: wide enough that the status line (model, session id, a temporary
@@ -33,24 +33,38 @@ class TmuxPleat:
     touched) against the scripted server. Use as a context manager: the server is killed at
     the end."""
 
-    def __init__(self, workspace: Path, server: ScriptedServer, *args: str) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        server: ScriptedServer,
+        *args: str,
+        model: str | None = TEST_MODEL,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        """`pleat ARGS` in `workspace` against `server` (its api_base and key), with `model`
+        (None: no --model, as a first start without one) and `env` added to the environment."""
         self.socket = f"pleat-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self.command = [
-            sys.executable, "-m", "tui.main",
-            "--model", TEST_MODEL,
+        self.command = [sys.executable, "-m", "tui.main"]
+        if model is not None:
+            self.command += ["--model", model]
+        self.command += [
             "--api-base", server.base_url,
             "--api-key", TEST_API_KEY,
             "--cwd", str(workspace),
             *args,
         ]  # fmt: skip
+        self.extra_env = env or {}
 
     def __enter__(self) -> TmuxPleat:
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
         env.pop("TMUX", None)  # a test run from inside tmux still starts its own server
         for name in ("COLUMNS", "LINES"):  # set by pytest's workers: they would fix the size
             env.pop(name, None)
+        env["PYTHONPATH"] = str(REPO_ROOT)  # this checkout's pleat, whatever the cwd
+        env.update(self.extra_env)
         self._tmux(
-            "new-session", "-d", "-s", "pleat", "-x", str(COLUMNS), "-y", str(ROWS),
+            "-f", "/dev/null", "new-session", "-d", "-s", "pleat",
+            "-x", str(COLUMNS), "-y", str(ROWS), "-c", str(REPO_ROOT),
             "--", *self.command,
             env=env,
         )  # fmt: skip
@@ -78,8 +92,27 @@ class TmuxPleat:
         """Type text literally (no key names)."""
         self._tmux("send-keys", "-t", "pleat", "-l", text)
 
+    def send(self, text: str) -> None:
+        """Type a prompt and press Enter."""
+        self.type(text)
+        self.keys("Enter")
+
+    def running(self) -> bool:
+        """pleat has not quit (its tmux session is still there)."""
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, "has-session", "-t", "pleat"], capture_output=True
+        )
+        return done.returncode == 0
+
     def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-t", "pleat")
+        """What the terminal shows ("" once pleat has quit and its tmux server with it)."""
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, "capture-pane", "-p", "-t", "pleat"],
+            capture_output=True,
+            text=True,
+            timeout=SCREEN_TIMEOUT_SECONDS,
+        )
+        return done.stdout if done.returncode == 0 else ""
 
     def status_line(self) -> str:
         """The status bar: the line that names the model."""

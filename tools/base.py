@@ -94,8 +94,9 @@ class Tool(ABC):
     name: str
     description: str
     parameters: dict[str, Any]
-    # Read-only tools run freely; the others ask the approval callback first.
-    read_only: bool = True
+    # Read-only tools run freely; the others ask the approval callback first. A tool says so
+    # itself: one that forgets is asked about (and refused in plan mode), never run unasked.
+    read_only: bool = False
     # Writes or edits files in the workspace, and nothing else: what the accept-edits
     # permission mode lets run without asking.
     edits_files: bool = False

@@ -28,6 +28,11 @@ from tools.git_process import GitResult, run_git
 SNAPSHOT_TIMEOUT_SECONDS = 60.0
 # Seconds for the small calls (rev-parse, write-tree, commit-tree, update-ref, cat-file).
 SMALL_TIMEOUT_SECONDS = 10.0
+# A file larger than this is not put in a snapshot (it is withheld, and an undo says what
+# snapshots do not cover): a dataset or a build output git does not ignore would be read for
+# keys and copied into .git/objects at each command that changes it. Source files are far
+# smaller; 32 MiB still holds a large generated file or a lock file whole.
+MAX_SNAPSHOT_FILE_BYTES = 32 * 1024 * 1024
 # Files changed this recently are hashed again at the next snapshot even when their size and
 # times look the same: a write in the same clock tick as the last look leaves them unchanged
 # (git's "racily clean" problem; file times on Linux move in ticks of a few milliseconds).
@@ -181,7 +186,9 @@ class GitSnapshots:
                     self._remember(name, key, entry, started)
             elif stat.S_ISREG(info.st_mode):
                 mode = EXECUTABLE if info.st_mode & stat.S_IXUSR else REGULAR
-                if not os.access(path, os.R_OK) or self.holds_secret(path):
+                if "\n" in name or info.st_size > MAX_SNAPSHOT_FILE_BYTES:
+                    withheld.add(name)  # git reads one path a line; too big to copy each time
+                elif not os.access(path, os.R_OK) or self.holds_secret(path):
                     withheld.add(name)
                 else:
                     to_hash.append((name, key, mode))
@@ -249,13 +256,20 @@ class GitSnapshots:
 
     def _hash_files(self, files: list[tuple[str, StatKey, str]]) -> list[str | None]:
         """Blob ids of the files (stored in the repository), None where one could not be
-        read; one git call for all of them, or one each when the batch fails."""
+        read: one git call for all of them; when it fails (a file vanished or became unreadable
+        since the listing), once more for those still readable; one call each only when that
+        fails too (a git call per file costs milliseconds: a large tree would wait minutes)."""
         if not files:
             return []
         paths = [str(self.workspace / name) for name, _, _ in files]
         batch = self._hash_paths(paths)
         if batch is not None:
             return list(batch)
+        readable = [path for path in paths if os.path.isfile(path) and os.access(path, os.R_OK)]
+        again = self._hash_paths(readable)
+        if again is not None:
+            found = dict(zip(readable, again, strict=True))
+            return [found.get(path) for path in paths]
         blobs: list[str | None] = []
         for path in paths:
             one = self._hash_paths([path])

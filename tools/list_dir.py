@@ -62,6 +62,7 @@ class ListDirTool(Tool):
     """List one directory (not recursive)."""
 
     name = "list_dir"
+    read_only = True
     description = (
         "List a directory's entries, sorted; directories end with '/'. Not recursive (glob "
         "searches a tree)."

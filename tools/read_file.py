@@ -272,6 +272,7 @@ class ReadFileTool(Tool):
     """Read a window of lines from a text file, numbered like `cat -n`."""
 
     name = "read_file"
+    read_only = True
     description = (
         "Read a text file of the workspace, lines numbered (number, tab, text): up to `limit` "
         f"lines (default {DEFAULT_LIMIT}) from line `offset` (1-based), as many as fit the "

@@ -97,6 +97,7 @@ class GlobTool(Tool):
     """Find files whose path matches a glob pattern."""
 
     name = "glob"
+    read_only = True
     description = (
         "Find files by glob pattern relative to `path` (default: the root). `*` stays in one "
         "directory; `**/` descends (e.g. **/*.py). Skips .git and gitignored files. Sorted."
@@ -274,6 +275,7 @@ class GrepTool(Tool):
     """Search file contents for a regular expression."""
 
     name = "grep"
+    read_only = True
     description = (
         "Search file contents with a Python regex, line by line: `path:line: text` per match. "
         "Skips .git, gitignored and binary files; `glob` filters files (e.g. '*.py')."

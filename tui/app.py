@@ -108,6 +108,9 @@ class PleatApp(App[None]):
         self.unavailable: str | None = None
         self.model_name = config.model if config is not None and config.model else ""
         self.turn: Worker[None] | None = None  # the running work: a turn, a fold or a fork
+        # A command that changes the conversation (/model, /undo, /resume ...) while it runs:
+        # prompts sent meanwhile are queued, not started beside it.
+        self.quiet_command: Worker[None] | None = None
         self.work_kind: WorkKind | None = None
         self._last_ctrl_c = -QUIT_WINDOW_SECONDS  # monotonic time of the last Ctrl+C
 
@@ -159,9 +162,15 @@ class PleatApp(App[None]):
         return self.controller is not None and self.controller.warm
 
     @property
-    def busy(self) -> bool:
-        """A turn, a fold or a fork is pending or running."""
+    def working(self) -> bool:
+        """A turn, a fold, a fork or a model switch is pending or running (Esc stops it)."""
         return self.turn is not None and not self.turn.is_finished
+
+    @property
+    def busy(self) -> bool:
+        """Work runs, or a command that changes the conversation does."""
+        quiet = self.quiet_command is not None and not self.quiet_command.is_finished
+        return self.working or quiet
 
     # -- opening and switching sessions -----------------------------------------------------
 
@@ -216,10 +225,16 @@ class PleatApp(App[None]):
         self.start_work("turn", run_turn(self, self.agent, queued.take_all_with(self, text)))
 
     def run_slash(self, command: slash_commands.SlashCommand, arg: str) -> None:
-        """Run a slash command in a worker (some wait on threads or screens)."""
-        self.run_worker(
+        """Run a slash command in a worker (some wait on threads or screens); one that changes
+        the conversation only when nothing else runs, and counted as busy while it does."""
+        if command.needs_quiet and self.busy:
+            self.notify(slash_commands.BUSY)
+            return
+        worker = self.run_worker(
             slash_commands.run(self, command, arg), group="command", exit_on_error=False
         )
+        if command.needs_quiet:
+            self.quiet_command = worker
 
     def start_work(self, kind: WorkKind, work: Coroutine[Any, Any, None]) -> None:
         """Run the agent's work (one at a time) in a worker; Esc cancels it."""
@@ -293,17 +308,17 @@ class PleatApp(App[None]):
     # -- keys -------------------------------------------------------------------------------
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker is self.turn:
+        if event.worker is self.turn or event.worker is self.quiet_command:
             self.refresh_bindings()  # Esc comes and goes with the work
             if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
-                queued.follow_up(self)
+                queued.follow_up(self)  # what was typed meanwhile: the next turn
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Esc is offered (and shown in the footer) only while work it can stop runs; the page
         keys scroll the conversation, and Shift+Tab changes the mode, only on the
         conversation's screen (a modal moves its focus with Shift+Tab)."""
         if action == "interrupt":
-            return self.busy and self.work_kind != "fork"
+            return self.working and self.work_kind != "fork"
         if action in ("page", "cycle_mode"):  # other screens use these keys for themselves
             return self.screen is self.screen_stack[0]
         return True

@@ -68,8 +68,13 @@ class Host(Protocol):
     def session(self) -> Session | None: ...
 
     @property
+    def working(self) -> bool:
+        """A turn, a fold, a fork or a model switch is pending or running."""
+        ...
+
+    @property
     def busy(self) -> bool:
-        """A turn, a fold or a fork is pending or running."""
+        """Work runs, or a command that changes the conversation does (prompts queue)."""
         ...
 
     @property

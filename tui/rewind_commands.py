@@ -7,13 +7,12 @@ prompt when the conversation went back.
 
 from __future__ import annotations
 
-from agent.rewind import Rewinder, RewindOutcome, RewindRefused
-from sessions.lineage import SCOPES, Scope
+from agent.rewind import REWIND_USAGE, Rewinder, RewindOutcome, RewindRefused, parse_rewind
+from sessions.lineage import Scope
 from tui import lifecycle
 from tui.host import Host
 
 # How /rewind is written, for the error that answers a malformed one.
-REWIND_USAGE = "/rewind [N [files|conversation|both]]"
 
 
 def _rewinder(host: Host) -> Rewinder:
@@ -38,11 +37,11 @@ async def rewind(host: Host, arg: str) -> None:
     rewinder = _rewinder(host)
     words = arg.split()
     if words:
-        scope = next((s for s in SCOPES if s == (words[1] if len(words) > 1 else "both")), None)
-        if not words[0].isdigit() or len(words) > 2 or scope is None:
+        parsed = parse_rewind(arg)
+        if parsed is None:
             await host.conversation.add_notice(f"usage: {REWIND_USAGE}", "error")
             return
-        await _rewind(host, rewinder, int(words[0]), scope)
+        await _rewind(host, rewinder, *parsed)
         return
     turns = await rewinder.turns()
     if not turns:
@@ -89,8 +88,14 @@ async def _show(host: Host, outcome: RewindOutcome, *, undo: bool) -> None:
         assert agent is not None and session is not None
         entries = entries_from_history(agent.history, describer(agent), session.archive)
         await host.conversation.reset(entries)
-        host.prompt.value = outcome.prompt  # the request, to edit and send again
+        lifecycle.show_tasks(host)  # the task list as the rewound history holds it
     lines = [outcome.summary(undo)]
+    if outcome.plan.history is not None and outcome.prompt:
+        if host.prompt.text.strip():  # a draft is never overwritten: the request is one ↑ away
+            host.prompt.remember(outcome.prompt)
+            lines.append("your draft stays in the input; the request is one ↑ away")
+        else:
+            host.prompt.value = outcome.prompt  # the request, to edit and send again
     lines += [f"restored {path}" for path in outcome.restored]
     lines += [f"removed {path}" for path in outcome.removed]
     lines += [f"kept your version of {path}" for path in outcome.kept]

@@ -113,10 +113,7 @@ class SessionController:
         """An agent of the open session calling `model`, over `history` (not made the open
         one: see adopt_model)."""
         assert self.session is not None
-        config = self.configured_for(model)
-        return build_agent(
-            config, self.workspace, self.approvals, session=self.session, history=history
-        )
+        return self._build(self.session, history, self.configured_for(model))
 
     def adopt_model(self, model: FoundModel, agent: Agent) -> None:
         """Make `agent` (from agent_for) the one working in the open session: the next
@@ -147,18 +144,25 @@ class SessionController:
         assert self.config is not None, "no configuration: the session never opened"
         return self.config
 
-    def _build(self, session: Session, history: list[Message] | None) -> Agent:
+    def _build(
+        self, session: Session, history: list[Message] | None, config: Config | None = None
+    ) -> Agent:
+        """The one way an agent is made here (every switch: new, resume, fork, model): with the
+        app's permissions (Shift+Tab changes their mode; "always" adds to them) and plan review,
+        the prompts queued meanwhile, and, in the same session, the spending cap's count."""
         agent = build_agent(
-            self._config,
+            config or self._config,
             self.workspace,
             self.approvals,
             session=session,
             history=history,
-            permissions=self.approvals.permissions,  # the app's: Shift+Tab changes their mode
+            permissions=self.approvals.permissions,
             review_plan=self.approvals.review_plan,
         )
         if self.agent is not None:  # prompts queued during a fork or a switch still go
             agent.queued = self.agent.queued
+            if session is self.session:  # a model switch: the run's spending goes on counting
+                agent.cap.start = self.agent.cap.start
         return agent
 
     def _adopt(self, session: Session, history: list[Message] | None) -> None:

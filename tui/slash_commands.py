@@ -95,7 +95,7 @@ async def resume(host: Host, wanted: str) -> None:
     if not wanted:
         await sessions(host, "")
         return
-    if host.busy:
+    if host.working:  # a turn started while the sessions list was open
         host.notify(BUSY)
         return
     try:
@@ -215,12 +215,10 @@ def parse(text: str) -> tuple[SlashCommand | None, str] | None:
 
 
 async def run(host: Host, command: SlashCommand, arg: str) -> None:
-    """Run one command, unless it cannot run now (no agent, or something is running)."""
+    """Run one command, unless it needs an agent and there is none (the app runs a command
+    that changes the conversation only when nothing else runs: PleatApp.run_slash)."""
     if command.needs_agent and host.agent is None:
         await host.conversation.add_notice(NO_AGENT, "error")
-        return
-    if command.needs_quiet and host.busy:
-        host.notify(BUSY)
         return
     try:
         await command.run(host, arg)

@@ -21,7 +21,7 @@ from agent.events import (
     TurnDone,
     UsageReported,
 )
-from agent.headless import describe_compaction, kilo
+from agent.fold_line import describe_compaction, kilo
 from tools.todo_list import TODO_TOOL_NAME
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.compaction_marker import CompactionMarker
@@ -107,7 +107,9 @@ class TurnView:
                 self.tasks()
             self.changed()
         elif isinstance(event, PromptDelivered):  # where the model reads it: after the tools
-            await self.conversation.add_user(event.text)
+            await self.conversation.add_user(event.text, event.images)
+            for note in event.notes:
+                await self.conversation.add_notice(note)
             self.delivered()
         elif isinstance(event, UsageReported):
             if event.purpose == "turn":  # the cache share shown is the conversation's

@@ -139,3 +139,22 @@ def test_a_cap_below_the_first_call_sends_nothing(workspace: Path) -> None:
         done = pleat(workspace, server, "-p", "hi", "--max-budget-usd", "0.0000001")
         assert server.requests == []
     assert done.returncode == 3 and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_a_slash_command_streams_its_init_and_a_failure_is_its_result(workspace: Path) -> None:
+    """A headless slash command in stream-json opens with the init line like a turn; when it
+    fails, its error line is the result, not an empty string."""
+    with ScriptedServer(api_key=TEST_API_KEY, models={PRICED_MODEL}) as server:
+        server.push(Text("hello"))
+        assert pleat(workspace, server, "-p", "hi").returncode == 0
+        done = pleat(
+            workspace, server, "-p", "/rewind 9", "--continue", "--output-format", "stream-json"
+        )
+    assert done.returncode == 2, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(line["type"], line.get("subtype")) for line in lines] == [
+        ("system", "init"),
+        ("result", "error_during_execution"),
+    ]
+    assert lines[-1]["is_error"] is True
+    assert lines[-1]["result"] == "there is no turn 9: this conversation has 1"

@@ -3,11 +3,13 @@ the tool results), journaled; what the last call did not read stays queued for t
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 from pathlib import Path
 
 from faults_harness import open_agent
+from images import png
 from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.events import (
@@ -126,3 +128,22 @@ async def test_the_headless_renderers_take_the_new_event(
     assert out.getvalue() == "done"
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert lines[-1]["type"] == "result" and lines[-1]["result"] == "done"
+
+
+async def test_a_prompt_queued_mid_turn_carries_the_images_it_names(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """Review finding 7: `@shot.png` in a prompt read between tool steps reaches the model as an
+    image, as it does in a prompt sent alone."""
+    shot = png(4, 3)
+    (workspace / "shot.png").write_bytes(shot)
+    server.push(ToolCalls([("list_dir", {})]), Text("I see it"))
+    _, agent = open_agent(server, workspace, vision="true")
+    events = await run_queueing(agent, "look around", ToolCallStarted, "and look at @shot.png")
+    delivered = next(e for e in events if isinstance(e, PromptDelivered))
+    assert delivered.images == ("shot.png 4×3",)
+    parts = server.requests[1].messages[-1]["content"]
+    assert parts[0] == {"type": "text", "text": "and look at @shot.png"}
+    (image,) = [part for part in parts if part["type"] == "image_url"]
+    url = image["image_url"]["url"]
+    assert url == "data:image/png;base64," + base64.b64encode(shot).decode()

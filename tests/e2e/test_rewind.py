@@ -16,6 +16,7 @@ from scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from tui_support import is_compression, summary_reply
 
 from agent.exit_codes import EXIT_CONFIG, EXIT_KEPT, EXIT_OK
+from agent.rewind_plan import GIT_BLIND_SPOTS
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow
@@ -180,6 +181,7 @@ def test_undo_reverts_a_commands_changes_in_git_without_touching_index_stash_or_
     assert (workspace / "tracked.py").read_bytes() == b"changed\n"
 
     done = ok(run_pleat(workspace, server, "-p", "/undo", "--continue"))
+    assert f"pleat: note: {GIT_BLIND_SPOTS}" in done.stderr.splitlines()  # build/ stays: said
     assert sorted(done.stdout.splitlines()[1:]) == [
         "removed untracked.txt",
         "restored gone.txt",
@@ -224,6 +226,32 @@ def test_a_file_changed_by_the_user_since_is_kept_headless(
     assert done.stdout.splitlines() == ["undid turn 1: change both", "restored other.txt"]
     (rewind,) = records(pleat_home, "rewind")
     assert rewind["kept"] == ["mine.txt"]
+
+
+def test_a_users_edit_between_two_of_pleats_changes_is_kept(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """The user edits a file pleat wrote, then pleat edits it again: rewinding past both would
+    put back the first content and lose the user's lines in between, so it asks (headless:
+    keeps the file and exits 4), even though the file is as pleat last left it."""
+    scripted(
+        server,
+        ToolCalls([("write_file", {"path": "notes.txt", "content": "pleat draft\n"})]),
+        Text("drafted"),
+        ToolCalls(
+            [("edit_file", {"path": "notes.txt", "old_string": "pleat draft", "new_string": "v2"})]
+        ),
+        Text("edited"),
+    )
+    ok(run_pleat(workspace, server, "-p", "draft notes"))
+    (workspace / "notes.txt").write_text("pleat draft\nMY HAND-WRITTEN NOTES\n")
+    ok(run_pleat(workspace, server, "-p", "edit the notes", "--continue"))
+    assert (workspace / "notes.txt").read_text() == "v2\nMY HAND-WRITTEN NOTES\n"
+
+    done = run_pleat(workspace, server, "-p", "/rewind 1 files", "--continue")
+    assert done.returncode == EXIT_KEPT, done.stderr
+    assert (workspace / "notes.txt").read_text() == "v2\nMY HAND-WRITTEN NOTES\n"
+    assert "kept your version of notes.txt" in done.stderr
 
 
 def test_rewind_lists_turns_and_goes_back_to_a_folded_one(

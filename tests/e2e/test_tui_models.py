@@ -29,8 +29,10 @@ from agent.config import Config
 from agent.model_switch import needs_room
 from tui.app import PleatApp
 from tui.screens.model_picker import ModelPickerScreen
+from tui.slash_commands import BY_NAME
 from tui.widgets.compaction_marker import CompactionMarker
 from tui.widgets.notice import Notice
+from tui.widgets.prompt_input import PromptInput
 from tui.widgets.status_bar import StatusBar
 
 # Slow (the whole TUI under Textual's pilot, and litellm's model lists): left out of the fast set.
@@ -200,3 +202,45 @@ async def test_a_switch_to_a_smaller_window_folds_first(workspace: Path) -> None
         compressions = [r.body["model"] for r in server.requests if is_compression(r.body)]
         assert compressions == [TEST_MODEL]  # folded by the model being left
         assert server.requests[-1].body["model"] == "gpt-4"
+
+
+async def test_a_switch_keeps_the_mode_the_queue_and_the_spending_count(
+    two_models: ScriptedServer, workspace: Path
+) -> None:
+    """The agent a switch builds reads the app's permissions (Shift+Tab's mode, "always"
+    rules), takes the prompts queued meanwhile, and goes on counting the run's spending."""
+    app = make_app(two_models, workspace, max_budget_usd=5.0)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await exchange(pilot, app, "first")
+        before = app.agent
+        assert before is not None
+        before.cap.start = -1.25  # as if this run had already spent $1.25 before the switch
+        await pilot.press("shift+tab")  # ask -> accept-edits
+        await command(pilot, app, f"/model {OTHER_MODEL}")
+        await wait_for(pilot, lambda: app.agent is not before, "the switch")
+        await wait_for(pilot, lambda: work_finished(app), "the switch to end")
+        after = app.agent
+        assert after is not None
+        assert after.permissions is app.approvals.permissions
+        assert after.permissions.mode == "accept-edits"
+        assert after.queued is before.queued
+        assert after.cap.start == -1.25
+
+
+async def test_a_prompt_sent_during_a_switch_waits_for_it(
+    two_models: ScriptedServer, workspace: Path
+) -> None:
+    """Review finding 6: a prompt sent while /model NAME runs is queued and goes to the new
+    model once the switch is done; it never starts a turn the switch then cancels."""
+    app = make_app(two_models, workspace)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await started(pilot, app)
+        app.run_slash(BY_NAME["model"], OTHER_MODEL)
+        assert app.busy  # from the moment the command starts
+        app.query_one(PromptInput).value = "after the switch"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(two_models.requests) == 1, "the queued prompt's turn")
+        await wait_for(pilot, lambda: work_finished(app), "the turn to end")
+        assert not [n for n in notices(app) if "interrupted" in n]
+    assert [r.body["model"] for r in two_models.requests] == [OTHER_MODEL]
+    assert two_models.requests[0].messages[-1]["content"] == "after the switch"

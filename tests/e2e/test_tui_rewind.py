@@ -7,11 +7,14 @@ from pathlib import Path
 
 import pytest
 from scripted_server import ScriptedServer, Text, ToolCalls
+from textual.widgets import OptionList, SelectionList
 from tui_support import command, exchange, make_app, model, started, wait_for
 
 from tui.screens.rewind import ChangedFilesScreen, RewindScopeScreen, RewindScreen
+from tui.slash_commands import BY_NAME
 from tui.widgets.notice import Notice
 from tui.widgets.prompt_input import PromptInput
+from tui.widgets.task_list import TaskList
 from tui.widgets.user_message import UserMessage
 
 # Slow (the whole TUI under Textual's pilot): left out of the fast set, `pytest -m 'not slow'`.
@@ -100,3 +103,51 @@ async def test_a_file_changed_since_is_asked_about(server: ScriptedServer, works
         await wait_for(pilot, lambda: not (workspace / "x").exists(), "x removed")
         assert (workspace / "y").read_text() == "mine too\n"
         await wait_for(pilot, lambda: any("kept your version of y" in n for n in notices(app)), "y")
+
+
+async def test_markup_in_a_request_or_a_path_is_text_in_the_rewind_screens(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """`[/]` and `[bold]` in a request or a file name are shown as typed (review finding 5:
+    they crashed the app as markup)."""
+    name = "notes[/]x.md"
+    server.fallback = model([write(name, "one\n"), Text("1")])
+    app = make_app(server, workspace, approve_everything=True)
+    async with app.run_test() as pilot:
+        await started(pilot, app)
+        await exchange(pilot, app, "why does x[/] and [bold]y[/bold] fail")
+        (workspace / name).write_text("the user's\n")
+        await command(pilot, app, "/rewind")
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen), "the turn list")
+        await pilot.pause()
+        listing = app.screen.query_one(OptionList)
+        assert "x[/] and [bold]y[/bold]" in str(listing.get_option_at_index(0).prompt)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindScopeScreen), "the question")
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChangedFilesScreen), "the files")
+        await pilot.pause()
+        assert name in str(app.screen.query_one(SelectionList).get_option_at_index(0).prompt)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ChangedFilesScreen), "closed")
+    assert (workspace / name).read_text() == "the user's\n"
+
+
+async def test_undo_refreshes_the_task_list_and_keeps_a_draft(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    plan = [{"content": "STEP ONE", "status": "in_progress"}]
+    server.fallback = model([ToolCalls([("todo_write", {"todos": plan})]), Text("planned")])
+    app = make_app(server, workspace, approve_everything=True)
+    async with app.run_test() as pilot:
+        await started(pilot, app)
+        await exchange(pilot, app, "plan the work")
+        tasks = app.query_one(TaskList)
+        assert tasks.display and [item.content for item in tasks.items] == ["STEP ONE"]
+        prompt = app.query_one(PromptInput)
+        prompt.value = "a draft I am typing"
+        app.run_slash(BY_NAME["undo"], "")  # as the palette runs it: the draft stays
+        await wait_for(pilot, lambda: any("undid turn 1" in n for n in notices(app)), "the undo")
+        assert not tasks.display  # the rewound history has no task list
+        assert prompt.value == "a draft I am typing"
+        assert prompt.past[-1] == "plan the work"  # one ↑ away

@@ -11,9 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from agent.rewind_plan import same_content
+from sessions.checkpoint_store import content_ref
 from tools.git_process import run_git
 from tools.git_snapshots import (
     EXECUTABLE,
+    MAX_SNAPSHOT_FILE_BYTES,
     REGULAR,
     SYMLINK,
     GitSnapshotError,
@@ -170,3 +173,45 @@ def test_a_directory_swapped_for_a_symlink_out_is_not_followed(repo: Path, tmp_p
     assert "dir/f.txt" not in snap.files and snap.files["dir"].mode == SYMLINK
     blob = blob_id((outside / "f.txt").read_bytes(), 40)
     assert shots.missing([blob]) == {blob}
+
+
+def test_a_store_name_and_a_git_name_compare_by_their_bytes(repo: Path, tmp_path: Path) -> None:
+    """What a file tool left (a store hash) and what a command found there next (a git blob)
+    name the same bytes, or not: how a user's edit between the two is seen (rewind plans)."""
+    (repo / "notes.txt").write_bytes(b"pleat draft\n")
+    git_snapshots = snapshots(repo, tmp_path)
+    blob = git_snapshots.take().files["notes.txt"].blob
+    assert same_content(content_ref(b"pleat draft\n"), f"git:{blob}", git_snapshots) is True
+    assert same_content(f"git:{blob}", content_ref(b"edited\n"), git_snapshots) is False
+    assert same_content(content_ref(b"x"), f"git:{blob}", None) is None  # no git: cannot tell
+    assert same_content(None, None, git_snapshots) is True
+    assert same_content(None, content_ref(b"x"), git_snapshots) is False
+
+
+def test_names_git_cannot_take_and_huge_files_are_withheld_not_hashed_one_by_one(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A name with a newline cannot go through `--stdin-paths`, and a huge file would be copied
+    into .git/objects at each change: both are withheld (an undo says so), and the rest is
+    still hashed in one batch (review finding 11: one git call per file took minutes)."""
+    (repo / "weird\nname.txt").write_text("x\n")
+    with (repo / "data.bin").open("wb") as big:
+        big.truncate(MAX_SNAPSHOT_FILE_BYTES + 1)
+    for number in range(50):
+        (repo / f"f{number}.txt").write_text(f"{number}\n")
+    shot = snapshots(repo, tmp_path).take()
+    assert {"weird\nname.txt", "data.bin"} <= shot.withheld
+    assert all(f"f{n}.txt" in shot.files for n in range(50))
+
+
+def test_a_file_gone_since_the_listing_leaves_the_rest_in_one_batch(
+    repo: Path, tmp_path: Path
+) -> None:
+    shots = snapshots(repo, tmp_path)
+    for number in range(20):
+        (repo / f"g{number}.txt").write_text(f"{number}\n")
+    files = [(f"g{n}.txt", (0, 0, 0, 0, 0), "100644") for n in range(20)]
+    (repo / "g7.txt").unlink()  # between the listing and the hashing
+    blobs = shots._hash_files(files)
+    assert blobs[7] is None
+    assert all(blob is not None for n, blob in enumerate(blobs) if n != 7)

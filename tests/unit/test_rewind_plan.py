@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.checkpoints import CheckpointRecorder
+from agent.rewind import parse_rewind
 from agent.rewind_plan import RewindRefused, plan_rewind
 from sessions.messages import Message, ToolCall
 from sessions.redact import KnownSecrets
@@ -184,3 +185,22 @@ async def test_a_request_delivered_within_a_turn_undoes_like_a_turn(
     plan = turns.plan(None)
     assert plan.turn.prompt == "queued meanwhile"
     assert [(r.path, r.target) for r in plan.restores] == [("b.txt", None)]
+
+
+@pytest.mark.parametrize(
+    ("arg", "parsed"),
+    [
+        ("2", (2, "both")),
+        ("2 files", (2, "files")),
+        (" 12  conversation ", (12, "conversation")),
+        ("²", None),  # a digit to str.isdigit, not to int(): was a traceback headless
+        ("٣", None),
+        ("2 everything", None),
+        ("2 files extra", None),
+        ("-1", None),
+        ("9999999", None),
+        ("", None),
+    ],
+)
+def test_rewind_arguments(arg: str, parsed: tuple[int, str] | None) -> None:
+    assert parse_rewind(arg) == parsed

@@ -60,7 +60,7 @@ class ChunkBrowserScreen(Screen[None]):
         yield Label(self._title(), id="chunks-title")
         yield Input(placeholder="search: text or a regex (case ignored)", id="chunk-search")
         with Horizontal(id="chunks-body"):
-            yield OptionList(id="chunk-list")
+            yield OptionList(id="chunk-list", markup=False)  # topics are the model's text
             with VerticalScroll(id="chunk-scroll"):
                 yield Markdown(id="chunk-view")
         yield Footer()

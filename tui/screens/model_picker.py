@@ -61,7 +61,7 @@ class ModelPickerScreen(ModalScreen[Picked | None]):
             yield Label(f"Models (now: {name})", id="model-picker-title")
             yield Input(placeholder="type to filter", id="model-filter")
             yield Label(LOOKING, id="model-picker-state")  # above the list: never cut off
-            yield OptionList(id="model-list")
+            yield OptionList(id="model-list", markup=False)  # names come from servers
 
     def on_mount(self) -> None:
         self.query_one("#model-filter", Input).focus()

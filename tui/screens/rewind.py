@@ -7,6 +7,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList, SelectionList
 from textual.widgets.option_list import Option
@@ -82,6 +83,7 @@ class RewindScreen(ModalScreen[int | None]):
                     for number, turn in enumerate(self.turns, 1)
                 ),
                 classes="rewind-list",
+                markup=False,  # a prompt's "[/]" is text, not markup (nor a crash)
             )
 
     def on_mount(self) -> None:
@@ -171,7 +173,8 @@ class ChangedFilesScreen(ModalScreen[list[str] | None]):
                 markup=False,
             )
             yield SelectionList[str](
-                *((visible(path), path, False) for path in self.paths), classes="rewind-list"
+                *((Content(visible(path)), path, False) for path in self.paths),
+                classes="rewind-list",
             )
             with Horizontal(classes="rewind-buttons"):
                 yield Button("Rewind (r)", id="changed-rewind", variant="primary")

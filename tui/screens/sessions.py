@@ -56,6 +56,7 @@ class SessionsScreen(ModalScreen[str | None]):
             yield OptionList(
                 *(Option(session_label(s, self.current), id=s.id) for s in self.sessions),
                 id="session-list",
+                markup=False,  # a first request's "[/]" is text, not markup
             )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

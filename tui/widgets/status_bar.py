@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Literal
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from agent.headless import kilo
+from agent.fold_line import kilo
 from agent.terminal_text import visible
-from tui.context_report import ContextGauge
 
 if TYPE_CHECKING:
     from sessions.usage import Usage
+    from tui.context_report import ContextGauge
 
 # Separates the fields of the status line.
 SEPARATOR = " · "
