@@ -12,6 +12,7 @@ from agent.agent_compactor import compactor_for
 from agent.agent_definitions import load_definitions
 from agent.checkpoints import make_recorder
 from agent.config import Config
+from agent.hooks import HookRunner
 from agent.llm import LLM
 from agent.loop import Agent
 from agent.permissions import Approver, Permissions
@@ -107,6 +108,13 @@ def build_agent(
         ),
         last_id=session.highest_id,
         permissions=permissions,
+        hooks=HookRunner(
+            config.hooks,
+            workspace,
+            session_id=session.id,
+            transcript_path=session.journal.path,
+            secrets=secrets,  # the key from config.toml too, which no variable names
+        ),
     )
     team.parent = agent
     return agent

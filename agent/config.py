@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.compaction.policy import CompactionPolicy, PolicyError
+from agent.hook_config import HookConfigError, HookSpec, parse_hooks
 from agent.llm import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_REQUEST_TIMEOUT,
@@ -36,6 +37,9 @@ ENV_PREFIX = "PLEAT_"
 ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME", "PLEAT_CRASH_AT"})
 # The one table of settings: the compaction policy.
 COMPACTION = "compaction"
+# The hooks' tables (agent/hook_config.py): commands to run, so config.toml only (an environment
+# variable or a flag is no place to write them).
+HOOKS = "hooks"
 # How errors name the environment as the source of a setting.
 ENVIRONMENT = "environment"
 # Settings that are lists of permission rules. Each source adds to them (file, then environment,
@@ -90,6 +94,9 @@ class Config:
     deny: tuple[str, ...] = ()
     # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
     compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
+    # Commands run at session start, prompts, tool calls, folds and the end of a turn: the
+    # [[hooks.EVENT]] tables (agent/hook_config.py, agent/hooks.py).
+    hooks: tuple[HookSpec, ...] = ()
 
     def model_settings(self) -> ModelSettings:
         if not self.model:
@@ -235,6 +242,9 @@ def _validated(
                 value, source, lambda k: label(f"{COMPACTION}.{k}"), CompactionPolicy
             )
             continue
+        if schema is Config and key == HOOKS:
+            out[key] = _hooks(label(key), value, source)
+            continue
         if key not in kinds:
             known = ", ".join(sorted(label(k) for k in kinds))
             raise ConfigError(f"{source}: unknown setting {label(key)!r} (known: {known})")
@@ -256,6 +266,16 @@ def _validated(
             raise ConfigError(f"{source}: {label(key)} must be {check[1]}, got {quoted(value)}")
         out[key] = coerced
     return out
+
+
+def _hooks(label: str, value: Any, source: str) -> tuple[HookSpec, ...]:
+    """The hooks' tables, from the config file only."""
+    if source in (ENVIRONMENT, "flag"):
+        raise ConfigError(f"{source}: {label}: hooks are set in {config_path()} only")
+    try:
+        return parse_hooks(value)
+    except HookConfigError as error:
+        raise ConfigError(f"{source}: {error}") from None
 
 
 def _rules(label: str, value: Any, source: str, *, written: bool) -> tuple[str, ...]:

@@ -13,9 +13,10 @@ ProviderErrorKind = Literal[
     "context_overflow", "rate_limit", "transient", "auth", "config", "bad_request"
 ]
 # Every failure a front end may be told of: a provider's, or the journal's, a reply cut at the
-# output limit, an empty reply, the tool-iteration cap, the spending cap.
+# output limit, an empty reply, the tool-iteration cap, the spending cap, a prompt a hook blocked.
 ErrorKind = (
-    ProviderErrorKind | Literal["journal", "truncated", "bad_reply", "iteration_cap", "budget"]
+    ProviderErrorKind
+    | Literal["journal", "truncated", "bad_reply", "iteration_cap", "budget", "hook"]
 )
 # Why a fold happens: the context reached the threshold or the message cap, the provider said
 # it overflowed, the user asked (/compact), the UI was idle, a fork hands the work over, or a
@@ -145,6 +146,26 @@ class CompactionFailed:
     message: str
 
 
+@dataclass(frozen=True)
+class HookNotice:
+    """A hook blocked something, fed the model, or failed (reported, then ignored): one line
+    for the user (agent/hook_events.py)."""
+
+    event: str  # the hook event, as Claude Code names it
+    message: str
+    failed: bool = False
+
+
+@dataclass(frozen=True)
+class PromptBlocked:
+    """A UserPromptSubmit hook blocked a prompt (exit 2): it was not sent and is not in the
+    history. `queued`: one the user sent while the turn ran. The front end gives `text` back."""
+
+    text: str
+    message: str
+    queued: bool = False
+
+
 StopReason = Literal["answer", "cancelled", "iteration_cap", "error"]
 
 
@@ -162,6 +183,8 @@ Event = (
     | ToolCallFinished
     | SubagentActivity
     | PromptDelivered
+    | PromptBlocked
+    | HookNotice
     | UsageReported
     | Retrying
     | ErrorEvent

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.events import CompactionDone, CompactionFailed
+from agent.events import CompactionDone, CompactionFailed, HookNotice
 from agent.loop import Agent
 from sessions.messages import Message
 from sessions.store import MAX_FORK_DEPTH, Session, SessionError
@@ -24,8 +24,11 @@ async def fork_session(agent: Agent, parent: Session) -> tuple[Session, list[Mes
             "start a new session instead"
         )
     note = "forked without a fold"
+    hooks_said: list[str] = []  # PreCompact, PostCompact: a line each, after the note
     async for event in agent.compact(reason="fork", focus="handing the work over to a fork"):
-        if isinstance(event, CompactionDone):
+        if isinstance(event, HookNotice):
+            hooks_said.append(event.message)
+        elif isinstance(event, CompactionDone):
             note = f"forked after folding {event.folded_messages} messages into chunk {event.chunk}"
         elif isinstance(event, CompactionFailed):
             note = f"forked without a fold ({event.message})"
@@ -52,4 +55,5 @@ async def fork_session(agent: Agent, parent: Session) -> tuple[Session, list[Mes
         history=history,
     )
     await child.sync()
-    return child, history, f"{note}; new session {child.id} (parent {parent.id}, depth {depth})"
+    note = f"{note}; new session {child.id} (parent {parent.id}, depth {depth})"
+    return child, history, "\n".join([note, *hooks_said])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import io
 import os
 import signal
@@ -20,6 +21,8 @@ from agent.events import (
     CompactionFailed,
     ErrorEvent,
     Event,
+    HookNotice,
+    PromptBlocked,
     SubagentActivity,
     TextDelta,
     ToolCallFinished,
@@ -76,13 +79,18 @@ def render(event: Event, out: TextIO, err: TextIO) -> None:
         err.write(f"  ✗ {line}\n")
     elif isinstance(event, CompactionDone | CompactionFailed):
         err.write(f"⟳ {describe_compaction(event)}\n")
+    elif isinstance(event, HookNotice):  # a hook blocked something, or failed
+        err.write(f"pleat: {event.message}\n")
 
 
 async def run_compact(agent: Agent, session: Session, focus: str, out: TextIO, err: TextIO) -> int:
     """`pleat -p "/compact [focus]"`: fold now and say what happened."""
     last: Event | None = None
     async for event in agent.compact(focus=focus or None):
-        last = event
+        if isinstance(event, HookNotice):
+            render(event, out, err)
+        else:
+            last = event
     assert isinstance(last, CompactionDone | CompactionFailed)
     out.write(describe_compaction(last) + "\n")
     return EXIT_OK if isinstance(last, CompactionDone) else EXIT_FAILED
@@ -145,13 +153,15 @@ async def run_turn(
                 report.event(event)
             done = event if isinstance(event, TurnDone) else done
             wrote_text = wrote_text or isinstance(event, TextDelta)
-            if isinstance(event, ToolCallStarted) and wrote_text:
-                out.write("\n")  # the text before a tool call is a thought; keep the answer apart
+            if isinstance(event, ToolCallStarted | HookNotice) and wrote_text:
+                out.write("\n")  # the text before a tool call (or a Stop hook) is not the answer
                 wrote_text = False
             if isinstance(event, ErrorEvent) and event.kind == "truncated":
                 err.write(f"pleat: note: {event.message}\n")  # a notice; the answer stands
             elif isinstance(event, ErrorEvent):
                 error = event
+            elif isinstance(event, PromptBlocked):  # by a UserPromptSubmit hook: not sent
+                error = ErrorEvent("hook", event.message)
     finally:  # also when interrupted: the next line on the terminal starts clean
         if wrote_text and report is None:
             out.write("\n")
@@ -164,6 +174,16 @@ async def run_turn(
     if error.kind == "budget":
         return EXIT_BUDGET
     return EXIT_CONFIG if error.kind in CONFIG_KINDS else EXIT_FAILED
+
+
+async def after_session_start(
+    agent: Agent, work: Callable[[], Coroutine[Any, Any, int]], err: TextIO
+) -> int:
+    """The session's SessionStart hooks (what they say on `err`), then the run's request or
+    command."""
+    for notice in await agent.hooks.run_session_start():
+        render(notice, sys.stdout, err)
+    return await work()
 
 
 async def until_terminated(work: Coroutine[Any, Any, int]) -> int:
@@ -287,7 +307,7 @@ def run_headless(
         if handler is not None:
             if report is not None:
                 report.start()
-            work = handler(agent, session, focus.strip(), out, errors)
+            work = functools.partial(handler, agent, session, focus.strip(), out, errors)
         else:
             try:
                 custom = custom_prompt(agent, prompt, sys.stderr)
@@ -295,12 +315,20 @@ def run_headless(
                 print(f"pleat: error: {error}", file=sys.stderr)
                 return EXIT_CONFIG
             if custom is None:
-                work = run_turn(agent, prompt, sys.stdout, sys.stderr, report)
+                work = functools.partial(run_turn, agent, prompt, sys.stdout, sys.stderr, report)
             else:
-                work = run_turn(
-                    agent, custom.text, sys.stdout, sys.stderr, report, custom.meta, custom.images
+                work = functools.partial(
+                    run_turn,
+                    agent,
+                    custom.text,
+                    sys.stdout,
+                    sys.stderr,
+                    report,
+                    custom.meta,
+                    custom.images,
                 )
-        code = asyncio.run(until_terminated(work))
+        agent.hooks.session_started("resume" if resume or continue_latest else "startup")
+        code = asyncio.run(until_terminated(after_session_start(agent, work, sys.stderr)))
         if report is not None and handler is not None:
             answer = captured.getvalue().strip()
             failed = None if code == EXIT_OK else (errors.last or f"{command} failed")

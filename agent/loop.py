@@ -25,6 +25,8 @@ from agent.events import (
     TurnDone,
     UsageReported,
 )
+from agent.hook_events import AgentHooks
+from agent.hooks import HookRunner
 from agent.image_parts import Attachments, Images, request_messages
 from agent.llm import LLM, LLMError, LLMReply
 from agent.permissions import Approver, Permissions
@@ -71,6 +73,7 @@ class Agent:
         checkpoints: CheckpointRecorder | None = None,
         last_id: int = 0,
         permissions: Permissions | None = None,
+        hooks: HookRunner | None = None,
     ) -> None:
         self.llm = llm
         self.registry = registry
@@ -100,6 +103,7 @@ class Agent:
         if not history:
             self.add(Message(role="system", content=system_prompt))
         self.compactor = compactor(self) if compactor is not None else None
+        self.hooks = AgentHooks(hooks, self)  # the user's commands at events: agent/hook_events
 
     def new_id(self) -> str:
         """The next stable message id of this session."""
@@ -137,11 +141,17 @@ class Agent:
         """Run one user request (its images: agent/prompt_images.py; `meta` kept with it, e.g.
         the custom command it was expanded from) to its end. Interrupting the consumer (a
         cancellation, or closing it) leaves every tool call with a result."""
+        checked = await self.hooks.prompt_submitted(prompt)  # SessionStart, UserPromptSubmit
+        for event in checked:  # what the hooks said; a blocked prompt ends the turn here
+            yield event
+        if checked and isinstance(checked[-1], TurnDone):
+            return
         request = self.add(msg.user(prompt, images, **(meta or {})))
         if self.checkpoints is not None:
             self.checkpoints.start_turn(request)
         if (note := mode_note(self.permissions.mode, self.history)) is not None:
             self.add(note)  # plan mode (or its end), said with the prompt: agent/plan_mode.py
+        self.hooks.add_context()  # what SessionStart and UserPromptSubmit hooks printed
         if (problem := await self.safe_point()) is not None:
             yield problem
             self._end_without_reply(notes.UNRECORDED_NOTE)
@@ -150,6 +160,8 @@ class Agent:
         try:
             async with aclosing(self._turn()) as turn:  # closed, it stops the calls it runs
                 async for event in turn:
+                    for notice in self.hooks.take_notices():  # what hooks said meanwhile
+                        yield notice
                     yield event
         except BaseException:
             self._close_interrupted_turn()
@@ -162,15 +174,21 @@ class Agent:
         if self.compactor is None:
             yield CompactionFailed(reason, "compaction is not available in this session")
             return
+        focus = await self.hooks.pre_compact(reason, focus)  # PreCompact's stdout joins it
         async for item in self.compactor.summarize(
             self.history, self.registry.schemas(), reason=reason, focus=focus
         ):
+            for notice in self.hooks.take_notices():
+                yield notice
             if isinstance(item, Summarized):  # no await between this and the commit
                 outcome, problem = await self.commits.run(self._commit(item))
                 self.unannounced.clear()
                 if problem is not None:
                     yield problem
                 yield outcome
+                if isinstance(outcome, CompactionDone):  # PostCompact: the chunk is on disk
+                    for notice in await self.hooks.post_compact(outcome, self.compactor.archive):
+                        yield notice
                 continue
             if isinstance(item, UsageReported):
                 self.record_usage(item)
@@ -235,7 +253,7 @@ class Agent:
     async def _turn(self) -> AsyncGenerator[Event, None]:
         for iteration in range(1, self.max_tool_iterations + 1):
             if iteration > 1:  # prompts the user sent meanwhile: this call reads them
-                for delivered in await self.queued.deliver(self.add, self._attach):
+                for delivered in await self.hooks.deliver_queued(self._attach):
                     yield delivered
             reply: LLMReply | None = None
             recoveries = 0
@@ -310,8 +328,11 @@ class Agent:
             if cut:
                 yield ErrorEvent("truncated", notes.TRUNCATED_MESSAGE)
             if not reply.tool_calls:
-                yield TurnDone("answer", text=reply.text, iterations=iteration)
-                return
+                if (nudge := await self.hooks.stop(reply.text)) is None:
+                    yield TurnDone("answer", text=reply.text, iterations=iteration)
+                    return
+                self.add(nudge)  # a Stop hook asked to go on (agent/hook_events.py)
+                continue
             calls = ReplyCalls(self, reply.tool_calls, cut, self._run_tool)  # task: side by side
             async with aclosing(calls.run()) as events:
                 async for event in events:
@@ -337,22 +358,25 @@ class Agent:
         return tool_context(self.context, self.compactor, self.history, calls)
 
     async def _run_tool(self, call: ToolCall, calls: int = 1) -> ToolOutput:
-        """Validate, check the permissions (agent/permissions.py), run. Every failure becomes a
-        result."""
+        """Validate, PreToolUse hooks, check the permissions (agent/permissions.py), run,
+        PostToolUse hooks. Every failure becomes a result."""
         tool = self.registry.get(call.name)
         context = self.tool_context(calls)
-        if tool is not None:
-            try:
-                args = validate_arguments(tool, call.arguments)
-            except ToolError as error:
-                return ToolOutput(str(error), is_error=True)
-            refusal = await self.permissions.check(tool, args, context, self.approve)
-            if refusal is not None:
-                return ToolOutput(refusal, is_error=True)
-            if self.checkpoints is not None and not tool.read_only:  # what it changes
-                run = functools.partial(self.registry.dispatch, call.name, call.arguments, context)
-                return await self.checkpoints.around(call, tool, args, run)
-        return await self.registry.dispatch(call.name, call.arguments, context)
+        run = functools.partial(self.registry.dispatch, call.name, call.arguments, context)
+        if tool is None:
+            return await run()  # the registry's "unknown tool" result
+        try:
+            args = validate_arguments(tool, call.arguments)
+        except ToolError as error:
+            return ToolOutput(str(error), is_error=True)
+        if (blocked := await self.hooks.pre_tool_use(call, args, context)) is not None:
+            return blocked
+        refusal = await self.permissions.check(tool, args, context, self.approve)
+        if refusal is not None:
+            return ToolOutput(refusal, is_error=True)
+        checkpoints = None if tool.read_only else self.checkpoints  # what it changes, for /undo
+        output = await (checkpoints.around(call, tool, args, run) if checkpoints else run())
+        return await self.hooks.post_tool_use(call, args, output, context)
 
     def _end_without_reply(self, note: str) -> None:
         """Close a turn whose model call failed, keeping user/assistant alternation."""

@@ -45,16 +45,34 @@ class PromptQueue:
         taken, self._prompts = self._prompts, []
         return taken
 
+    def take_if_first(self, prompts: Sequence[str]) -> bool:
+        """Take `prompts` out if they still wait at the head of the queue (a hook was checking
+        them, and nothing took them back meanwhile); whether they were taken."""
+        count = len(prompts)
+        if not count or tuple(self._prompts[:count]) != tuple(prompts):
+            return False
+        del self._prompts[:count]
+        return True
+
     async def deliver(
-        self, add: Callable[[Message], Message], attach: Callable[[str], Awaitable[Attached]]
+        self,
+        add: Callable[[Message], Message],
+        attach: Callable[[str], Awaitable[Attached]],
+        checked: Sequence[str] | None = None,
     ) -> list[PromptDelivered]:
         """Append the waiting prompts to the history (through `add`) as one user message marked
         `queued` (one: a history never holds two user messages in a row), with the images they
         name (`attach`: agent/prompt_images.py), as a prompt sent alone has them; its event, for
-        the front end to show where it landed, or none when nothing waits."""
-        if not self._prompts:
+        the front end to show where it landed, or none when nothing waits. `checked`: only
+        those prompts (a UserPromptSubmit hook passed them), if they still wait first; the rest
+        waits for the next step."""
+        if checked is not None:
+            prompts = list(checked) if self.take_if_first(checked) else []
+        else:
+            prompts = self.take_all()
+        if not prompts:
             return []
-        text = joined(self.take_all())
+        text = joined(prompts)
         attached = await attach(text)
         message = add(msg.user(text, attached.images, queued=True))
         labels = tuple(image.label() for image in attached.images)

@@ -143,6 +143,7 @@ class Subagents:
             images=session.images,
             checkpoints=checkpoints.for_subagent(f"{session.id}/") if checkpoints else None,
             permissions=parent.permissions,
+            hooks=parent.hooks.runner,  # a PreToolUse guard holds for sub-agents' calls too
         )
         agent.cap = parent.cap.sharing(llm)
         return agent

@@ -12,6 +12,7 @@ from tui.host import Host
 from tui.modes import show_rule_problems
 
 if TYPE_CHECKING:
+    from agent.loop import Agent
     from agent.model_discovery import FoundModel
     from sessions.messages import Message
 
@@ -30,7 +31,8 @@ async def start(host: Host) -> None:
         host.opened.set()
         await host.conversation.add_markdown(host.unavailable, "help")
         return
-    await show_session(host, history, notes, count=False)
+    source = "startup" if history is None else "resume"
+    await show_session(host, history, notes, source=source, count=False)
     if found is not None:
         await host.conversation.add_notice(found_note(found))
     await show_rule_problems(host)
@@ -68,11 +70,13 @@ async def show_session(
     history: list[Message] | None = None,
     notes: list[str] | None = None,
     *,
+    source: str,
     count: bool = True,
 ) -> None:
     """Show the open session (at start, and after /new, /resume, /fork): its conversation
     (when given), its id and model, its meter (`count`: now, in a thread; at start-up the
-    warm-up counts it)."""
+    warm-up counts it); start its SessionStart hooks (`source`: "startup", "resume", "clear"
+    for /new, "fork") in the background (a prompt sent meanwhile waits for them)."""
     from agent.prompt import project_instructions
     from tui.transcript import describer, entries_from_history
 
@@ -92,9 +96,18 @@ async def show_session(
     host.status.cost = agent.usage.cost  # the session's bill so far, from its journal
     limit = agent.cap.limit
     host.status.cap = None if limit is None else (limit, agent.cap.start)
+    agent.hooks.session_started(source)
+    host.start_background(session_start_hooks(host, agent))
     if count:
         await refresh_meter_soon(host)
     host.idle.arm()
+
+
+async def session_start_hooks(host: Host, agent: Agent) -> None:
+    """The session's SessionStart hooks (unless its first prompt ran them already), and what
+    they said, as notices."""
+    for notice in await agent.hooks.run_session_start():
+        await host.conversation.add_notice(notice.message, "error" if notice.failed else "note")
 
 
 def show_tasks(host: Host) -> None:

@@ -115,7 +115,7 @@ async def _start_with(host: Host, model: FoundModel) -> None:
         await host.conversation.add_notice(f"cannot start with {model.name}: {error}", "error")
         return
     host.unavailable = None
-    await lifecycle.show_session(host, [])
+    await lifecycle.show_session(host, [], source="startup")
     host.start_background(lifecycle.warm_up(host))  # the meter, and idle folds
     await host.conversation.add_notice(
         f"model: {visible(model.name)} (a new session; Ctrl+S in /model saves it as the default)"

@@ -44,6 +44,12 @@ def put_back(host: Host) -> None:
     host.notify(f"{count} not sent: back in the prompt")
 
 
+def give_back(host: Host, text: str) -> None:
+    """A prompt a hook blocked: back into the input, before whatever is being typed, unsent."""
+    draft = host.prompt.text
+    host.prompt.value = joined([text, draft] if draft.strip() else [text])
+
+
 def take_all_with(host: Host, text: str) -> str:
     """A prompt sent when nothing runs: anything still queued goes first, in one prompt."""
     prompts = host.agent.queued.take_all() if host.agent is not None else []

@@ -103,12 +103,12 @@ async def resume(host: Host, wanted: str) -> None:
     except (SessionError, SessionBusy) as error:
         await host.conversation.add_notice(f"cannot resume: {error}", "error")
         return
-    await lifecycle.show_session(host, history, notes)
+    await lifecycle.show_session(host, history, notes, source="resume")
 
 
 async def new(host: Host, _: str) -> None:
     await asyncio.to_thread(_controller(host).new)
-    await lifecycle.show_session(host, [])
+    await lifecycle.show_session(host, [], source="clear")
 
 
 async def model(host: Host, name: str) -> None:

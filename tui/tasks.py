@@ -6,7 +6,9 @@ import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
-from agent.events import FoldReason
+from textual.widget import Widget
+
+from agent.events import FoldReason, PromptBlocked
 from agent.fork import ForkRefused
 from agent.loop import Agent
 from agent.model_discovery import FoundModel
@@ -57,13 +59,23 @@ async def run_turn(
 ) -> None:
     """One request, with the images it names (or `images_from` names); the agent keeps its
     history valid when this worker is cancelled. A custom command's request (`meta`: what was
-    typed, the command's file) shows as typed, its expanded text in a collapsed block."""
+    typed, the command's file) shows as typed, its expanded text in a collapsed block. A prompt
+    a hook blocks leaves the conversation and goes back into the input."""
+    request: Widget | None = None
+
+    async def give_back(blocked: PromptBlocked) -> None:
+        if not blocked.queued and request is not None:
+            await host.conversation.drop(request)
+        typed = None if blocked.queued else (meta or {}).get(TYPED_KEY)
+        queued.give_back(host, typed or blocked.text)  # a custom command: as it was typed
+
     view = TurnView(
         host.conversation,
         host.status,
         lambda: lifecycle.refresh_meter(host),
         delivered=lambda: queued.show(host),
         tasks=lambda: lifecycle.show_tasks(host),
+        blocked=give_back,
     )
     host.status.state = THINKING
     try:
@@ -71,7 +83,7 @@ async def run_turn(
         attached = await attach_images(named, agent.context.workspace, agent.attachments)
         typed = (meta or {}).get(TYPED_KEY)
         labels = tuple(i.label() for i in attached.images)
-        await host.conversation.add_user(typed or text, labels)
+        request = await host.conversation.add_user(typed or text, labels)
         if meta is not None and typed:
             await host.conversation.add_expansion(meta.get(SOURCE_KEY, ""), text)
         for note in attached.notes:
@@ -124,7 +136,7 @@ async def run_fork(host: Host) -> None:
     finally:
         host.status.state = "idle"
     await host.conversation.add_notice(note)
-    await lifecycle.show_session(host)
+    await lifecycle.show_session(host, source="fork")
 
 
 async def run_model_switch(host: Host, model: FoundModel) -> None:

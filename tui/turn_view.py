@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from agent.events import (
     CompactionDone,
@@ -10,6 +10,8 @@ from agent.events import (
     CompactionStarted,
     ErrorEvent,
     Event,
+    HookNotice,
+    PromptBlocked,
     PromptDelivered,
     Retrying,
     SubagentActivity,
@@ -51,7 +53,8 @@ class TurnView:
     """The widgets of one turn: the reply being streamed, the open tool blocks, the fold line
     of a compaction in progress. `changed` is called when the context size may have moved,
     `delivered` when a queued prompt reached the history, `tasks` when the task list may have
-    changed (a todo_write call finished)."""
+    changed (a todo_write call finished), `blocked` when a hook blocked a prompt (to give it
+    back)."""
 
     def __init__(
         self,
@@ -62,12 +65,14 @@ class TurnView:
         busy_state: str = THINKING,
         delivered: Callable[[], None] = lambda: None,
         tasks: Callable[[], None] = lambda: None,
+        blocked: Callable[[PromptBlocked], Awaitable[None]] | None = None,
     ) -> None:
         self.conversation = conversation
         self.status = status
         self.changed = changed
         self.delivered = delivered
         self.tasks = tasks
+        self.blocked = blocked
         self.busy_state = busy_state
         self.reply: AssistantMessage | None = None
         self.thinking: ThinkingBlock | None = None
@@ -123,6 +128,12 @@ class TurnView:
             self.status.state = f"retrying (attempt {event.attempt})"
         elif isinstance(event, ErrorEvent):
             await self.conversation.add_notice(event.message, "error")
+        elif isinstance(event, HookNotice):
+            await self.conversation.add_notice(event.message, "error" if event.failed else "note")
+        elif isinstance(event, PromptBlocked):
+            await self.conversation.add_notice(event.message, "error")
+            if self.blocked is not None:
+                await self.blocked(event)
         elif isinstance(event, CompactionStarted):
             self.fold = await self.conversation.add_fold(running_text(event))
             self.status.state, self.status.folding = COMPACTING, "running"

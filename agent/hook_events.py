@@ -1,0 +1,294 @@
+"""What each hook event means to the agent: when it runs, what it is told, what a block does
+(exit 2, or Claude Code's JSON answer: agent.hooks.HookRun).
+
+- SessionStart: a session opens (source startup, resume, clear for /new, fork). Exit 2: stderr
+  to the user. Stdout (exit 0): context for the model.
+- UserPromptSubmit: before a prompt enters the history (a queued one too, when delivered).
+  Exit 2: the prompt is not sent, stderr to the user. Stdout: context for the model.
+- PreToolUse: after a call's arguments validate, before the permission check (so it blocks in
+  full-auto too). Exit 2: the tool does not run; its stderr is the call's error result.
+- PostToolUse: after a tool ran. Exit 2: its stderr is added to the result the model reads.
+- PreCompact: before a fold's compression call. Exit 2: stderr to the user (the fold goes on,
+  or the context would overflow). Stdout: added to the fold's focus.
+- PostCompact: after a fold committed (its chunk on disk). Exit 2: stderr to the user.
+- Stop: a turn ends with an answer. Exit 2: the turn goes on with stderr as the model's next
+  input, at most MAX_STOP_CONTINUATIONS times a turn.
+
+Any other exit code, a time-out or a command that cannot start is one line to the user and is
+otherwise ignored. Context for the model is an injected user message after the prompt, never a
+change of the system prompt (the provider's cache holds). Every text a hook gives the model is
+cut to the tool-output budget; lines for the user to agent.hooks.HOOK_NOTICE_CHARS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal, Protocol
+
+from agent.events import (
+    CompactionDone,
+    Event,
+    FoldReason,
+    HookNotice,
+    PromptBlocked,
+    TurnDone,
+)
+from agent.hooks import HookRun, HookRunner, one_line, tool_subjects
+from agent.permissions import Permissions
+from agent.prompt_images import Attached
+from agent.prompt_queue import PromptQueue, joined
+from sessions import messages as msg
+from sessions.archive import ChunkArchive
+from sessions.messages import Message, ToolCall, is_summary
+from tools.base import ToolContext, ToolOutput
+from tools.output_budget import clip_to_budget
+from tools.output_guard import keep_within_budget
+
+# Times one turn may go on because a Stop hook exited 2: a check that still fails after three
+# more rounds of work needs the user, and each round costs model calls. Claude Code leaves the
+# bound to the hook (`stop_hook_active`); pleat tells the hook too, and stops anyway.
+MAX_STOP_CONTINUATIONS = 3
+# Fold reasons the user asked for (Claude Code's trigger "manual"); the others are "auto".
+MANUAL_REASONS = frozenset({"manual", "fork", "model_switch"})
+# What the model reads before a hook's words, so it knows who speaks.
+CONTEXT_HEADER = "[pleat: context added by the user's hooks]"
+STOP_HEADER = "[pleat: a Stop hook asks you to go on before ending the turn]"
+BLOCKED_HEADER = "[blocked by a PreToolUse hook] "
+FEEDBACK_HEADER = "[a PostToolUse hook says] "
+
+
+def _said(runs: Sequence[HookRun], what: Literal["reason", "context"] = "reason") -> str:
+    """Why the blocking hooks block, or what the others added for the model, joined."""
+    if what == "reason":
+        parts = [run.reason for run in runs if run.blocked]
+    else:
+        parts = [run.context for run in runs]
+    return "\n".join(part for part in parts if part)
+
+
+class HookedAgent(Protocol):
+    """What the hooks use of their agent (agent.loop.Agent): the permission mode (Shift+Tab
+    changes it), what one tool result may take of the window now, the prompts queued, and
+    the way into its history."""
+
+    permissions: Permissions
+    queued: PromptQueue
+
+    def tool_context(self, calls: int = 1) -> ToolContext: ...
+
+    def add(self, message: Message) -> Message: ...
+
+
+class AgentHooks:
+    """The hook events of one agent. Without a runner (no hooks configured) every method is a
+    no-op. Lines for the user gather in `notices`; the loop yields them at its next event."""
+
+    def __init__(self, runner: HookRunner | None, agent: HookedAgent) -> None:
+        self.runner = runner if runner is not None and runner.specs else None
+        self.agent = agent
+        self.notices: list[HookNotice] = []
+        self._start: str | None = None  # the source of a SessionStart not run yet
+        self._start_gate = asyncio.Lock()  # a turn waits for a SessionStart in progress
+        self._context: list[str] = []  # stdout for the model, added after the next prompt
+        self._stops = 0  # Stop continuations in this turn
+
+    def has(self, event: str) -> bool:
+        return self.runner is not None and self.runner.has(event)
+
+    def take_notices(self) -> list[HookNotice]:
+        taken, self.notices = self.notices, []
+        return taken
+
+    async def _run(
+        self, event: str, fields: dict[str, Any], subjects: Sequence[str] = ()
+    ) -> list[HookRun]:
+        """Run the event's hooks; each failure becomes a notice."""
+        if self.runner is None:
+            return []
+        runs = await self.runner.run(event, self.agent.permissions.mode, fields, subjects)
+        self.notices += [HookNotice(event, r.failure(), failed=True) for r in runs if r.failed]
+        return runs
+
+    def _tell_user(self, event: str, runs: Sequence[HookRun], what: str = "") -> None:
+        """Exit 2 where nothing can be blocked: its stderr, as a line for the user."""
+        for run in runs:
+            if run.blocked:
+                said = one_line(run.reason) or "(no message)"
+                self.notices.append(HookNotice(event, f"{run.spec.name}{what}: {said}"))
+
+    def _for_model(self, text: str) -> str:
+        return clip_to_budget(text, self.agent.tool_context().budget)
+
+    # -- SessionStart ----------------------------------------------------------------------
+
+    def session_started(self, source: str) -> None:
+        """A session opened ("startup", "resume", "clear" for /new, "fork"): its SessionStart
+        hooks run once, from run_session_start or, if a prompt comes first, before it."""
+        self._start = source if self.has("SessionStart") else None
+
+    async def run_session_start(self) -> list[HookNotice]:
+        """Run a pending SessionStart (once); the lines it has for the user."""
+        if self._start is None and not self._start_gate.locked():
+            return []  # none pending, none running (a prompt waits for one that runs)
+        async with self._start_gate:
+            source, self._start = self._start, None
+            if source is None:
+                return []
+            earlier = self.take_notices()
+            runs = await self._run("SessionStart", {"source": source}, (source,))
+            self._tell_user("SessionStart", runs)
+            if added := _said(runs, "context"):
+                self._context.append(added)
+            mine, self.notices = self.notices, earlier
+            return mine
+
+    # -- UserPromptSubmit ------------------------------------------------------------------
+
+    async def prompt_submitted(self, prompt: str) -> list[Event]:
+        """A turn starts: a pending SessionStart first, then UserPromptSubmit. The events to
+        show first: what the hooks said and, for a blocked prompt, PromptBlocked and the
+        turn's end."""
+        self._stops = 0
+        self.notices += await self.run_session_start()
+        blocked = await self._check_prompt(prompt)
+        events: list[Event] = list(self.take_notices())
+        if blocked is not None:
+            events += [PromptBlocked(prompt, blocked), TurnDone("error")]
+        return events
+
+    async def _check_prompt(self, prompt: str) -> str | None:
+        runs = await self._run("UserPromptSubmit", {"prompt": prompt})
+        blocking = [run for run in runs if run.blocked]
+        if blocking:
+            said = one_line(_said(blocking)) or "(no message)"
+            return f"prompt not sent: {blocking[0].spec.name} blocked it: {said}"
+        if added := _said(runs, "context"):
+            self._context.append(added)
+        return None
+
+    def add_context(self) -> None:
+        """Hook output for the model, as an injected message after the prompt (if any)."""
+        if not self._context:
+            return
+        text, self._context = "\n\n".join(self._context), []
+        body = self._for_model(f"{CONTEXT_HEADER}\n{text}")
+        self.agent.add(msg.user(body, injected=True, hook="context"))
+
+    async def deliver_queued(self, attach: Callable[[str], Awaitable[Attached]]) -> list[Event]:
+        """The prompts queued while the turn ran (with the images they name: `attach`), checked
+        by UserPromptSubmit (as one, the way they are sent), then delivered, or given back
+        blocked. A queue changed while the hook ran is left for the next step (checked again
+        then)."""
+        queue, add = self.agent.queued, self.agent.add
+        if not self.has("UserPromptSubmit") or not len(queue):
+            return list(await queue.deliver(add, attach))
+        waiting = queue.prompts
+        text = joined(waiting)
+        blocked = await self._check_prompt(text)
+        if blocked is not None:
+            return (
+                [PromptBlocked(text, blocked, queued=True)] if queue.take_if_first(waiting) else []
+            )
+        delivered: list[Event] = list(await queue.deliver(add, attach, checked=waiting))
+        if delivered:
+            self.add_context()
+        self._context = []  # for prompts the queue no longer holds as checked: checked again
+        return delivered
+
+    # -- PreToolUse, PostToolUse -----------------------------------------------------------
+
+    async def pre_tool_use(
+        self, call: ToolCall, args: dict[str, Any], ctx: ToolContext
+    ) -> ToolOutput | None:
+        """The error result of a call a hook blocked (its stderr, cut to the budget), or None
+        when the call may go on (to the permission check)."""
+        fields = {"tool_name": call.name, "tool_input": args, "tool_use_id": call.id}
+        runs = await self._run("PreToolUse", fields, tool_subjects(call.name))
+        blocking = [run for run in runs if run.blocked]
+        if not blocking:
+            return None
+        said = _said(blocking) or "(the hook gave no reason)"
+        line = f"{blocking[0].spec.name} blocked {call.name}: {one_line(said)}"
+        self.notices.append(HookNotice("PreToolUse", line))
+        output = ToolOutput(BLOCKED_HEADER + said, is_error=True, meta={"hook": "PreToolUse"})
+        return await asyncio.to_thread(keep_within_budget, output, ctx)
+
+    async def post_tool_use(
+        self, call: ToolCall, args: dict[str, Any], output: ToolOutput, ctx: ToolContext
+    ) -> ToolOutput:
+        """The result, with what a hook that exited 2 said added for the model."""
+        fields = {
+            "tool_name": call.name,
+            "tool_input": args,
+            "tool_use_id": call.id,
+            "tool_response": {"output": output.text, "is_error": output.is_error},
+        }
+        runs = await self._run("PostToolUse", fields, tool_subjects(call.name))
+        said = _said(runs)
+        if not said:
+            return output
+        self._tell_user("PostToolUse", runs, f" on {call.name} (told the model)")
+        text = f"{output.text}\n{FEEDBACK_HEADER}{said}"
+        return await asyncio.to_thread(
+            keep_within_budget, dataclasses.replace(output, text=text), ctx
+        )
+
+    # -- PreCompact, PostCompact -----------------------------------------------------------
+
+    async def pre_compact(self, reason: FoldReason, focus: str | None) -> str | None:
+        """The fold's focus, with what the hooks printed added to it."""
+        trigger = "manual" if reason in MANUAL_REASONS else "auto"
+        fields = {"trigger": trigger, "reason": reason, "custom_instructions": focus or ""}
+        runs = await self._run("PreCompact", fields, (trigger, reason))
+        self._tell_user("PreCompact", runs)
+        added = _said(runs, "context")
+        if not added:
+            return focus
+        return "\n".join(part for part in (focus, self._for_model(added)) if part)
+
+    async def post_compact(self, done: CompactionDone, archive: ChunkArchive) -> list[HookNotice]:
+        """Tell the hooks what the fold wrote (the chunk's path, the summary); what they said."""
+        if not self.has("PostCompact"):
+            return []
+        trigger = "manual" if done.reason in MANUAL_REASONS else "auto"
+        summary = next((m.meta.get("summary", "") for m in done.history if is_summary(m)), "")
+        fields = {
+            "trigger": trigger,
+            "reason": done.reason,
+            "chunk": done.chunk,
+            "chunk_path": str(archive.path(done.chunk)),
+            "merged": done.merged,
+            "summary": summary,
+            "compact_summary": summary,  # Claude Code's name for it
+            "folded_messages": done.folded_messages,
+            "tokens_before": done.tokens_before,
+            "tokens_after": done.tokens_after,
+        }
+        runs = await self._run("PostCompact", fields, (trigger, done.reason))
+        self._tell_user("PostCompact", runs)
+        return self.take_notices()
+
+    # -- Stop ------------------------------------------------------------------------------
+
+    async def stop(self, answer: str) -> Message | None:
+        """The turn ended with `answer`: the message that makes it go on (a Stop hook exited
+        2), or None when it ends."""
+        if not self.has("Stop"):
+            return None
+        fields = {"stop_hook_active": self._stops > 0, "last_assistant_message": answer}
+        runs = await self._run("Stop", fields)
+        blocking = [run for run in runs if run.blocked]
+        if not blocking:
+            return None
+        said = _said(blocking) or "(the hook gave no reason)"
+        name = blocking[0].spec.name
+        if self._stops >= MAX_STOP_CONTINUATIONS:
+            line = f"{name} asked to go on again ({self._stops} times this turn); it ends here"
+            self.notices.append(HookNotice("Stop", f"{line}: {one_line(said)}"))
+            return None
+        self._stops += 1
+        self.notices.append(HookNotice("Stop", f"{name}: the turn goes on: {one_line(said)}"))
+        body = self._for_model(f"{STOP_HEADER}\n{said}")
+        return msg.user(body, injected=True, hook="Stop")

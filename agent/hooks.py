@@ -1,0 +1,329 @@
+"""The hook runner: the configured commands of one event, each given the event as JSON on stdin.
+
+Every hook runs by `/bin/sh -c` in the workspace, in its own process group, with the commands'
+environment (tools/shell.py: no variable named like a secret, none holding one) plus
+PLEAT_PROJECT_DIR and CLAUDE_PROJECT_DIR set to the workspace, as Claude Code sets the latter.
+Past its time limit the whole group is killed. Of its stdout and stderr at most
+MAX_HOOK_OUTPUT_BYTES each are kept (the rest is read and counted, so a flooding hook never
+blocks on a full pipe), decoded, and made terminal-safe (agent/terminal_text.py) before anyone
+reads them. What the outcome means for the agent is agent/hook_events.py's business.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import os
+import signal
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.hook_config import HookSpec
+from agent.terminal_text import visible
+from tools.shell import command_environment
+
+# Bytes kept of each of a hook's stdout and stderr: what a hook says is a reason, a lint report
+# or a little context; 64 KiB (a pipe buffer's worth) holds a long report whole. What the model
+# reads of it is then cut to the tool-output budget (agent/hook_events.py).
+MAX_HOOK_OUTPUT_BYTES = 64 * 1024
+# Bytes per pipe read.
+READ_CHUNK_BYTES = 65_536
+# Seconds to wait for a hook's pipes to close after its shell exited: a pipe is drained in
+# milliseconds, so longer means a background process it started holds them (it is killed).
+DRAIN_SECONDS = 2.0
+# Seconds to wait for a killed hook's shell to be reaped.
+REAP_SECONDS = 5.0
+# The names a Claude Code matcher gives pleat's tools, so `matcher = "Bash"` or `"Edit|Write"`
+# carries over: a hook matches a tool by either name.
+CLAUDE_TOOL_NAMES = {
+    "run_command": "Bash",
+    "read_file": "Read",
+    "write_file": "Write",
+    "edit_file": "Edit",
+    "glob": "Glob",
+    "grep": "Grep",
+    "list_dir": "LS",
+    "todo_write": "TodoWrite",
+    "exit_plan_mode": "ExitPlanMode",
+    "web_fetch": "WebFetch",
+    "task": "Task",
+}
+# Exit codes with a meaning: 0 goes on, 2 blocks (what it blocks depends on the event).
+EXIT_GO_ON, EXIT_BLOCK = 0, 2
+# Characters of a hook's words in a line for the user: a reason with a path or two, on two
+# lines of a terminal; the model gets the whole (budgeted) text.
+HOOK_NOTICE_CHARS = 400
+
+
+def one_line(text: str, limit: int = HOOK_NOTICE_CHARS) -> str:
+    """`text` on one line, cut to `limit` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+@dataclass(frozen=True)
+class HookRun:
+    """How one hook ended: its exit code (None: it did not finish), its output (bounded and
+    terminal-safe), and why it did not finish, if it did not.
+
+    A hook says "block" by exiting 2 with a reason on stderr, or, as Claude Code also reads,
+    by exiting 0 with a JSON answer on stdout: `{"decision": "block", "reason": ...}`, or
+    `{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": ...}}`;
+    `hookSpecificOutput.additionalContext` is then its context. Other fields of the answer
+    (an "allow" that would skip the permission check among them) are not read."""
+
+    spec: HookSpec
+    exit_code: int | None
+    stdout: str = ""
+    stderr: str = ""
+    problem: str = ""  # "timed out after 60 s", "cannot start: ...", "killed by signal 9"
+
+    @functools.cached_property
+    def answer(self) -> dict[str, Any]:
+        """Claude Code's JSON answer (exit 0, stdout one JSON object), or {}."""
+        text = self.stdout.strip()
+        if self.exit_code != EXIT_GO_ON or not text.startswith("{"):
+            return {}
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def _specific(self, key: str) -> Any:
+        specific = self.answer.get("hookSpecificOutput")
+        return specific.get(key) if isinstance(specific, dict) else None
+
+    @property
+    def blocked(self) -> bool:
+        if self.exit_code == EXIT_BLOCK:
+            return True
+        denied = self._specific("permissionDecision") == "deny"
+        return denied or self.answer.get("decision") == "block"
+
+    @property
+    def reason(self) -> str:
+        """Why a blocking hook blocks: its stderr, or its JSON answer's reason."""
+        if self.exit_code == EXIT_BLOCK:
+            return self.stderr.strip()
+        found = self._specific("permissionDecisionReason") or self.answer.get("reason")
+        return visible(found.strip()) if isinstance(found, str) else ""
+
+    @property
+    def context(self) -> str:
+        """What a hook that went on printed for the model: its stdout, or its JSON answer's
+        additionalContext."""
+        if self.exit_code != EXIT_GO_ON or self.blocked:
+            return ""
+        if not self.answer:
+            return self.stdout.strip()
+        found = self._specific("additionalContext")
+        return visible(found.strip()) if isinstance(found, str) else ""
+
+    @property
+    def failed(self) -> bool:
+        """Neither 0 nor 2: reported, and otherwise ignored."""
+        return self.exit_code not in (EXIT_GO_ON, EXIT_BLOCK)
+
+    def failure(self) -> str:
+        """One line on a failed hook: what happened and the start of what it said."""
+        what = self.problem or f"exited with {self.exit_code}"
+        said = one_line(self.stderr)
+        return f"{self.spec.name} {what}" + (f": {said}" if said else "")
+
+
+def hook_environment(workspace: Path, secrets: Iterable[str] = ()) -> dict[str, str]:
+    """The commands' environment, less any variable whose value holds one of `secrets` (the
+    API key from config.toml, which no variable names), plus the project directory."""
+    known = [secret for secret in secrets if secret]
+    env = {
+        name: value
+        for name, value in command_environment().items()
+        if not any(secret in value for secret in known)
+    }
+    env["PLEAT_PROJECT_DIR"] = env["CLAUDE_PROJECT_DIR"] = str(workspace)
+    return env
+
+
+class HookRunner:
+    """The hooks of one session: runs those of an event that match, concurrently (as Claude
+    Code does), each with the event's JSON on stdin."""
+
+    def __init__(
+        self,
+        specs: Sequence[HookSpec],
+        workspace: Path,
+        *,
+        session_id: str,
+        transcript_path: Path | None,
+        secrets: Iterable[str] = (),
+    ) -> None:
+        self.specs = tuple(specs)
+        self.workspace = workspace
+        self.session_id = session_id
+        self.transcript_path = transcript_path
+        self.secrets = tuple(secrets)
+
+    def has(self, event: str) -> bool:
+        return any(spec.event == event for spec in self.specs)
+
+    def matching(self, event: str, subjects: Sequence[str] = ()) -> list[HookSpec]:
+        return [s for s in self.specs if s.event == event and s.matcher.matches(subjects)]
+
+    def payload(self, event: str, mode: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """The JSON object a hook reads: Claude Code's common fields, then the event's."""
+        return {
+            "session_id": self.session_id,
+            "transcript_path": str(self.transcript_path) if self.transcript_path else None,
+            "cwd": str(self.workspace),
+            "hook_event_name": event,
+            "permission_mode": mode,
+            **fields,
+        }
+
+    async def run(
+        self, event: str, mode: str, fields: Mapping[str, Any], subjects: Sequence[str] = ()
+    ) -> list[HookRun]:
+        """Run every hook of `event` whose matcher selects one of `subjects`; their outcomes in
+        the configuration's order (none: nothing matched)."""
+        specs = self.matching(event, subjects)
+        if not specs:
+            return []
+        # ASCII JSON (any character escaped): valid whatever the text holds; `str` for a value
+        # JSON has no form for, so an odd tool argument never stops the hooks.
+        data = json.dumps(self.payload(event, mode, fields), default=str).encode("ascii")
+        env = hook_environment(self.workspace, self.secrets)
+        runs = [run_hook(spec, data, self.workspace, env) for spec in specs]
+        return list(await asyncio.gather(*runs))
+
+
+def tool_subjects(name: str) -> tuple[str, ...]:
+    """The names a matcher may select a tool by: pleat's, and Claude Code's where it has one."""
+    alias = CLAUDE_TOOL_NAMES.get(name)
+    return (name, alias) if alias else (name,)
+
+
+async def run_hook(spec: HookSpec, stdin: bytes, cwd: Path, env: Mapping[str, str]) -> HookRun:
+    """Run one hook to its end, its time limit, or the caller's cancellation (which kills it
+    and is raised again)."""
+    out_read, out_write = os.pipe()
+    err_read, err_write = os.pipe()
+    # Our own pipes for its output, not PIPE: asyncio's Process.wait() also waits for those to
+    # close, which a background process the hook started could keep open for ever.
+    try:
+        process = await asyncio.create_subprocess_exec(
+            "/bin/sh",
+            "-c",
+            spec.command,
+            cwd=cwd,
+            env=dict(env),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=out_write,
+            stderr=err_write,
+            start_new_session=True,
+        )
+    except OSError as error:
+        os.close(out_read)
+        os.close(err_read)
+        return HookRun(spec, None, problem=f"cannot start: {error.strerror or error}")
+    finally:
+        os.close(out_write)
+        os.close(err_write)
+    return await _supervise(spec, process, stdin, out_read, err_read)
+
+
+async def _supervise(
+    spec: HookSpec,
+    process: asyncio.subprocess.Process,
+    stdin: bytes,
+    out_fd: int,
+    err_fd: int,
+) -> HookRun:
+    """Feed stdin, read both outputs, enforce the time limit; kill the group when it overruns,
+    lingers, or the caller is cancelled."""
+    loop = asyncio.get_running_loop()
+    readers: list[asyncio.Task[tuple[bytes, int]]] = []
+    transports: list[asyncio.BaseTransport] = []
+    files = [os.fdopen(out_fd, "rb", buffering=0), os.fdopen(err_fd, "rb", buffering=0)]
+    feeder = asyncio.create_task(_feed(process, stdin))
+    try:
+        for pipe in files:
+            reader = asyncio.StreamReader()
+            protocol = functools.partial(asyncio.StreamReaderProtocol, reader)
+            connected, _ = await loop.connect_read_pipe(protocol, pipe)
+            transports.append(connected)
+            readers.append(asyncio.create_task(_read_capped(reader)))
+        problem = ""
+        try:
+            await asyncio.wait_for(process.wait(), spec.timeout)
+        except TimeoutError:
+            problem = f"timed out after {spec.timeout:g} s (killed)"
+            _kill_group(process)
+            await asyncio.wait([asyncio.ensure_future(process.wait())], timeout=REAP_SECONDS)
+        _, lingering = await asyncio.wait(readers, timeout=DRAIN_SECONDS)
+        if lingering:  # a background process still holds the output: it goes too
+            _kill_group(process)
+            await asyncio.wait(lingering, timeout=REAP_SECONDS)
+        stdout, stderr = (_text(*r.result()) if r.done() else "" for r in readers)
+    except asyncio.CancelledError:
+        _kill_group(process)
+        await asyncio.wait([asyncio.ensure_future(process.wait())], timeout=REAP_SECONDS)
+        raise
+    finally:
+        feeder.cancel()
+        for task in readers:
+            task.cancel()
+        for transport in transports:
+            transport.close()
+        for pipe in files[len(transports) :]:
+            pipe.close()
+        await asyncio.wait([feeder, *readers])
+    code = process.returncode
+    if problem or code is None:
+        return HookRun(spec, None, stdout, stderr, problem or "did not finish")
+    if code < 0:
+        return HookRun(spec, None, stdout, stderr, f"was killed by signal {-code}")
+    return HookRun(spec, code, stdout, stderr)
+
+
+async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:
+    """Write the event to the hook's stdin and close it; a hook that does not read it (or exits
+    first) is no error."""
+    stdin = process.stdin
+    if stdin is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stdin.write(data)
+        await stdin.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stdin.close()
+
+
+async def _read_capped(reader: asyncio.StreamReader) -> tuple[bytes, int]:
+    """Read to the end; keep the first MAX_HOOK_OUTPUT_BYTES, count all."""
+    kept = bytearray()
+    total = 0
+    while chunk := await reader.read(READ_CHUNK_BYTES):
+        total += len(chunk)
+        room = MAX_HOOK_OUTPUT_BYTES - len(kept)
+        if room > 0:
+            kept += chunk[:room]
+    return bytes(kept), total
+
+
+def _text(kept: bytes, total: int) -> str:
+    """Output as text the terminal and the model may see, with a note of what was not kept."""
+    text = visible(kept.decode("utf-8", errors="replace"))
+    if total > len(kept):
+        text += f"\n[... {total - len(kept):,} more bytes of hook output were not kept]"
+    return text
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL the hook's whole process group: its shell and whatever it started."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
