@@ -23,6 +23,7 @@ from agent.llm import (
     ModelSettings,
 )
 from agent.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
+from agent.mcp.settings import ServerSettings, SettingsError, from_config
 from agent.permission_rules import RuleError, parse_rule
 from agent.permissions import MODES
 from agent.request_shape import THINKING_LEVELS, THINKING_OFF
@@ -34,8 +35,10 @@ ENV_PREFIX = "PLEAT_"
 # Environment variables with the prefix that are not settings.
 # PLEAT_CRASH_AT: the crash-safety tests' switch (agent.assemble.crash_hook).
 ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME", "PLEAT_CRASH_AT"})
-# The one table of settings: the compaction policy.
+# The table of settings: the compaction policy.
 COMPACTION = "compaction"
+# The tables of MCP servers, [mcp_servers.NAME] (agent/mcp/settings.py checks them).
+MCP_SERVERS = "mcp_servers"
 # How errors name the environment as the source of a setting.
 ENVIRONMENT = "environment"
 # Settings that are lists of permission rules. Each source adds to them (file, then environment,
@@ -90,6 +93,8 @@ class Config:
     deny: tuple[str, ...] = ()
     # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
     compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
+    # The [mcp_servers.NAME] tables: MCP servers whose tools the model can call (agent/mcp/).
+    mcp_servers: tuple[ServerSettings, ...] = ()
 
     def model_settings(self) -> ModelSettings:
         if not self.model:
@@ -224,7 +229,8 @@ def _validated(
     values: dict[str, Any], source: str, label: Callable[[str], str] = str, schema: type = Config
 ) -> dict[str, Any]:
     """Check keys and values; `label` names a key as the user wrote it (e.g. PLEAT_MODEL).
-    The [compaction] table is checked against the policy's own keys."""
+    The [compaction] table is checked against the policy's own keys, [mcp_servers] by
+    agent/mcp/settings.py."""
     kinds = _field_types(schema)
     out: dict[str, Any] = {}
     for key, value in values.items():
@@ -234,6 +240,12 @@ def _validated(
             out[key] = _validated(
                 value, source, lambda k: label(f"{COMPACTION}.{k}"), CompactionPolicy
             )
+            continue
+        if schema is Config and key == MCP_SERVERS:
+            try:
+                out[key] = from_config(value, source)
+            except SettingsError as error:
+                raise ConfigError(f"{source}: {error}") from None
             continue
         if key not in kinds:
             known = ", ".join(sorted(label(k) for k in kinds))

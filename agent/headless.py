@@ -37,6 +37,7 @@ from agent.fork import ForkRefused, fork_session
 from agent.headless_json import JsonReport, OutputFormat
 from agent.headless_rewind import run_rewind, run_undo
 from agent.loop import Agent
+from agent.mcp.headless import headless_servers, run_mcp, with_servers
 from agent.model_discovery import first_model
 from agent.permissions import refuse_headless
 from agent.prompt import project_instructions
@@ -132,6 +133,7 @@ HEADLESS_COMMANDS: dict[str, HeadlessCommand] = {
     "/fork": run_fork,
     "/undo": run_undo,
     "/rewind": run_rewind,
+    "/mcp": run_mcp,
 }
 
 
@@ -253,6 +255,9 @@ def run_headless(
     # Calls the mode and rules leave to ask are refused, with the fix (nobody to ask).
     permissions = permissions_from(config, full_auto=approve_everything)
     command, _, focus = prompt.strip().partition(" ")
+    mcp = headless_servers(
+        config.mcp_servers, workspace, approve_everything=approve_everything, err=sys.stderr
+    )
     try:
         agent = build_agent(
             config,
@@ -261,6 +266,7 @@ def run_headless(
             session=session,
             history=history,
             permissions=permissions,
+            mcp=mcp,
         )
         for problem in permissions.rule_problems(agent.registry):
             print(f"pleat: note: {problem}", file=sys.stderr)
@@ -275,7 +281,7 @@ def run_headless(
             work = handler(agent, session, focus.strip(), out, sys.stderr)
         else:
             work = run_turn(agent, prompt, sys.stdout, sys.stderr, report)
-        code = asyncio.run(until_terminated(work))
+        code = asyncio.run(until_terminated(with_servers(mcp, agent, work, sys.stderr)))
         if report is not None and handler is not None:
             answer = captured.getvalue().strip()
             report.finish(TurnDone("answer" if code == EXIT_OK else "error", text=answer), None)

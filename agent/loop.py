@@ -129,6 +129,7 @@ class Agent:
     async def run_turn(self, prompt: str, images: Images = ()) -> AsyncGenerator[Event, None]:
         """Run one user request (its images: agent/prompt_images.py) to its end. Interrupting the
         consumer (a cancellation, or closing it) leaves every tool call with a result."""
+        self.registry.sync()  # tools that became available (MCP servers): at a turn's start only
         request = self.add(msg.user(prompt, images))
         if self.checkpoints is not None:
             self.checkpoints.start_turn(request)

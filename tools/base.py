@@ -103,6 +103,9 @@ class Tool(ABC):
     # it is read; None: only a rule naming the tool alone matches its calls.
     main_argument: str | None = None
     main_argument_kind: MainArgumentKind = "text"
+    # Other names a permission rule may give the tool by: an MCP tool's server (`mcp__docs`
+    # allows, or denies, every tool of the server docs).
+    rule_aliases: tuple[str, ...] = ()
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool schema sent with every model call."""

@@ -73,6 +73,18 @@ def read_image(fd: int, source: str) -> LoadedImage | None:
     data = _read_all(fd, MAX_IMAGE_BYTES + 1)
     if len(data) > MAX_IMAGE_BYTES:  # it grew since the size was checked
         raise ImageRefused(f"{source} grew past {byte_size(MAX_IMAGE_BYTES)} while being read")
+    return image_from_bytes(data, source)
+
+
+def image_from_bytes(data: bytes, source: str) -> LoadedImage | None:
+    """The image these bytes hold (a file's, or an MCP tool's result), or None when they are not
+    a PNG, JPEG, GIF or WebP image. Raises ImageRefused past the limits or for a damaged
+    header."""
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ImageRefused(
+            f"{source} is an image of {byte_size(len(data))}, over the "
+            f"{byte_size(MAX_IMAGE_BYTES)} providers accept (Anthropic's 5 MiB once encoded)"
+        )
     try:
         found = sniff(data)
     except ImageFormatError as error:

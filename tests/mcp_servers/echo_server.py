@@ -1,0 +1,70 @@
+"""A real stdio MCP server, written with the `mcp` package, that the tests configure pleat to run.
+
+Its tools: `echo` (text back), `big` (as many lines as asked), `boom` (the tool fails), `shot`
+(a small PNG image), `nap` (sleeps, for time limits), `quit` (the process exits mid-call). At
+start it writes its pid to $ECHO_PID_FILE when set (the tests check that no server outlives
+pleat) and a line to stderr (which must never reach pleat's terminal).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import sys
+import time
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ImageContent
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from images import png  # noqa: E402
+
+server = MCPServer("echo")
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Say the text back."""
+    return f"echo: {text}"
+
+
+@server.tool()
+def big(lines: int) -> str:
+    """Return `lines` numbered lines of text."""
+    return "\n".join(f"line {n:06d} of the big result" for n in range(1, lines + 1))
+
+
+@server.tool()
+def boom() -> str:
+    """Always fails."""
+    raise ToolError("the boom tool always fails")
+
+
+@server.tool()
+def shot() -> ImageContent:
+    """A small PNG screenshot."""
+    data = base64.b64encode(png(4, 3, seed=7)).decode("ascii")
+    return ImageContent(type="image", data=data, mime_type="image/png")
+
+
+@server.tool()
+def nap(seconds: float) -> str:
+    """Sleep, then answer."""
+    time.sleep(seconds)
+    return "rested"
+
+
+@server.tool()
+def quit() -> str:
+    """The server process exits in the middle of the call."""
+    os._exit(3)
+
+
+if __name__ == "__main__":
+    if pid_file := os.environ.get("ECHO_PID_FILE"):
+        Path(pid_file).write_text(str(os.getpid()))
+    print("echo server: starting (this line goes to stderr)", file=sys.stderr, flush=True)
+    server.run()
