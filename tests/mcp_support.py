@@ -1,4 +1,4 @@
-"""Helpers for the MCP tests: the echo server's command, config.toml tables, .mcp.json, processes."""
+"""Helpers for the MCP tests: the echo server's command, config tables, .mcp.json, processes."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from mcp.types import ImageContent
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from images import png  # noqa: E402
+from images import png
 
 server = MCPServer("echo")
 
