@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,14 @@ ECHO_SERVER = Path(__file__).resolve().parent / "mcp_servers" / "echo_server.py"
 GONE_WITHIN_SECONDS = 15.0
 
 
-def echo_table(name: str = "echo", *, pid_file: Path | None = None, **extra: str) -> str:
-    """A config.toml table running the echo server (its pid written to `pid_file`)."""
+def echo_table(
+    name: str = "echo", *, pid_file: Path | None = None, linger: bool = False, **extra: str
+) -> str:
+    """A config.toml table running the echo server (its pid written to `pid_file`; `linger`:
+    it outlives its stdin, so only a kill ends it)."""
     env = {"ECHO_PID_FILE": str(pid_file)} if pid_file is not None else {}
+    if linger:
+        env["ECHO_LINGER"] = "1"
     lines = [
         f"[mcp_servers.{name}]",
         f"command = {json.dumps(sys.executable)}",
@@ -76,12 +82,16 @@ def wait_gone(pid: int) -> bool:
     return True
 
 
-def read_pid(path: Path) -> int:
-    deadline = time.monotonic() + GONE_WITHIN_SECONDS
-    while not path.exists() or not path.read_text().strip():
+def wait_until(condition: Callable[[], object], seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
         if time.monotonic() > deadline:
-            raise TimeoutError(f"no pid in {path}")
+            raise TimeoutError(f"gave up waiting after {seconds:g} s")
         time.sleep(0.05)
+
+
+def read_pid(path: Path) -> int:
+    wait_until(lambda: path.exists() and path.read_text().strip())
     return int(path.read_text())
 
 

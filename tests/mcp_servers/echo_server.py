@@ -3,7 +3,9 @@
 Its tools: `echo` (text back), `big` (as many lines as asked), `boom` (the tool fails), `shot`
 (a small PNG image), `nap` (sleeps, for time limits), `quit` (the process exits mid-call). At
 start it writes its pid to $ECHO_PID_FILE when set (the tests check that no server outlives
-pleat) and a line to stderr (which must never reach pleat's terminal).
+pleat) and a line to stderr (which must never reach pleat's terminal). With $ECHO_LINGER set it
+does not exit when its stdin closes, as some servers do not: only pleat's kill ends it. With
+$ECHO_WAIT_FOR it answers only once that file exists (a server slow to start).
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ def shot() -> ImageContent:
 
 @server.tool()
 def nap(seconds: float) -> str:
-    """Sleep, then answer."""
+    """Sleep, then answer (with $ECHO_PID_FILE set, `<that file>.nap` says it has begun)."""
+    if pid_file := os.environ.get("ECHO_PID_FILE"):
+        Path(f"{pid_file}.nap").write_text("napping")
     time.sleep(seconds)
     return "rested"
 
@@ -66,5 +70,11 @@ def quit() -> str:
 if __name__ == "__main__":
     if pid_file := os.environ.get("ECHO_PID_FILE"):
         Path(pid_file).write_text(str(os.getpid()))
+    if gate := os.environ.get("ECHO_WAIT_FOR"):  # a server slow to start: until the test says
+        deadline = time.monotonic() + 60
+        while not Path(gate).exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
     print("echo server: starting (this line goes to stderr)", file=sys.stderr, flush=True)
     server.run()
+    if os.environ.get("ECHO_LINGER"):  # a server that outlives its stdin: only a kill ends it
+        time.sleep(600)
