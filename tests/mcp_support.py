@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
+import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -99,3 +102,36 @@ def kill_if_alive(pid: int) -> None:
     """Clean up after a failed test: never leave a server behind."""
     if alive(pid):
         os.kill(pid, 9)
+
+
+# The real streamable HTTP MCP server the tests run on a loopback port.
+HTTP_SERVER = Path(__file__).resolve().parent / "mcp_servers" / "http_server.py"
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def http_mcp_server() -> Iterator[str]:
+    """The HTTP MCP server running; yields its URL, and stops it at the end."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(HTTP_SERVER), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+
+        def listening() -> bool:
+            with socket.socket() as probe:
+                return probe.connect_ex(("127.0.0.1", port)) == 0
+
+        wait_until(listening)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.kill()
+        process.wait()

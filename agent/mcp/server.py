@@ -67,8 +67,7 @@ def one_line(error: BaseException) -> str:
     if isinstance(error, TimeoutError):
         return "timed out"
     if isinstance(error, OSError) and error.strerror:
-        name = f" {error.filename!r}" if error.filename else ""
-        return f"{error.strerror}{name}"
+        return f"{error.strerror}: {error.filename}" if error.filename else error.strerror
     text = " ".join(str(error).split())
     return text or type(error).__name__
 

@@ -7,7 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
-from mcp_support import BROKEN_TABLE, echo_entry, echo_table, write_config, write_project_file
+from mcp_support import (
+    BROKEN_TABLE,
+    echo_entry,
+    echo_table,
+    http_mcp_server,
+    write_config,
+    write_project_file,
+)
 from pleat_process import run_pleat
 from scripted_server import ScriptedServer, Text, ToolCalls
 
@@ -201,3 +208,17 @@ def test_json_output_lists_the_mcp_tools(
     assert done.returncode == 0, done.stderr
     init = json.loads(done.stdout.splitlines()[0])
     assert "mcp__echo__echo" in init["tools"]
+
+
+def test_a_streamable_http_server_gets_its_headers(
+    server: ScriptedServer, workspace: Path, pleat_home: Path
+) -> None:
+    with http_mcp_server() as url:
+        write_config(
+            pleat_home,
+            f'[mcp_servers.web]\nurl = "{url}"\nheaders = {{ X-Team = "${{TEAM_NAME}}" }}\n',
+        )
+        server.push(ToolCalls([("mcp__web__whoami", {})]), Text("blue it is"))
+        done = run_pleat(workspace, server, "-p", "who", env={"TEAM_NAME": "blue"})
+    assert done.returncode == 0, done.stderr
+    assert tool_results(server, 1) == ["team: blue"]
