@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from agent.mcp.tool import McpTool
 MAX_MCP_TOOLS = 100
 
 Listener = Callable[[McpServer], None]
+
+log = logging.getLogger(__name__)
 
 
 class McpServers:
@@ -69,7 +72,10 @@ class McpServers:
 
     def _changed(self, server: McpServer) -> None:
         for listener in self._listeners:
-            listener(server)
+            try:
+                listener(server)
+            except Exception:  # a front end's bug must not stop the server's task
+                log.debug("MCP state listener failed", exc_info=True)
 
     async def start(self) -> None:
         """Start every server not started yet, in parallel, in the background (the SDK is
