@@ -229,15 +229,25 @@ class McpServer:
                     relay_out, write, client_info=Implementation(name="pleat", version="1")
                 )
             )
-            with anyio.fail_after(settings.startup_timeout):
+            # The handshake ends early when pleat stops or the server goes (the watcher): a
+            # quit never waits for a server's start-up limit.
+            handshake = anyio.CancelScope()
+            relays.start_soon(self._watch, handshake)
+            with handshake, anyio.fail_after(settings.startup_timeout):
                 started = await session.initialize()
                 listed = await self._list_tools(session) if started.capabilities.tools else []
-            info = started.server_info
-            self.version = f"{info.name} {info.version}".strip()
-            self._adopt(session, listed)
+                info = started.server_info
+                self.version = f"{info.name} {info.version}".strip()
+                self._adopt(session, listed)
             await self._wake.wait()
             if not self._stop.is_set():
                 raise ServerGone("the server closed the connection")
+
+    async def _watch(self, handshake: Any) -> None:
+        """Cancel the handshake (an anyio CancelScope) once a stop is asked or the connection
+        ends (a no-op once it is over)."""
+        await self._wake.wait()
+        handshake.cancel()
 
     async def _open_transport(self, stack: AsyncExitStack, settings: ServerSettings) -> Any:
         """The transport's (read, write) streams: a process on stdio, or an HTTP connection."""

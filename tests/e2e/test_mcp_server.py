@@ -102,3 +102,16 @@ async def test_garbage_on_stdout_does_not_break_the_client(tmp_path: Path) -> No
     finally:
         await servers.stop()
     assert servers.servers[0].state == "stopped"
+
+
+async def test_a_stop_during_start_up_ends_the_server_at_once(tmp_path: Path) -> None:
+    """pleat quits while a server is still starting (and would linger after its stdin
+    closes): the handshake is abandoned, the process is killed, the state is stopped."""
+    pid_file = tmp_path / "echo.pid"
+    servers = echo(pid_file, ECHO_WAIT_FOR=str(tmp_path / "never"), ECHO_LINGER="1")
+    await servers.start()
+    pid = await asyncio.to_thread(read_pid, pid_file)
+    assert servers.servers[0].state == "starting"
+    await servers.stop()
+    assert servers.servers[0].state == "stopped" and servers.servers[0].error is None
+    assert await asyncio.to_thread(wait_gone, pid)
