@@ -4,7 +4,8 @@ the registry (a tools.registry.ToolSource), stopped with pleat.
 The tool list the model sees changes only at a user turn's start (tools.registry.sync): tools of
 servers running by then join, sorted by name after pleat's own tools, and stay for the rest of
 the run (a server that dies keeps its tools listed; calling one says why it cannot run). So a
-server that finishes starting late changes the list once, at the next request, never mid-turn.
+server that finishes starting late, or says its tool list changed, changes the list once, at the
+next request, never mid-turn.
 """
 
 from __future__ import annotations

@@ -98,6 +98,7 @@ class McpServer:
         self._wake = asyncio.Event()  # a stop was asked, or the connection ended
         self._settled = asyncio.Event()  # no longer starting
         self._task: asyncio.Task[None] | None = None
+        self._group: Any = None  # the connection's anyio task group, once connected
 
     @property
     def started(self) -> bool:
@@ -224,9 +225,13 @@ class McpServer:
             relays = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(relays.cancel_scope.cancel)
             relays.start_soon(self._relay, read, relay_in)
+            self._group = relays
             session = await stack.enter_async_context(
                 ClientSession(
-                    relay_out, write, client_info=Implementation(name="pleat", version="1")
+                    relay_out,
+                    write,
+                    message_handler=self._on_message,
+                    client_info=Implementation(name="pleat", version="1"),
                 )
             )
             # The handshake ends early when pleat stops or the server goes (the watcher): a
@@ -307,20 +312,44 @@ class McpServer:
 
     def _adopt(self, session: ClientSession, listed: list[ListedTool]) -> None:
         """Running: its tools made pleat tools (sorted by name), the others noted."""
-        tools: list[McpTool] = []
-        notes: list[str] = []
-        seen: set[str] = set()
+        self._session = session
+        self._take(listed)
+        self._set("running")
+
+    def _take(self, listed: list[ListedTool]) -> None:
+        """Make pleat tools of the listed ones not taken yet (sorted by name); note the others.
+        A tool taken keeps its schema for the run, so the tool list stays the same."""
+        known = {tool.remote for tool in self.tools}
         for item in sorted(listed, key=lambda t: t.name):
-            if item.name in seen:
-                notes.append(f"tool {item.name!r} is listed twice; the first is offered")
+            if item.name in known:
                 continue
-            seen.add(item.name)
+            known.add(item.name)
             made = adapt(self.name, item, self._taken, self.call)
             if isinstance(made, str):
-                notes.append(made)
+                if made not in self.notes:
+                    self.notes.append(made)
                 continue
             self._taken.add(made.name)
-            tools.append(made)
-        self._session = session
-        self.tools, self.notes = tools, notes
-        self._set("running")
+            self.tools.append(made)
+
+    async def _on_message(self, message: Any) -> None:
+        """The server said its tool list changed: read it again, in the background (this runs
+        inside the SDK's read loop). New tools join at the next request; a tool it no longer
+        lists stays offered, and a call to it gets the server's answer."""
+        from mcp_types import ToolListChangedNotification
+
+        if isinstance(message, ToolListChangedNotification) and self._group is not None:
+            self._group.start_soon(self._relist)
+
+    async def _relist(self) -> None:
+        session = self._session
+        if session is None or self.state != "running":
+            return  # the first listing, still to come, will have them
+        try:
+            listed = await self._list_tools(session)
+        except Exception:  # the server is failing: its task says so
+            return
+        before = len(self.tools), len(self.notes)
+        self._take(listed)
+        if (len(self.tools), len(self.notes)) != before:
+            self._on_change(self)

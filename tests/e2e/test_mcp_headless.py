@@ -43,6 +43,7 @@ def test_the_model_calls_an_mcp_tool_and_a_broken_server_is_reported(
         "mcp__echo__big",
         "mcp__echo__boom",
         "mcp__echo__echo",
+        "mcp__echo__grow",
         "mcp__echo__nap",
         "mcp__echo__quit",
         "mcp__echo__shot",
@@ -72,7 +73,7 @@ def test_slash_mcp_lists_both_servers(
     assert "MCP servers (2):" in out
     assert "broken · failed: exited during start-up" in out
     assert "echo · running · echo" in out
-    assert "tools (6): mcp__echo__big, mcp__echo__boom, mcp__echo__echo" in out
+    assert "tools (7): mcp__echo__big, mcp__echo__boom, mcp__echo__echo, mcp__echo__grow" in out
     assert "broken: cannot start, no database" in out  # its stderr, kept for /mcp
     assert not server.requests  # no model call
 

@@ -60,8 +60,11 @@ async def test_a_call_is_approved_a_broken_server_is_noticed_and_slash_mcp_shows
         listing = next(n for n in notices(app) if "MCP servers (2)" in n)
         assert "broken · failed: exited during start-up (stderr: no database)" in listing
         assert "echo · running · echo" in listing
-        assert "tools (6): mcp__echo__big, mcp__echo__boom, mcp__echo__echo" in listing
-        assert "6 of them join at your next request" in listing  # none asked for yet
+        assert (
+            "tools (7): mcp__echo__big, mcp__echo__boom, mcp__echo__echo, mcp__echo__grow"
+            in listing
+        )
+        assert "7 of them join at your next request" in listing  # none asked for yet
         await send(pilot, app, "echo something")  # ask mode: the call asks first
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
         assert isinstance(app.screen, ApprovalScreen)
@@ -125,3 +128,25 @@ async def test_a_server_joining_late_changes_the_tool_list_at_the_next_request_o
     assert not [name for name in first if name.startswith("mcp__")]
     assert [name for name in second if name.startswith("mcp__")][:1] == ["mcp__slow__big"]
     assert second[: len(first)] == first  # pleat's own tools first, unchanged
+
+
+async def test_a_tool_added_by_the_server_joins_at_the_next_request_not_mid_turn(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    server.push(ToolCalls([("mcp__echo__grow", {})]), Text("grown"), Text("next"))
+    tables = {"echo": TABLES["echo"]}
+    app = make_app(server, workspace, mcp_servers=servers(tables), approve_everything=True)
+    async with app.run_test() as pilot:
+        await started(pilot, app)
+        await wait_for(pilot, lambda: states(app) == {"echo": "running"}, "the server")
+        await exchange(pilot, app, "grow a tool")
+        mcp = app.controller.mcp if app.controller is not None else None
+        assert mcp is not None
+        await wait_for(
+            pilot, lambda: "extra" in [t.remote for t in mcp.servers[0].tools], "the new list"
+        )
+        await exchange(pilot, app, "and now?")
+    lists = [[t["function"]["name"] for t in r.body["tools"]] for r in server.requests]
+    assert "mcp__echo__extra" not in lists[0] and lists[1] == lists[0]  # not mid-turn
+    assert "mcp__echo__extra" in lists[2]
+    assert [n for n in lists[2] if n != "mcp__echo__extra"] == lists[0]  # sorted in, once

@@ -1,7 +1,8 @@
 """A real stdio MCP server, written with the `mcp` package, that the tests configure pleat to run.
 
 Its tools: `echo` (text back), `big` (as many lines as asked), `boom` (the tool fails), `shot`
-(a small PNG image), `nap` (sleeps, for time limits), `quit` (the process exits mid-call). At
+(a small PNG image), `nap` (sleeps, for time limits), `grow` (adds a tool and says the list
+changed), `quit` (the process exits mid-call). At
 start it writes its pid to $ECHO_PID_FILE when set (the tests check that no server outlives
 pleat) and a line to stderr (which must never reach pleat's terminal). With $ECHO_LINGER set it
 does not exit when its stdin closes, as some servers do not: only pleat's kill ends it. With
@@ -16,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ImageContent
 
@@ -59,6 +60,19 @@ def nap(seconds: float) -> str:
         Path(f"{pid_file}.nap").write_text("napping")
     time.sleep(seconds)
     return "rested"
+
+
+@server.tool()
+async def grow(ctx: Context) -> str:
+    """Add a tool, `extra`, and tell the client that the tool list changed."""
+    server.add_tool(extra, name="extra")
+    await ctx.session.send_tool_list_changed()
+    return "grown"
+
+
+def extra(text: str) -> str:
+    """A tool added while the server runs."""
+    return f"extra: {text}"
 
 
 @server.tool()
