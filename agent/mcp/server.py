@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.metadata
 import logging
 import os
 from collections.abc import Callable
@@ -21,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from agent.mcp.settings import ServerSettings, SettingsError
 from agent.mcp.stderr_tail import StderrTail
 from agent.mcp.tool import McpTool, adapt
+from agent.mcp.transport import open_transport
 from tools.base import ToolError
-from tools.shell import command_environment
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -54,12 +55,6 @@ class ServerGone(Exception):
     """The server closed the connection on its own (a process that exited, a dropped stream)."""
 
 
-def server_environment(settings: ServerSettings) -> dict[str, str]:
-    """What a stdio server runs with: the user's environment without secrets, as commands get
-    it (tools/shell.py), plus the variables its settings name, which may be keys meant for it."""
-    return command_environment() | dict(settings.env)
-
-
 def one_line(error: BaseException) -> str:
     """A failure in one line: the first leaf of an exception group, its message."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
@@ -70,6 +65,23 @@ def one_line(error: BaseException) -> str:
         return f"{error.strerror}: {error.filename}" if error.filename else error.strerror
     text = " ".join(str(error).split())
     return text or type(error).__name__
+
+
+def _gone(error: BaseException) -> bool:
+    """Whether an error says the server went away (rather than answered with an error)."""
+    from mcp import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    closed = isinstance(error, MCPError) and error.code == CONNECTION_CLOSED
+    return closed or isinstance(error, ServerGone | ConnectionError | EOFError)
+
+
+def client_version() -> str:
+    """pleat's version, as it introduces itself to servers."""
+    try:
+        return importlib.metadata.version("pleat-agent")
+    except importlib.metadata.PackageNotFoundError:
+        return "0"
 
 
 class McpServer:
@@ -201,7 +213,7 @@ class McpServer:
                 f"did not start within {self.settings.startup_timeout:g} s "
                 "(its startup_timeout_sec)"
             )
-        elif isinstance(leaf, ServerGone | ConnectionError) or "closed" in str(leaf).lower():
+        elif _gone(leaf):
             what = "exited during start-up" if starting else "exited"
         else:
             what = one_line(error)
@@ -218,7 +230,7 @@ class McpServer:
 
         settings = self.settings.expanded(os.environ)
         async with AsyncExitStack() as stack:
-            read, write = await self._open_transport(stack, settings)
+            read, write = await open_transport(stack, settings, self._workspace, self.stderr)
             # The server's messages pass through a relay, which notices when they end (the
             # process exited, the stream dropped) while nothing is being asked.
             relay_in, relay_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -231,7 +243,7 @@ class McpServer:
                     relay_out,
                     write,
                     message_handler=self._on_message,
-                    client_info=Implementation(name="pleat", version="1"),
+                    client_info=Implementation(name="pleat", version=client_version()),
                 )
             )
             # The handshake ends early when pleat stops or the server goes (the watcher): a
@@ -253,32 +265,6 @@ class McpServer:
         ends (a no-op once it is over)."""
         await self._wake.wait()
         handshake.cancel()
-
-    async def _open_transport(self, stack: AsyncExitStack, settings: ServerSettings) -> Any:
-        """The transport's (read, write) streams: a process on stdio, or an HTTP connection."""
-        if settings.command is not None:
-            from mcp import StdioServerParameters, stdio_client
-
-            cwd = self._workspace / settings.cwd if settings.cwd else self._workspace
-            parameters = StdioServerParameters(
-                command=settings.command,
-                args=list(settings.args),
-                env=server_environment(settings),
-                cwd=cwd,
-            )
-            errlog = await self.stderr.open()
-            try:
-                return await stack.enter_async_context(stdio_client(parameters, errlog=errlog))
-            finally:
-                errlog.close()  # the process has its own copy of the pipe's write end
-        from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
-
-        assert settings.url is not None
-        http = await stack.enter_async_context(create_mcp_http_client(dict(settings.headers)))
-        return await stack.enter_async_context(
-            streamable_http_client(settings.url, http_client=http)
-        )
 
     async def _relay(
         self,
