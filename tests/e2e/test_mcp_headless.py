@@ -18,6 +18,8 @@ from mcp_support import (
 from pleat_process import run_pleat
 from scripted_server import ScriptedServer, Text, ToolCalls
 
+from agent.mcp.project_file import approve, read_project_servers
+
 pytestmark = pytest.mark.slow
 
 
@@ -223,3 +225,17 @@ def test_a_streamable_http_server_gets_its_headers(
         done = run_pleat(workspace, server, "-p", "who", env={"TEAM_NAME": "blue"})
     assert done.returncode == 0, done.stderr
     assert tool_results(server, 1) == ["team: blue"]
+
+
+def test_a_project_mcp_json_approved_in_the_tui_is_used_headless(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    write_project_file(workspace, {"proj": echo_entry()})
+    project = read_project_servers(workspace)
+    assert project is not None
+    approve(workspace, project)  # what the TUI's question does on "Use them"
+    server.push(ToolCalls([("mcp__proj__echo", {"text": "approved"})]), Text("done"))
+    done = run_pleat(workspace, server, "-p", "hi", "--allow", "mcp__proj", yes=False)
+    assert done.returncode == 0, done.stderr
+    assert tool_results(server, 1) == ["echo: approved"]
+    assert "not started" not in done.stderr
