@@ -43,10 +43,11 @@ class McpApprovalScreen(ModalScreen[bool]):
                     where = "runs" if server.transport == "stdio" else "connects to"
                     line = f"{server.name}  {where}  {server.target()}"
                     yield Static(visible(line), markup=False, classes="mcp-server")
-            yield Label(
+            yield Static(
                 "They run with your permissions. Yes is remembered for this workspace until "
                 f"{PROJECT_FILE} changes; No asks again next time.",
                 id="mcp-approval-note",
+                markup=False,
             )
             with Horizontal(id="mcp-approval-buttons"):
                 yield Button("Use them (y)", id="yes", variant="success")
