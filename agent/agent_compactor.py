@@ -27,11 +27,13 @@ def compactor_for(
     """What an Agent calls to make its compactor (it needs the agent's ids and images)."""
 
     def compactor(agent: Agent) -> Compactor:
+        ledger = TokenLedger(registry.schemas())
+        registry.on_change(lambda: ledger.set_tools(registry.schemas()))  # MCP tools joined
         engine = Compactor(
             policy,
             llm,
             archive,
-            TokenLedger(registry.schemas()),
+            ledger,
             new_id=agent.new_id,
             secrets=secrets,
         )

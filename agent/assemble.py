@@ -15,6 +15,7 @@ from agent.config import Config
 from agent.hooks import HookRunner
 from agent.llm import LLM
 from agent.loop import Agent
+from agent.mcp.manager import McpServers
 from agent.permissions import Approver, Permissions
 from agent.plan_mode import ExitPlanModeTool, PlanReviewer, review_headless
 from agent.process_secrets import secret_values
@@ -65,16 +66,20 @@ def build_agent(
     history: list[Message] | None = None,
     permissions: Permissions | None = None,
     review_plan: PlanReviewer = review_headless,
+    mcp: McpServers | None = None,
 ) -> Agent:
     """One agent for one workspace and session (the caller opens and closes the session);
     raises ConfigError when no model is configured. `permissions` (the front end's, which it
     may change: Shift+Tab) default to the configuration's; `review_plan` shows a plan to the
-    user (headless: nobody to show it to)."""
+    user (headless: nobody to show it to); the tools of `mcp`'s servers join as they start (the
+    front end starts and stops them: they outlive a session switch)."""
     llm = LLM(config.model_settings())
     if permissions is None:
         permissions = permissions_from(config)
     registry = default_registry(command_timeout=config.command_timeout, archive=session.archive)
     registry.register(ExitPlanModeTool(permissions, review_plan))  # in every mode: same tools
+    if mcp is not None:
+        registry.add_source(mcp)
     # Every key pleat knows, from any source (config file, PLEAT_API_KEY, --api-key, provider
     # variables such as OPENAI_API_KEY, any secret-named variable) never reaches disk, even when
     # a prompt or a file read holds it.

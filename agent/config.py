@@ -24,6 +24,7 @@ from agent.llm import (
     ModelSettings,
 )
 from agent.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
+from agent.mcp.settings import ServerSettings, SettingsError, from_config
 from agent.permission_rules import RuleError, parse_rule
 from agent.permissions import MODES
 from agent.request_shape import THINKING_LEVELS, THINKING_OFF
@@ -35,11 +36,13 @@ ENV_PREFIX = "PLEAT_"
 # Environment variables with the prefix that are not settings.
 # PLEAT_CRASH_AT: the crash-safety tests' switch (agent.assemble.crash_hook).
 ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME", "PLEAT_CRASH_AT"})
-# The one table of settings: the compaction policy.
+# The table of settings: the compaction policy.
 COMPACTION = "compaction"
 # The hooks' tables (agent/hook_config.py): commands to run, so config.toml only (an environment
 # variable or a flag is no place to write them).
 HOOKS = "hooks"
+# The tables of MCP servers, [mcp_servers.NAME] (agent/mcp/settings.py checks them).
+MCP_SERVERS = "mcp_servers"
 # How errors name the environment as the source of a setting.
 ENVIRONMENT = "environment"
 # Settings that are lists of permission rules. Each source adds to them (file, then environment,
@@ -97,6 +100,8 @@ class Config:
     # Commands run at session start, prompts, tool calls, folds and the end of a turn: the
     # [[hooks.EVENT]] tables (agent/hook_config.py, agent/hooks.py).
     hooks: tuple[HookSpec, ...] = ()
+    # The [mcp_servers.NAME] tables: MCP servers whose tools the model can call (agent/mcp/).
+    mcp_servers: tuple[ServerSettings, ...] = ()
 
     def model_settings(self) -> ModelSettings:
         if not self.model:
@@ -231,7 +236,8 @@ def _validated(
     values: dict[str, Any], source: str, label: Callable[[str], str] = str, schema: type = Config
 ) -> dict[str, Any]:
     """Check keys and values; `label` names a key as the user wrote it (e.g. PLEAT_MODEL).
-    The [compaction] table is checked against the policy's own keys."""
+    The [compaction] table is checked against the policy's own keys, [mcp_servers] by
+    agent/mcp/settings.py."""
     kinds = _field_types(schema)
     out: dict[str, Any] = {}
     for key, value in values.items():
@@ -244,6 +250,12 @@ def _validated(
             continue
         if schema is Config and key == HOOKS:
             out[key] = _hooks(label(key), value, source)
+            continue
+        if schema is Config and key == MCP_SERVERS:
+            try:
+                out[key] = from_config(value, source)
+            except SettingsError as error:
+                raise ConfigError(f"{source}: {error}") from None
             continue
         if key not in kinds:
             known = ", ".join(sorted(label(k) for k in kinds))

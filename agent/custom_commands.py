@@ -37,6 +37,7 @@ BUILTIN_COMMANDS = frozenset(
         "context",
         "fork",
         "help",
+        "mcp",
         "model",
         "new",
         "quit",

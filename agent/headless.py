@@ -43,6 +43,7 @@ from agent.headless_custom import CommandRefused, custom_prompt
 from agent.headless_json import JsonReport, OutputFormat
 from agent.headless_rewind import run_rewind, run_undo
 from agent.loop import Agent
+from agent.mcp.headless import headless_servers, run_mcp, with_servers
 from agent.model_discovery import first_model
 from agent.permissions import refuse_headless
 from agent.prompt import project_instructions
@@ -118,6 +119,7 @@ HEADLESS_COMMANDS: dict[str, HeadlessCommand] = {
     "/fork": run_fork,
     "/undo": run_undo,
     "/rewind": run_rewind,
+    "/mcp": run_mcp,
 }
 
 
@@ -283,6 +285,9 @@ def run_headless(
     # Calls the mode and rules leave to ask are refused, with the fix (nobody to ask).
     permissions = permissions_from(config, full_auto=approve_everything)
     command, _, focus = prompt.strip().partition(" ")
+    mcp = headless_servers(
+        config.mcp_servers, workspace, approve_everything=approve_everything, err=sys.stderr
+    )
     try:
         agent = build_agent(
             config,
@@ -291,6 +296,7 @@ def run_headless(
             session=session,
             history=history,
             permissions=permissions,
+            mcp=mcp,
         )
         for problem in permissions.rule_problems(agent.registry):
             print(f"pleat: note: {problem}", file=sys.stderr)
@@ -328,7 +334,8 @@ def run_headless(
                     custom.images,
                 )
         agent.hooks.session_started("resume" if resume or continue_latest else "startup")
-        code = asyncio.run(until_terminated(after_session_start(agent, work, sys.stderr)))
+        started = after_session_start(agent, work, sys.stderr)
+        code = asyncio.run(until_terminated(with_servers(mcp, agent, started, sys.stderr)))
         if report is not None and handler is not None:
             answer = captured.getvalue().strip()
             failed = None if code == EXIT_OK else (errors.last or f"{command} failed")

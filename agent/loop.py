@@ -141,6 +141,7 @@ class Agent:
         """Run one user request (its images: agent/prompt_images.py; `meta` kept with it, e.g.
         the custom command it was expanded from) to its end. Interrupting the consumer (a
         cancellation, or closing it) leaves every tool call with a result."""
+        self.registry.sync()  # tools that became available (MCP servers): at a turn's start only
         checked = await self.hooks.prompt_submitted(prompt)  # SessionStart, UserPromptSubmit
         for event in checked:  # what the hooks said; a blocked prompt ends the turn here
             yield event

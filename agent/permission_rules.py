@@ -91,6 +91,12 @@ def parse_rule(text: str) -> Rule:
     return Rule(name.group(), pattern)
 
 
+def names(rule: Rule, tool: Tool) -> bool:
+    """Whether the rule is about this tool: by its name, or by one of its aliases (an MCP
+    tool's server)."""
+    return rule.tool == tool.name or rule.tool in tool.rule_aliases
+
+
 def glob_matches(pattern: str, text: str) -> bool:
     """Whether `text` matches `pattern`, where `*` is any run of characters (linear time)."""
     if pattern.endswith(" *") and glob_matches(pattern[:-2], text):
@@ -162,7 +168,7 @@ def denying_rule(
     subject: str | None = None
     views: Sequence[str] = ()
     for rule in rules:
-        if rule.tool != tool.name:
+        if not names(rule, tool):
             continue
         if rule.pattern is None:
             return rule
@@ -186,7 +192,7 @@ def allowing_rules(
     """The allow rules that together let the call run, or () when they do not: a bare rule
     alone; for a command, each of its parts matched by some rule, and the line plain (no
     substitution, redirection to a file, control character ...: agent/shell_split.py)."""
-    mine = [rule for rule in rules if rule.tool == tool.name]
+    mine = [rule for rule in rules if names(rule, tool)]
     bare = next((rule for rule in mine if rule.pattern is None), None)
     if bare is not None:
         return (bare,)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
+from agent.mcp.names import is_mcp_name
 from agent.permission_rules import (
     Rule,
     allowing_rules,
@@ -163,11 +164,14 @@ class Permissions:
 
     def rule_problems(self, registry: ToolRegistry) -> list[str]:
         """One line for each configured rule that can never match: it names no tool pleat
-        has, or gives a pattern to a tool with no main argument."""
+        has (MCP tools, `mcp__...`, are not known yet: their servers start later), or gives a
+        pattern to a tool with no main argument."""
         problems: list[str] = []
         for kind, rules in (("allow", self.allow), ("deny", self.deny)):
             for rule in rules:
                 tool = registry.get(rule.tool)
+                if tool is None and is_mcp_name(rule.tool):
+                    continue  # an MCP server's tools join once it has started
                 if tool is None:
                     known = ", ".join(registry.names())
                     problems.append(f'{kind} rule "{rule}" names no tool pleat has ({known})')

@@ -120,6 +120,13 @@ class TokenLedger:
         """Drop a cached count (the message's content was rewritten)."""
         self._counts.pop(message.id, None)
 
+    def set_tools(self, tools: Sequence[dict[str, Any]]) -> None:
+        """The tool schemas changed (MCP tools joined): they are counted again, and the last
+        report, which did not carry them, no longer gives the next request's size."""
+        self._tools = list(tools)
+        self._tools_tokens = None
+        self.reset_report()
+
     @property
     def tools_tokens(self) -> int:
         if self._tools_tokens is None:

@@ -111,6 +111,9 @@ class Tool(ABC):
     # Its calls run side by side with the reply's other concurrent calls (a sub-agent's task),
     # instead of one after another like the rest, whose order matters (an edit, then a test).
     concurrent: bool = False
+    # Other names a permission rule may give the tool by: an MCP tool's server (`mcp__docs`
+    # allows, or denies, every tool of the server docs).
+    rule_aliases: tuple[str, ...] = ()
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool schema sent with every model call."""

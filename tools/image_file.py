@@ -77,8 +77,14 @@ def read_image(fd: int, source: str) -> LoadedImage | None:
 
 
 def image_from_bytes(data: bytes, source: str) -> LoadedImage | None:
-    """The image these bytes (at most MAX_IMAGE_BYTES) hold, or None when they are not a PNG,
-    JPEG, GIF or WebP image. Raises ImageRefused for a damaged header or a side too long."""
+    """The image these bytes hold (a file's, or an MCP tool's result), or None when they are not
+    a PNG, JPEG, GIF or WebP image. Raises ImageRefused past the limits or for a damaged
+    header."""
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ImageRefused(
+            f"{source} is an image of {byte_size(len(data))}, over the "
+            f"{byte_size(MAX_IMAGE_BYTES)} providers accept (Anthropic's 5 MiB once encoded)"
+        )
     try:
         found = sniff(data)
     except ImageFormatError as error:

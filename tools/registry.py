@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tools.archive_reader import ArchiveReaderTool
 from tools.arguments import validate_arguments
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from sessions.archive import ChunkArchive
     from sessions.messages import ToolCall
 
-__all__ = ["ToolRegistry", "default_registry", "validate_arguments"]
+__all__ = ["ToolRegistry", "ToolSource", "default_registry", "validate_arguments"]
 
 log = logging.getLogger(__name__)
 
@@ -35,11 +35,24 @@ log = logging.getLogger(__name__)
 INLINE_CHECK_CHARS = 64
 
 
+class ToolSource(Protocol):
+    """Tools that become available while pleat runs (MCP servers that finish starting)."""
+
+    def available_tools(self) -> Sequence[Tool]:
+        """Every tool the source offers now (it never takes one back)."""
+        ...
+
+
 class ToolRegistry:
-    """Tools by name, in the order they were registered."""
+    """Tools by name: those registered, in that order, then those joined from sources, sorted by
+    name (so the list the model sees is the same whichever source was ready first)."""
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
-        self._tools: dict[str, Tool] = {}
+        self._own: dict[str, Tool] = {}
+        self._joined: dict[str, Tool] = {}
+        self._tools: dict[str, Tool] = {}  # both, in the order the model sees them
+        self.sources: list[ToolSource] = []
+        self._listeners: list[Callable[[], None]] = []
         for tool in tools:
             self.register(tool)
 
@@ -47,7 +60,36 @@ class ToolRegistry:
         """Add a tool; two tools may not share a name."""
         if tool.name in self._tools:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
-        self._tools[tool.name] = tool
+        self._own[tool.name] = tool
+        self._tools = self._own | self._joined
+
+    def add_source(self, source: ToolSource) -> None:
+        """Tools of `source` join at each sync()."""
+        self.sources.append(source)
+
+    def on_change(self, listener: Callable[[], None]) -> None:
+        """Call `listener` after a sync() that added tools (the schemas' token count changes)."""
+        self._listeners.append(listener)
+
+    def sync(self) -> bool:
+        """Take the tools the sources offer now that are not here yet, kept sorted by name
+        after the registered ones; True when any joined. The agent calls it as a user turn
+        starts, never during one: the tool list changes between requests only."""
+        joined = [
+            tool
+            for source in self.sources
+            for tool in source.available_tools()
+            if tool.name not in self._tools
+        ]
+        if not joined:
+            return False
+        for tool in joined:
+            self._joined[tool.name] = tool
+        self._joined = dict(sorted(self._joined.items()))
+        self._tools = self._own | self._joined
+        for listener in self._listeners:
+            listener()
+        return True
 
     def get(self, name: str) -> Tool | None:
         """The tool called `name`, or None."""
@@ -59,7 +101,7 @@ class ToolRegistry:
         return tool.describe_call(call.parsed_arguments()) if tool else f"{call.name}(?)"
 
     def names(self) -> list[str]:
-        """Every tool name, in registration order."""
+        """Every tool name, in the order the model sees them."""
         return list(self._tools)
 
     def schemas(self) -> list[dict[str, Any]]:

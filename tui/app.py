@@ -17,7 +17,7 @@ from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerState
 
 from agent.config import Config
-from tui import custom_commands, lifecycle, modes, queued, slash_commands
+from tui import custom_commands, lifecycle, mcp_servers, modes, queued, slash_commands
 from tui.approvals import SessionApprovals
 from tui.completion import WorkspaceFiles
 from tui.host import WorkKind
@@ -183,8 +183,11 @@ class PleatApp(App[None]):
         self.status.mode = self.approvals.permissions.mode
         self.prompt.focus()
         self.call_after_refresh(lifecycle.start, self)
+        if not self.is_headless:  # SIGTERM quits as Ctrl+Q does (MCP servers stopped)
+            lifecycle.quit_on_sigterm(self.quit_safely)
 
-    def on_unmount(self) -> None:
+    async def on_unmount(self) -> None:
+        await mcp_servers.stop(self)  # their processes end with pleat
         if self.controller is not None:
             self.controller.close()
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agent.config import ConfigError
-from tui import custom_commands
+from tui import custom_commands, mcp_servers
 from tui.help import configuration_help
 from tui.host import Host
 from tui.modes import show_rule_problems
@@ -40,6 +43,7 @@ async def start(host: Host) -> None:
     # After that frame too: the import holds the interpreter for seconds.
     host.start_background(warm_up(host))
     host.start_background(custom_commands.load(host))
+    host.start_background(mcp_servers.start(host))  # in parallel, in the background
 
 
 def _open(host: Host, found: FoundModel | None) -> tuple[list[Message] | None, list[str]]:
@@ -154,3 +158,10 @@ def _show_folding(host: Host) -> None:
     if host.status.folding != "running":
         paused = compactor is not None and compactor.suspended_below is not None
         host.status.folding = "paused" if paused else "idle"
+
+
+def quit_on_sigterm(quit_app: Callable[[], None]) -> None:
+    """SIGTERM quits the app the way Ctrl+Q does (MCP servers stopped, the session closed)
+    instead of killing it mid-step."""
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows, not the main thread
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, quit_app)

@@ -14,6 +14,7 @@ from agent.config import Config, ConfigError
 from agent.fork import fork_session
 from agent.llm import resolve_model
 from agent.loop import Agent
+from agent.mcp.manager import McpServers
 from agent.model_discovery import FoundModel
 from agent.offline import prepare_offline_env
 from sessions.messages import Message
@@ -36,6 +37,10 @@ class SessionController:
         self.session: Session | None = None
         self.agent: Agent | None = None
         self.warm = False  # litellm imported and the context counted: the meter can show
+        # The MCP servers: every agent of this run takes their tools (tui/mcp_servers.py
+        # starts them once the first session is open, and stops them when pleat quits).
+        self.mcp = McpServers(workspace, self.config.mcp_servers if self.config else ())
+        self.mcp_opened = False
 
     def open(self, found: FoundModel | None = None) -> tuple[list[Message] | None, list[str]]:
         """The first session: new, or resumed, with the configured model (or `found`, when
@@ -158,6 +163,7 @@ class SessionController:
             history=history,
             permissions=self.approvals.permissions,
             review_plan=self.approvals.review_plan,
+            mcp=self.mcp,
         )
         if self.agent is not None:  # prompts queued during a fork or a switch still go
             agent.queued = self.agent.queued

@@ -132,6 +132,12 @@ async def rewind(host: Host, arg: str) -> None:
     await rewind_to(host, arg)
 
 
+async def mcp(host: Host, arg: str) -> None:
+    from tui import mcp_servers
+
+    await mcp_servers.show(host, arg)
+
+
 async def show_help(host: Host, _: str) -> None:
     from tui.custom_commands import help_lines, refresh
 
@@ -176,6 +182,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
         needs_agent=False,
         needs_quiet=True,
     ),
+    SlashCommand("mcp", "", "MCP servers: their state, errors and tools", mcp),
     SlashCommand("help", "", "commands and keys", show_help, needs_agent=False),
     SlashCommand("quit", "", "leave pleat", quit_app, needs_agent=False),
 )

@@ -8,9 +8,11 @@ import subprocess
 import sys
 
 # Modules that cost seconds to import; only a model call may bring them in (and the charting
-# libraries only a chart: `pleat replay --report`, /context; the web libraries only a fetch).
+# libraries only a chart: `pleat replay --report`, /context; the web libraries only a fetch; the
+# MCP SDK only configured servers, in a thread once the session is open).
 HEAVY = (
     "litellm",
+    "mcp",
     "openai",
     "tiktoken",
     "aiohttp",

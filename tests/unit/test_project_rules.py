@@ -95,10 +95,20 @@ def test_no_tracked_file_names_a_package_registry() -> None:
 
 
 def test_pyproject_pins_match_the_lock() -> None:
+    """An exact pin is the locked version; a range (mcp's) holds the locked version."""
     import tomllib
 
+    from packaging.requirements import Requirement
+
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    pins = locked_versions(ROOT / "requirements-dev.lock")
-    for requirement in project["dependencies"] + project["optional-dependencies"]["dev"]:
-        name, version = re.match(r"([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?==(.+)", requirement).groups()
-        assert pins[name.lower()] == version, requirement
+    for lock in LOCKS:
+        pins = locked_versions(ROOT / lock)
+        for text in project["dependencies"] + project["optional-dependencies"]["dev"]:
+            requirement = Requirement(text)
+            name = requirement.name.lower()
+            if lock == "requirements.lock" and text in project["optional-dependencies"]["dev"]:
+                continue
+            assert name in pins, f"{lock} does not pin {name}"
+            assert requirement.specifier.contains(pins[name], prereleases=True), (
+                f"{lock} pins {name}=={pins[name]}, outside {text}"
+            )

@@ -1,0 +1,1 @@
+"""The MCP client: servers of config.toml and an approved .mcp.json, their tools offered."""

@@ -1,0 +1,241 @@
+"""One MCP server's settings, checked: a `[mcp_servers.NAME]` table or a `.mcp.json` entry.
+
+config.toml's tables take `command`, `args`, `env`, `cwd` (a server pleat starts and talks to on
+its stdin and stdout) or `url` and `headers` (a streamable HTTP server), plus `enabled`,
+`startup_timeout_sec` and `tool_timeout_sec` (Codex's names for the same settings). Every bad
+value is one line naming the server and the key. A project's `.mcp.json` entries (Claude Code's
+format: `type`, `command`, `args`, `env`, `url`, `headers`) are read into the same settings.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sessions.short_text import quoted
+
+# Seconds a server has to start and list its tools: a server run through npx or uvx may first
+# download its package (tens of seconds on a cold cache); past half a minute it is reported as
+# failed and the others work. Codex's default is 10 s, which users of npx servers often raise.
+DEFAULT_STARTUP_TIMEOUT_SECONDS = 30.0
+# Seconds one tool call may take: a call blocks the turn as a command does, so the same default
+# as run_command's (tools/shell.py); a server whose tools run longer says so in its table.
+DEFAULT_TOOL_TIMEOUT_SECONDS = 120.0
+# Longest time limit a table may set: an hour, past which a silent server is dead, not slow.
+MAX_TIMEOUT_SECONDS = 3_600.0
+# Characters of a server's name: it is part of every tool name, `mcp__<server>__<tool>`, which
+# providers cap at 64 characters.
+MAX_NAME_CHARS = 48
+# Characters that may not appear in a name, a command, an argument, a header or a variable:
+# control characters, which a terminal would act on when the server is listed.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# `${VAR}` or `${VAR:-default}` in a value: replaced from the user's environment when the server
+# starts (Claude Code's .mcp.json convention), so a key need not be written into the file.
+VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# The keys of a config.toml table, and which transport each belongs to.
+STDIO_KEYS = frozenset({"command", "args", "env", "cwd"})
+HTTP_KEYS = frozenset({"url", "headers"})
+COMMON_KEYS = frozenset({"enabled", "startup_timeout_sec", "tool_timeout_sec"})
+TABLE_KEYS = STDIO_KEYS | HTTP_KEYS | COMMON_KEYS
+
+Transport = Literal["stdio", "http"]
+
+
+class SettingsError(ValueError):
+    """A bad server setting: one line naming the server and the key."""
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How to reach one MCP server, and its time limits. Values may hold `${VAR}`: see
+    expanded()."""
+
+    name: str
+    source: str  # where it was configured: config.toml's path, or .mcp.json
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+    url: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    enabled: bool = True
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT_SECONDS
+    tool_timeout: float = DEFAULT_TOOL_TIMEOUT_SECONDS
+
+    @property
+    def transport(self) -> Transport:
+        return "stdio" if self.command is not None else "http"
+
+    def target(self) -> str:
+        """What it runs or where it is: `command args...`, or the URL (as written)."""
+        if self.command is not None:
+            return " ".join([self.command, *self.args])
+        return self.url or ""
+
+    def expanded(self, environ: Mapping[str, str]) -> ServerSettings:
+        """The settings with every `${VAR}` (or `${VAR:-default}`) replaced from `environ`.
+        Raises SettingsError naming a variable that is unset and has no default."""
+
+        def one(text: str) -> str:
+            def replace(match: re.Match[str]) -> str:
+                value = environ.get(match.group(1))
+                if value is None and match.group(2) is None:
+                    raise SettingsError(
+                        f"MCP server {self.name!r} uses ${{{match.group(1)}}}, which is not set"
+                    )
+                return value if value is not None else match.group(2)
+
+            return VARIABLE.sub(replace, text)
+
+        def pairs(items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+            return tuple((key, one(value)) for key, value in items)
+
+        return ServerSettings(
+            name=self.name,
+            source=self.source,
+            command=None if self.command is None else one(self.command),
+            args=tuple(one(arg) for arg in self.args),
+            env=pairs(self.env),
+            cwd=None if self.cwd is None else os.path.expanduser(one(self.cwd)),
+            url=None if self.url is None else one(self.url),
+            headers=pairs(self.headers),
+            enabled=self.enabled,
+            startup_timeout=self.startup_timeout,
+            tool_timeout=self.tool_timeout,
+        )
+
+
+def check_name(name: str, where: str) -> str:
+    """A server's name as written, or SettingsError."""
+    if not name or len(name) > MAX_NAME_CHARS or CONTROL.search(name) or name != name.strip():
+        raise SettingsError(
+            f"{where}: the server name {quoted(name)} must be 1 to {MAX_NAME_CHARS} printable "
+            "characters (e.g. github, my-docs)"
+        )
+    return name
+
+
+def _text(label: str, value: Any) -> str:
+    if not isinstance(value, str) or not value or CONTROL.search(value):
+        raise SettingsError(f"{label} must be a non-empty string, got {quoted(value)}")
+    return value
+
+
+def _texts(label: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise SettingsError(f"{label} must be a list of strings, got {quoted(value)}")
+    for item in value:
+        if "\x00" in item:
+            raise SettingsError(f"{label} holds a NUL character")
+    return tuple(value)
+
+
+def _table(label: str, value: Any, *, header: bool = False) -> tuple[tuple[str, str], ...]:
+    """A table of string values (env, headers): names checked, pairs sorted by name."""
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise SettingsError(f"{label} must be a table of strings, got {quoted(value)}")
+    name_form = r"[A-Za-z0-9!#$%&'*+.^_`|~-]+" if header else r"[A-Za-z_][A-Za-z0-9_]*"
+    for key, item in value.items():
+        if not re.fullmatch(name_form, key):
+            raise SettingsError(f"{label}: {quoted(key)} is not a valid name")
+        if CONTROL.search(item.replace("\t", "")):
+            raise SettingsError(f"{label}.{key} holds a control character")
+    return tuple(sorted(value.items()))
+
+
+def _seconds(label: str, value: Any) -> float:
+    number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+    if number is None or not math.isfinite(number) or not 0 < number <= MAX_TIMEOUT_SECONDS:
+        raise SettingsError(
+            f"{label} must be seconds in (0, {MAX_TIMEOUT_SECONDS:,.0f}], got {quoted(value)}"
+        )
+    return float(number)
+
+
+def _url(label: str, value: Any) -> str:
+    url = _text(label, value)
+    if not url.startswith(("http://", "https://")) and not url.startswith("${"):
+        raise SettingsError(f"{label} must be an http(s) URL, got {quoted(value)}")
+    return url
+
+
+def from_table(name: str, table: Any, source: str, label: str) -> ServerSettings:
+    """One `[mcp_servers.NAME]` table of config.toml (`label` names it as the user wrote it,
+    e.g. mcp_servers.github). Raises SettingsError."""
+    check_name(name, label)
+    if not isinstance(table, dict):
+        raise SettingsError(f"{label} must be a table, e.g. [mcp_servers.{name}]")
+    unknown = sorted(set(table) - TABLE_KEYS)
+    if unknown:
+        known = ", ".join(sorted(TABLE_KEYS))
+        raise SettingsError(f"unknown setting {label}.{unknown[0]} (known: {known})")
+    return _settings(name, table, source, label)
+
+
+def from_project_entry(name: str, entry: Any, source: str) -> ServerSettings:
+    """One entry of `.mcp.json`'s `mcpServers` (Claude Code's format: `type` stdio or http,
+    keys it does not know are left alone). Raises SettingsError."""
+    label = f"{source}: mcpServers.{name}"
+    check_name(name, source)
+    if not isinstance(entry, dict):
+        raise SettingsError(f"{label} must be an object")
+    kind = entry.get("type", "http" if "url" in entry and "command" not in entry else "stdio")
+    if kind not in ("stdio", "http"):
+        raise SettingsError(
+            f"{label}: type {quoted(kind)} is not supported (stdio or http; SSE servers "
+            "usually also serve streamable HTTP)"
+        )
+    keys = STDIO_KEYS if kind == "stdio" else HTTP_KEYS
+    return _settings(name, {k: v for k, v in entry.items() if k in keys}, source, label)
+
+
+def _settings(name: str, table: dict[str, Any], source: str, label: str) -> ServerSettings:
+    stdio = STDIO_KEYS & table.keys()
+    http = HTTP_KEYS & table.keys()
+    if "command" in table and "url" in table:
+        raise SettingsError(f"{label}: give command (stdio) or url (streamable HTTP), not both")
+    if "command" not in table and "url" not in table:
+        raise SettingsError(f"{label}: give command (a server to run) or url (an HTTP server)")
+    if "command" in table and http:
+        raise SettingsError(f"{label}: {sorted(http)[0]} is for url servers, not command ones")
+    if "url" in table and stdio:
+        raise SettingsError(f"{label}: {sorted(stdio)[0]} is for command servers, not url ones")
+    enabled = table.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise SettingsError(f"{label}.enabled must be true or false, got {quoted(enabled)}")
+    return ServerSettings(
+        name=name,
+        source=source,
+        command=_text(f"{label}.command", table["command"]) if "command" in table else None,
+        args=_texts(f"{label}.args", table.get("args", [])),
+        env=_table(f"{label}.env", table.get("env", {})),
+        cwd=_text(f"{label}.cwd", table["cwd"]) if "cwd" in table else None,
+        url=_url(f"{label}.url", table["url"]) if "url" in table else None,
+        headers=_table(f"{label}.headers", table.get("headers", {}), header=True),
+        enabled=enabled,
+        startup_timeout=_seconds(
+            f"{label}.startup_timeout_sec",
+            table.get("startup_timeout_sec", DEFAULT_STARTUP_TIMEOUT_SECONDS),
+        ),
+        tool_timeout=_seconds(
+            f"{label}.tool_timeout_sec",
+            table.get("tool_timeout_sec", DEFAULT_TOOL_TIMEOUT_SECONDS),
+        ),
+    )
+
+
+def from_config(value: Any, source: str) -> tuple[ServerSettings, ...]:
+    """The `[mcp_servers]` table of config.toml: one server per sub-table, sorted by name.
+    Raises SettingsError."""
+    if not isinstance(value, dict):
+        raise SettingsError(
+            "mcp_servers must be tables in config.toml, e.g. [mcp_servers.docs] with "
+            'command = "docs-server"'
+        )
+    return tuple(
+        from_table(name, value[name], source, f"mcp_servers.{name}") for name in sorted(value)
+    )

@@ -1,0 +1,46 @@
+"""How pleat reaches one MCP server: a program on its stdin and stdout, or a streamable HTTP URL."""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+from agent.mcp.settings import ServerSettings
+from agent.mcp.stderr_tail import StderrTail
+from tools.shell import command_environment
+
+
+def server_environment(settings: ServerSettings) -> dict[str, str]:
+    """What a stdio server runs with: the user's environment without secrets, as commands get
+    it (tools/shell.py), plus the variables its settings name, which may be keys meant for it."""
+    return command_environment() | dict(settings.env)
+
+
+async def open_transport(
+    stack: AsyncExitStack, settings: ServerSettings, workspace: Path, stderr: StderrTail
+) -> Any:
+    """The SDK's (read, write) streams to the server (already `${VAR}`-expanded settings),
+    entered on `stack`, which closes them: a program started in `cwd` (relative to the
+    workspace, which is the default) with its stderr going to `stderr`, or an HTTP connection
+    sending the settings' headers. Raises OSError when the program cannot be started."""
+    if settings.command is not None:
+        from mcp import StdioServerParameters, stdio_client
+
+        parameters = StdioServerParameters(
+            command=settings.command,
+            args=list(settings.args),
+            env=server_environment(settings),
+            cwd=workspace / settings.cwd if settings.cwd else workspace,
+        )
+        errlog = await stderr.open()
+        try:
+            return await stack.enter_async_context(stdio_client(parameters, errlog=errlog))
+        finally:
+            errlog.close()  # the process has its own copy of the pipe's write end
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    assert settings.url is not None
+    http = await stack.enter_async_context(create_mcp_http_client(dict(settings.headers)))
+    return await stack.enter_async_context(streamable_http_client(settings.url, http_client=http))

@@ -1,0 +1,137 @@
+"""Helpers for the MCP tests: the echo server's command, config tables, .mcp.json, processes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+# The real stdio MCP server the tests configure (written with the `mcp` package).
+ECHO_SERVER = Path(__file__).resolve().parent / "mcp_servers" / "echo_server.py"
+# Seconds a process is given to disappear after pleat has ended (stopping a server takes
+# milliseconds; its shutdown's own bound is 6.5 s for a server that ignores its stdin closing).
+GONE_WITHIN_SECONDS = 15.0
+
+
+def echo_table(
+    name: str = "echo", *, pid_file: Path | None = None, linger: bool = False, **extra: str
+) -> str:
+    """A config.toml table running the echo server (its pid written to `pid_file`; `linger`:
+    it outlives its stdin, so only a kill ends it)."""
+    env = {"ECHO_PID_FILE": str(pid_file)} if pid_file is not None else {}
+    if linger:
+        env["ECHO_LINGER"] = "1"
+    lines = [
+        f"[mcp_servers.{name}]",
+        f"command = {json.dumps(sys.executable)}",
+        f"args = [{json.dumps(str(ECHO_SERVER))}]",
+    ]
+    if env:
+        pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
+        lines.append(f"env = {{ {pairs} }}")
+    lines += [f"{key} = {value}" for key, value in extra.items()]
+    return "\n".join(lines) + "\n"
+
+
+# A server whose command exits at once, before saying anything: `false`, through the shell.
+BROKEN_TABLE = """
+[mcp_servers.broken]
+command = "/bin/sh"
+args = ["-c", "echo 'broken: cannot start, no database' >&2; exit 1"]
+"""
+
+
+def write_config(home: Path, text: str) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(text)
+
+
+def echo_entry(pid_file: Path | None = None) -> dict[str, Any]:
+    """A .mcp.json entry (Claude Code's format) running the echo server."""
+    entry: dict[str, Any] = {"command": sys.executable, "args": [str(ECHO_SERVER)]}
+    if pid_file is not None:
+        entry["env"] = {"ECHO_PID_FILE": str(pid_file)}
+    return entry
+
+
+def write_project_file(workspace: Path, servers: dict[str, Any]) -> Path:
+    path = workspace / ".mcp.json"
+    path.write_text(json.dumps({"mcpServers": servers}, indent=2))
+    return path
+
+
+def alive(pid: int) -> bool:
+    """Whether a process with this pid exists and is not a zombie."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def wait_gone(pid: int) -> bool:
+    deadline = time.monotonic() + GONE_WITHIN_SECONDS
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def wait_until(condition: Callable[[], object], seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"gave up waiting after {seconds:g} s")
+        time.sleep(0.05)
+
+
+def read_pid(path: Path) -> int:
+    wait_until(lambda: path.exists() and path.read_text().strip())
+    return int(path.read_text())
+
+
+def kill_if_alive(pid: int) -> None:
+    """Clean up after a failed test: never leave a server behind."""
+    if alive(pid):
+        os.kill(pid, 9)
+
+
+# The real streamable HTTP MCP server the tests run on a loopback port.
+HTTP_SERVER = Path(__file__).resolve().parent / "mcp_servers" / "http_server.py"
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def http_mcp_server() -> Iterator[str]:
+    """The HTTP MCP server running; yields its URL, and stops it at the end."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(HTTP_SERVER), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+
+        def listening() -> bool:
+            with socket.socket() as probe:
+                return probe.connect_ex(("127.0.0.1", port)) == 0
+
+        wait_until(listening)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.kill()
+        process.wait()

@@ -1,0 +1,86 @@
+"""MCP in the TUI: servers started in the background once the session is open (never before the
+first frame), the project's .mcp.json asked about first, failures as notices, /mcp, the stop."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from tui.host import Host
+
+if TYPE_CHECKING:
+    from agent.mcp.manager import McpServers
+    from agent.mcp.server import McpServer
+
+
+def _servers(host: Host) -> McpServers | None:
+    return host.controller.mcp if host.controller is not None else None
+
+
+async def start(host: Host) -> None:
+    """Start the configured servers, then ask about the project's .mcp.json (when it has
+    servers and this content was never approved) and start those the user allows. Once per
+    run (a later call, after /model opened the first session, does nothing)."""
+    from agent.mcp.project_file import approve, is_approved, read_project_servers
+
+    servers = _servers(host)
+    if servers is None or host.controller is None or host.controller.mcp_opened:
+        return
+    host.controller.mcp_opened = True
+    servers.on_change(lambda server: _changed(host, server))
+    await servers.start()
+    project = await asyncio.to_thread(read_project_servers, host.workspace)
+    if project is None:
+        return
+    for problem in project.problems:
+        servers.skipped.append(problem)
+        await host.conversation.add_notice(problem, "error")
+    if not project.servers:
+        return
+    if not await asyncio.to_thread(is_approved, host.workspace, project):
+        from tui.screens.mcp_approval import McpApprovalScreen
+
+        if not await host.ask_screen(McpApprovalScreen(project)):
+            names = ", ".join(server.name for server in project.servers)
+            line = f".mcp.json's MCP servers ({names}) were not started; asked again next time"
+            servers.skipped.append(line)
+            await host.conversation.add_notice(line)
+            return
+        try:
+            await asyncio.to_thread(approve, host.workspace, project)
+        except OSError as error:  # used now all the same; asked again next time
+            await host.conversation.add_notice(f"cannot remember the approval: {error}", "error")
+    servers.add(project.servers)
+    await servers.start()
+
+
+def _changed(host: Host, server: McpServer) -> None:
+    """A server failed (at start or later): one red notice, its error with it; a server that
+    started with tools it cannot offer: a note for each."""
+    lines: list[tuple[str, str]] = []
+    if server.state == "failed":
+        lines.append((f"MCP server {server.name} failed: {server.error}", "error"))
+    elif server.state == "running":
+        lines += [(f"MCP server {server.name}: {note}", "note") for note in server.notes]
+    if lines:
+        host.start_background(_notices(host, lines))
+
+
+async def _notices(host: Host, lines: list[tuple[str, str]]) -> None:
+    for text, kind in lines:
+        await host.conversation.add_notice(text, "error" if kind == "error" else "note")
+
+
+async def show(host: Host, _: str) -> None:
+    """/mcp: every server, its state (starting, running, failed with the error, stopped), its
+    tools and the last lines of its stderr."""
+    from agent.mcp.report import report
+
+    await host.conversation.add_notice(report(_servers(host)))
+
+
+async def stop(host: Host) -> None:
+    """Stop every server (pleat is quitting): their processes end before pleat does."""
+    servers = _servers(host)
+    if servers is not None:
+        await servers.stop()
