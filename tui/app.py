@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Coroutine
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -17,7 +18,7 @@ from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerState
 
 from agent.config import Config
-from tui import custom_commands, lifecycle, mcp_servers, modes, queued, slash_commands
+from tui import asking, custom_commands, lifecycle, mcp_servers, modes, queued, slash_commands
 from tui.approvals import SessionApprovals
 from tui.completion import WorkspaceFiles
 from tui.host import WorkKind
@@ -33,10 +34,8 @@ from tui.widgets.task_list import TaskList
 if TYPE_CHECKING:
     from agent.custom_commands import CommandCatalog
     from agent.loop import Agent
-    from agent.permissions import ApprovalRequest, Mode
-    from agent.plan_mode import PlanVerdict
+    from agent.permissions import Mode
     from sessions.store import Session
-    from tui.approvals import Answer
     from tui.session_controller import SessionController
     from tui.widgets.compaction_marker import CompactionMarker
     from tui.widgets.tool_call import ToolCallBlock
@@ -100,7 +99,9 @@ class PleatApp(App[None]):
         self.startup = Startup(config, config_error, resume, continue_latest)
         permissions = modes.starting_permissions(config, approve_everything)
         permissions.on_change(self.permission_mode_changed)
-        self.approvals = SessionApprovals(self.ask_approval, self.review_plan, permissions)
+        self.approvals = SessionApprovals(
+            partial(asking.ask_approval, self), partial(asking.review_plan, self), permissions
+        )
         self.controller: SessionController | None = None  # made after the first frame
         self.opened = asyncio.Event()  # set once the session is open (or cannot be)
         self.files = WorkspaceFiles(workspace)
@@ -267,36 +268,6 @@ class PleatApp(App[None]):
             if self.work_kind == "idle" and self.busy and self.turn is not None:
                 self.turn.cancel()  # any key ends an idle fold
         await super().on_event(event)
-
-    async def ask_approval(self, request: ApprovalRequest) -> Answer:
-        """Show the approval modal from the turn's worker and wait for the answer."""
-        from tui.screens.approval import ApprovalScreen
-
-        answer: Answer = await self._modal(ApprovalScreen(request), f"approve {request.tool}?")
-        return answer
-
-    async def review_plan(self, plan: str) -> PlanVerdict:
-        """Plan mode's exit_plan_mode: the plan in the conversation, then accept it or not."""
-        from agent.terminal_text import visible
-        from tui.screens.plan import PlanScreen
-
-        await self.conversation.add_markdown(visible(plan), "plan")
-        verdict: PlanVerdict = await self._modal(PlanScreen(plan), "review the plan")
-        return verdict
-
-    async def _modal(self, screen: Screen[Any], state: str) -> Any:
-        """Show a modal from the turn's worker and wait for its answer; the status says what
-        it waits for."""
-        previous = self.status.state
-        self.status.state = state
-        try:
-            return await self.push_screen(screen, wait_for_dismiss=True)
-        except asyncio.CancelledError:
-            if self.screen is screen:
-                self.pop_screen()
-            raise
-        finally:
-            self.status.state = previous
 
     def permission_mode_changed(self, mode: Mode) -> None:
         """The mode changed (Shift+Tab, or a plan accepted): the status bar and a notice."""

@@ -31,16 +31,20 @@ from tui.widgets.tool_call import ToolCallBlock
 # Slow (the whole TUI under Textual's pilot): left out of the fast set, `pytest -m 'not slow'`.
 pytestmark = pytest.mark.slow
 
+# The window of these tests: the system prompt and the tool schemas take about 2,400 tokens of
+# it, and a fold's summary message up to 600 more; what is left holds the exchanges each test
+# folds (the tuned numbers below: a long reply of ~1,000 tokens, a 1,000-token read).
+FOLD_WINDOW = 6_000
 # Seconds of idleness before an idle fold in these tests: long enough that the test's own
 # steps after a turn come first, short enough to keep the test quick.
 IDLE_SECONDS = 0.3
 # The tail keeps one message: after two exchanges the first one is what an idle fold folds.
-IDLE_POLICY = small_policy(tail_messages=1)
-# A reply this long (about 400 tokens) makes the first exchange worth folding when idle.
-LONG_REPLY = "words " * 550
+IDLE_POLICY = small_policy(context_window=FOLD_WINDOW, tail_messages=1)
+# A reply this long (about 1,000 tokens) makes the first exchange worth folding when idle.
+LONG_REPLY = "words " * 1_000
 # Tool results may take 40% of the small window, so reading big.txt forces a fold of the
 # earlier exchange (a tail of 300 tokens keeps none of it).
-BIG_READS = small_policy(tool_output_share=0.4, tail_tokens=300)
+BIG_READS = small_policy(context_window=FOLD_WINDOW, tool_output_share=0.4, tail_tokens=300)
 
 
 async def test_a_fold_between_tool_calls_and_the_turn_finishes(
@@ -69,7 +73,7 @@ async def test_a_fold_between_tool_calls_and_the_turn_finishes(
         fold = kinds.index("CompactionMarker")
         assert "ToolCallBlock" in kinds[:fold] and "ToolCallBlock" in kinds[fold + 1 :]
         marker = app.query_one(CompactionMarker)
-        assert marker.state == "done" and "into chunk 1" in marker.text
+        assert marker.state == "done" and "into chunk 1" in marker.text, marker.text
         assert app.query(AssistantMessage).last().source == "done reading"
         assert not [n for n in app.query(Notice) if n.kind == "error"]
         assert app.agent is not None
@@ -143,7 +147,7 @@ async def test_escape_during_the_commit_waits_until_the_fold_is_recorded(
     """Esc pressed once the summary is in (the chunk is about to be written) waits for the
     swap and the journal record; the session then resumes without any repair."""
     server.fallback = model([Text(LONG_REPLY), Text("two")], lambda _: summary_reply("held"))
-    app = make_app(server, workspace, compaction=small_policy())
+    app = make_app(server, workspace, compaction=small_policy(context_window=FOLD_WINDOW))
     async with app.run_test() as pilot:
         await exchange(pilot, app, "one")
         await exchange(pilot, app, "two")
@@ -175,7 +179,7 @@ async def test_escape_cancels_a_manual_fold_before_it_commits(
     server: ScriptedServer, workspace: Path
 ) -> None:
     server.fallback = model([Text(LONG_REPLY), Text("two")], lambda _: Stall(5))
-    app = make_app(server, workspace, compaction=small_policy())
+    app = make_app(server, workspace, compaction=small_policy(context_window=FOLD_WINDOW))
     async with app.run_test() as pilot:
         await exchange(pilot, app, "one")
         await exchange(pilot, app, "two")

@@ -1,0 +1,47 @@
+"""The questions a turn asks the user in a modal: approve a call, review a plan."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from textual.screen import Screen
+
+if TYPE_CHECKING:
+    from agent.permissions import ApprovalRequest
+    from agent.plan_mode import PlanVerdict
+    from tui.app import PleatApp
+    from tui.approvals import Answer
+
+
+async def ask_approval(app: PleatApp, request: ApprovalRequest) -> Answer:
+    """Show the approval modal from the turn's worker and wait for the answer."""
+    from tui.screens.approval import ApprovalScreen
+
+    answer: Answer = await modal(app, ApprovalScreen(request), f"approve {request.tool}?")
+    return answer
+
+
+async def review_plan(app: PleatApp, plan: str) -> PlanVerdict:
+    """Plan mode's exit_plan_mode: the plan in the conversation, then accept it or not."""
+    from agent.terminal_text import visible
+    from tui.screens.plan import PlanScreen
+
+    await app.conversation.add_markdown(visible(plan), "plan")
+    verdict: PlanVerdict = await modal(app, PlanScreen(plan), "review the plan")
+    return verdict
+
+
+async def modal(app: PleatApp, screen: Screen[Any], state: str) -> Any:
+    """Show a modal from the turn's worker and wait for its answer; the status says what it
+    waits for. Cancelled (Esc), the modal goes away with the question."""
+    previous = app.status.state
+    app.status.state = state
+    try:
+        return await app.push_screen(screen, wait_for_dismiss=True)
+    except asyncio.CancelledError:
+        if app.screen is screen:
+            app.pop_screen()
+        raise
+    finally:
+        app.status.state = previous
