@@ -15,7 +15,9 @@ from typing import Any
 
 from agent.compaction.policy import CompactionPolicy, PolicyError
 from agent.hook_config import HookConfigError, HookSpec, parse_hooks
-from agent.llm import (
+from agent.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
+from agent.mcp.settings import ServerSettings, SettingsError, from_config
+from agent.model_settings import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_REQUEST_TIMEOUT,
     VISION_AUTO,
@@ -23,13 +25,10 @@ from agent.llm import (
     VISION_ON,
     ModelSettings,
 )
-from agent.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
-from agent.mcp.settings import ServerSettings, SettingsError, from_config
-from agent.permission_rules import RuleError, parse_rule
-from agent.permissions import MODES
+from agent.permission_modes import MODES
 from agent.request_shape import THINKING_LEVELS, THINKING_OFF
 from sessions.short_text import quoted
-from tools.shell import MAX_TIMEOUT_SECONDS
+from tools.command_limits import MAX_TIMEOUT_SECONDS
 
 APP_NAME = "pleat"
 ENV_PREFIX = "PLEAT_"
@@ -310,6 +309,8 @@ def _rules(label: str, value: Any, source: str, *, written: bool) -> tuple[str, 
         raise ConfigError(
             f"{source}: {label} must be a list of rules, e.g. {example}, got {quoted(value)}"
         )
+    from agent.permission_rules import RuleError, parse_rule  # only when rules are given
+
     rules: list[str] = []
     for index, text in enumerate(value):
         try:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from agent.events import CompactionDone, CompactionFailed
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the status bar needs kilo before the first frame: the events come later
+    from agent.events import CompactionDone, CompactionFailed
 
 
 def kilo(tokens: int) -> str:
@@ -12,6 +15,8 @@ def kilo(tokens: int) -> str:
 
 def describe_compaction(event: CompactionDone | CompactionFailed) -> str:
     """One line for a fold: what went where, how much it freed, how much the cache served."""
+    from agent.events import CompactionFailed
+
     if isinstance(event, CompactionFailed):
         return event.message
     where = f"chunk {event.chunk}" + (" (merged)" if event.merged else "")

@@ -8,16 +8,20 @@ import os
 import random
 import re
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from agent.events import ProviderErrorKind as ErrorKind
 from agent.events import Retrying, ThinkingDelta
+from agent.model_settings import (
+    VISION_OFF,
+    VISION_ON,
+    ModelSettings,
+)
 from agent.offline import prepare_offline_env
 from agent.reasoning import ReasoningAssembler
 from agent.request_shape import (
     ANSWER_TOKENS_AFTER_THINKING,
-    THINKING_OFF,
     is_claude,
     thinking_arguments,
     thinking_budget,
@@ -134,16 +138,9 @@ def stated_limits(text: str) -> StatedLimits:
     return StatedLimits()
 
 
-# Retries for rate limits and transient failures: 3 tries after the first, doubling from 1 s,
-# ride out a provider's brief hiccup (about 7 s in all) without making a dead server look alive.
-DEFAULT_MAX_RETRIES = 3
-DEFAULT_RETRY_BASE_DELAY = 1.0
 # A server's Retry-After is honoured up to this many seconds; longer waits become an error the
 # user sees rather than a silent minute-long pause.
 MAX_RETRY_AFTER = 60.0
-# Seconds without a byte from the provider before a request is abandoned as a transient
-# failure: long enough for a big model's slow first token, short enough to notice a hang.
-DEFAULT_REQUEST_TIMEOUT = 600.0
 # The key sent to an OpenAI-compatible server given by its address when no key is configured
 # (no --api-key, no OPENAI_API_KEY): local servers (LM Studio, vLLM, llama.cpp, Ollama's /v1)
 # ignore it, but the OpenAI client refuses to send a request without one.
@@ -152,10 +149,6 @@ NO_KEY_PLACEHOLDER = "pleat-no-key"
 # --context-window: small enough for most local models (Ollama and llama.cpp servers are often
 # run at 32k), so pleat folds early rather than overflowing; the overflow path covers the rest.
 FALLBACK_CONTEXT_WINDOW = 32_768
-
-
-# The `vision` setting's values: ask litellm, or the user's word for a model it does not know.
-VISION_AUTO, VISION_ON, VISION_OFF = "auto", "true", "false"
 
 
 class LLMError(Exception):
@@ -191,22 +184,6 @@ class LLMReply:
     # The reply's reasoning, to be sent back with it exactly (agent/reasoning.py).
     thinking_blocks: tuple[dict[str, Any], ...] = ()
     reasoning_content: str | None = None
-
-
-@dataclass(frozen=True)
-class ModelSettings:
-    """Where and how to call the model. The api_key is held in memory only, never written."""
-
-    model: str
-    api_base: str | None = None
-    api_key: str | None = field(default=None, repr=False)
-    timeout: float = DEFAULT_REQUEST_TIMEOUT
-    max_retries: int = DEFAULT_MAX_RETRIES
-    retry_base_delay: float = DEFAULT_RETRY_BASE_DELAY
-    # "off", a level ("low", "medium", "high": litellm's reasoning_effort) or a token budget.
-    thinking: str = THINKING_OFF
-    # Whether the model accepts images: "auto" (litellm's model facts say), "true" or "false".
-    vision: str = VISION_AUTO
 
 
 def _litellm() -> Any:

@@ -23,12 +23,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.shell_split import ASSIGNMENT, TOO_DEEP, WRAPPERS, split_command
-from tools.base import Tool, ToolError
+from tools.errors import ToolError
 from tools.paths import display_path, resolve_in_workspace
 from tools.web_address import web_address
+
+if TYPE_CHECKING:
+    from tools.base import Tool
 
 # A tool's name in a rule: the names tools are registered under, MCP's `server__tool` included.
 TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent.mcp.names import is_mcp_name
+from agent.permission_modes import MODES, Mode
 from agent.permission_rules import (
     Rule,
     allowing_rules,
@@ -24,21 +25,11 @@ from agent.permission_rules import (
     parse_rule,
     url_pattern_problem,
 )
-from tools.base import Tool, ToolContext
 
 if TYPE_CHECKING:
+    from tools.base import Tool, ToolContext
     from tools.registry import ToolRegistry
 
-Mode = Literal["ask", "accept-edits", "plan", "full-auto"]
-# Every mode, in the order Shift+Tab cycles through them (ask is the default).
-MODES: tuple[Mode, ...] = get_args(Mode)
-# What each mode does, in one line (the TUI's notice when it changes, --help, the README).
-MODE_HELP: dict[Mode, str] = {
-    "ask": "writes, edits and commands ask first",
-    "accept-edits": "file writes and edits run without asking; commands ask",
-    "plan": "only tools that read run; the model plans, and you accept the plan or not",
-    "full-auto": "everything runs without asking (deny rules still hold)",
-}
 # What the model reads when plan mode refuses a call.
 PLAN_REFUSAL = (
     "pleat is in plan mode: only tools that read run, so {tool} was not run. Investigate with "

@@ -13,7 +13,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent.permissions import Mode, Permissions
+from agent.permission_modes import Mode
+from agent.permissions import Permissions
 from sessions.messages import Message
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
 
 from agent.events import PromptDelivered
-from agent.prompt_images import Attached
 from sessions import messages as msg
 from sessions.messages import Message
+
+if TYPE_CHECKING:
+    from agent.prompt_images import Attached
 
 # Between prompts joined into one (those still queued when a turn ends become the next turn):
 # a blank line, so each reads as its own paragraph.

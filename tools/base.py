@@ -9,6 +9,7 @@ from typing import Any, Literal, Protocol
 
 from sessions.image_ref import ImageRef
 from sessions.output_spool import SpooledOutput
+from tools.errors import ToolError as ToolError  # where tools have always found it
 from tools.image_file import LoadedImage
 from tools.output_budget import DEFAULT_OUTPUT_TOKENS, OutputBudget
 from tools.result_facts import FACTS_KEY, ResultFacts
@@ -17,10 +18,6 @@ from tools.result_facts import FACTS_KEY, ResultFacts
 # line (cut into the commands it runs), a path (made relative to the workspace), a web address
 # (in its normal form, tools/web_address.py), or plain text.
 MainArgumentKind = Literal["command", "path", "url", "text"]
-
-
-class ToolError(Exception):
-    """A failure the model should read as the tool's result (one clear line), never a crash."""
 
 
 class OutputKeeper(Protocol):

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from sessions.short_text import quoted
-from tools.base import ToolError
+from tools.errors import ToolError
 
 # Added to every confined open: never follow a symlink in the last component (one swapped in
 # after the check), and never leak the descriptor into a command started meanwhile.

@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tools.archive_reader import ArchiveReaderTool
 from tools.arguments import validate_arguments
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.command_limits import DEFAULT_TIMEOUT_SECONDS
 from tools.edit_file import EditFileTool
 from tools.list_dir import ListDirTool
 from tools.output_guard import keep_within_budget
 from tools.read_file import ReadFileTool
 from tools.search import GlobTool, GrepTool
-from tools.shell import DEFAULT_TIMEOUT_SECONDS, RunCommandTool
+from tools.shell import RunCommandTool
 from tools.todo_write import TodoWriteTool
 from tools.web_fetch import WebFetchTool
 from tools.write_file import WriteFileTool

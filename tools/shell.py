@@ -15,13 +15,9 @@ import aiofiles.os
 from sessions.output_spool import OutputSpool
 from sessions.secret_names import SECRET_ENV_NAME, holds_secret
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.command_limits import DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS
 from tools.result_facts import ResultFacts
 
-# Seconds a command may run by default: long enough for a typical test suite or build step.
-DEFAULT_TIMEOUT_SECONDS = 120
-# Upper bound a model may ask for: ten minutes covers slow full builds; the session is
-# blocked meanwhile, so longer jobs belong in the background with output sent to a file.
-MAX_TIMEOUT_SECONDS = 600
 # Output bytes held in memory from the start and from the end of a command's output: 8 MiB in
 # all covers any build or test log whole (the registry then cuts it to the model's budget and
 # keeps it for paging, tools/output_guard.py); a command printing more (`yes`, a runaway loop)

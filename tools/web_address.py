@@ -17,7 +17,7 @@ import socket
 from dataclasses import dataclass
 from urllib.parse import SplitResult, urlsplit
 
-from tools.base import ToolError
+from tools.errors import ToolError
 
 # The schemes web_fetch reads; anything else (file:, ftp:, data:, javascript: ...) is refused.
 SCHEMES = ("http", "https")

@@ -34,7 +34,7 @@ from tui.widgets.task_list import TaskList
 if TYPE_CHECKING:
     from agent.custom_commands import CommandCatalog
     from agent.loop import Agent
-    from agent.permissions import Mode
+    from agent.permission_modes import Mode
     from sessions.store import Session
     from tui.session_controller import SessionController
     from tui.widgets.compaction_marker import CompactionMarker

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agent.permissions import ApprovalRequest, Decision, Permissions
-from agent.plan_mode import PlanReviewer
+
+if TYPE_CHECKING:
+    from agent.plan_mode import PlanReviewer
 
 # What the user can answer when asked to approve one call.
 Answer = Literal["yes", "no", "always"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.permissions import MODE_HELP, Mode, Permissions
+from agent.permission_modes import MODE_HELP, Mode
+from agent.permissions import Permissions
 
 if TYPE_CHECKING:
     from agent.config import Config

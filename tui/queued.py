@@ -7,8 +7,14 @@ prompt instead: nothing is sent that the user did not see go.
 
 from __future__ import annotations
 
-from agent.prompt_queue import joined
 from tui.host import Host
+
+
+def joined(prompts: list[str]) -> str:
+    """Several prompts as one (agent.prompt_queue, imported after the first frame)."""
+    from agent.prompt_queue import joined as join
+
+    return join(prompts)
 
 
 def show(host: Host) -> None:

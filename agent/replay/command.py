@@ -83,7 +83,8 @@ def _prices(args: argparse.Namespace) -> Prices:
 def _summarizer(args: argparse.Namespace) -> tuple[Any, str]:
     if not args.model:
         return None, LABEL
-    from agent.llm import LLM, ModelSettings
+    from agent.llm import LLM
+    from agent.model_settings import ModelSettings
 
     llm = LLM(ModelSettings(model=args.model, api_base=args.api_base, api_key=args.api_key))
     return llm, f"summaries by {args.model}"

@@ -66,3 +66,32 @@ def test_console_script_help_answers() -> None:
     )
     assert pleat.returncode == 0
     assert "--prompt" in pleat.stdout and "--api-base" in pleat.stdout
+
+
+# pleat's own modules the first frame must not wait for: the agent, its tools and the session
+# store are imported after it (bench/tui_startup.py measures the first frame against a bare
+# Textual app; each of these chains costs milliseconds there).
+AFTER_FIRST_FRAME = (
+    "agent.loop",
+    "agent.llm",
+    "agent.events",
+    "agent.assemble",
+    "agent.prompt_images",
+    "tools.base",
+    "tools.registry",
+    "sessions.store",
+    "sessions.journal",
+    "sessions.messages",
+    "aiofiles",
+)
+
+
+def test_the_apps_module_leaves_the_agent_for_after_the_first_frame() -> None:
+    code = (
+        "import json, sys\n"
+        "import tui.main, tui.app\n"
+        f"print(json.dumps(sorted(set(sys.modules) & set({AFTER_FIRST_FRAME!r}))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []

@@ -10,7 +10,8 @@ from conftest import TEST_API_KEY, TEST_MODEL
 from scripted_server import Drop, Error, ScriptedServer, Text, ToolCalls, context_overflow
 
 from agent.events import Retrying
-from agent.llm import LLM, LLMError, LLMReply, ModelSettings, classify, is_context_overflow
+from agent.llm import LLM, LLMError, LLMReply, classify, is_context_overflow
+from agent.model_settings import ModelSettings
 
 # Retries in tests wait milliseconds, not seconds: the backoff shape is what is under test.
 FAST_RETRY = 0.001

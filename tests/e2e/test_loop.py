@@ -22,8 +22,9 @@ from agent.events import (
     ToolCallStarted,
     TurnDone,
 )
-from agent.llm import LLM, ModelSettings
+from agent.llm import LLM
 from agent.loop import Agent
+from agent.model_settings import ModelSettings
 from agent.permissions import ApprovalRequest, Decision, approve_all, refuse_headless
 from agent.prompt import system_prompt
 from agent.turn_notes import CANCELLED_TOOL_RESULT

@@ -168,7 +168,8 @@ async def test_an_overflow_without_numbers_still_recovers(
 
 def test_the_reply_reserve_respects_the_models_output_limit() -> None:
     from agent.compaction.policy import Budget, CompactionPolicy
-    from agent.llm import LLM, ModelSettings
+    from agent.llm import LLM
+    from agent.model_settings import ModelSettings
 
     policy = CompactionPolicy()
     # Bedrock's Claude 3 Opus gives at most 4,096 output tokens: the reserve is no more.

@@ -289,7 +289,8 @@ def test_every_provider_has_its_usual_key_variable() -> None:
 
 @pytest.mark.slow  # imports litellm (seconds)
 def test_the_preferred_models_are_litellm_s_and_listed_for_their_keys() -> None:
-    from agent.llm import ModelSettings, credentialed_models, resolve_model
+    from agent.llm import credentialed_models, resolve_model
+    from agent.model_settings import ModelSettings
 
     environ = {p.key: "sk-test-key" for p in PROVIDER_DEFAULTS}
     lists = credentialed_models(environ)

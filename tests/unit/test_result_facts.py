@@ -11,8 +11,9 @@ from conftest import TEST_API_KEY, TEST_MODEL
 from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.compaction.ledger import update_ledger
-from agent.llm import LLM, ModelSettings
+from agent.llm import LLM
 from agent.loop import Agent
+from agent.model_settings import ModelSettings
 from agent.permissions import approve_all
 from agent.tokens import count_text
 from sessions.archive import ChunkArchive
