@@ -24,6 +24,8 @@ from typing import Any
 
 from agent.hook_config import HookSpec
 from agent.terminal_text import visible
+from sessions import model_json
+from sessions.model_json import ModelJsonError
 from tools.shell import command_environment
 
 # Bytes kept of each of a hook's stdout and stderr: what a hook says is a reason, a lint report
@@ -84,13 +86,14 @@ class HookRun:
 
     @functools.cached_property
     def answer(self) -> dict[str, Any]:
-        """Claude Code's JSON answer (exit 0, stdout one JSON object), or {}."""
+        """Claude Code's JSON answer (exit 0, stdout one JSON object), or {}: stdout past the
+        limits of sessions/model_json.py (too deep, a giant number) is text, not an answer."""
         text = self.stdout.strip()
         if self.exit_code != EXIT_GO_ON or not text.startswith("{"):
             return {}
         try:
-            value = json.loads(text)
-        except ValueError:
+            value = model_json.loads(text)  # depth and size checked first: never a crash
+        except ModelJsonError:
             return {}
         return value if isinstance(value, dict) else {}
 
