@@ -184,8 +184,7 @@ def test_undo_takes_back_what_a_post_tool_use_formatter_changed(
     script.write_text(SQUEEZE)
     write_config(
         pleat_home,
-        f'[[hooks.PostToolUse]]\nmatcher = "Edit|Write"\n'
-        f"command = {json.dumps(python(script))}\n",
+        f'[[hooks.PostToolUse]]\nmatcher = "Edit|Write"\ncommand = {json.dumps(python(script))}\n',
     )
     (workspace / "app.py").write_text("x = 1\n")
     server.push(ToolCalls([("write_file", {"path": "app.py", "content": "x  =  2\n"})]), Text("ok"))

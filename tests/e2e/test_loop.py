@@ -177,7 +177,7 @@ class OddSchemaTool(Tool):
     name = "odd"
     description = "a tool with a crafted schema"
     read_only = True
-    parameters: dict[str, Any] = {
+    parameters: dict[str, Any] = {  # noqa: RUF012 - a test double
         "type": "object",
         "properties": {
             "text": {"type": "string", "maxLength": "10"},
