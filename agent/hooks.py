@@ -170,6 +170,26 @@ class HookRunner:
         self.session_id = session_id
         self.transcript_path = transcript_path
         self.secrets = tuple(secrets)
+        # For a sub-agent's hooks: which one (agent_id, agent_type, agent_transcript_path, as
+        # Claude Code names them), added to every payload; empty for the main agent's.
+        self.subagent: dict[str, str] = {}
+
+    def for_subagent(self, agent_id: str, agent_type: str, transcript: Path) -> HookRunner:
+        """The same hooks for a sub-agent (agent/subagents.py): its payloads keep the session's
+        id and transcript and name the sub-agent's (its sub-session) besides."""
+        runner = HookRunner(
+            self.specs,
+            self.workspace,
+            session_id=self.session_id,
+            transcript_path=self.transcript_path,
+            secrets=self.secrets,
+        )
+        runner.subagent = {
+            "agent_id": agent_id,
+            "agent_type": agent_type,
+            "agent_transcript_path": str(transcript),
+        }
+        return runner
 
     def has(self, event: str) -> bool:
         return any(spec.event == event for spec in self.specs)
@@ -185,6 +205,7 @@ class HookRunner:
             "cwd": str(self.workspace),
             "hook_event_name": event,
             "permission_mode": mode,
+            **self.subagent,
             **fields,
         }
 
