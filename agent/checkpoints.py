@@ -7,6 +7,15 @@ their old bytes go to the session's store and, once it ran, the hash of what it 
 files are snapshotted before and after (tools/git_snapshots.py) and the difference recorded;
 outside git the record says the changes are not covered. Bookkeeping never stops a tool: a
 failure is recorded as "not covered" and the tool runs.
+
+A bracket records what changed between its "before" and its "after", whoever changed it, so two
+brackets must never overlap: sub-agents working side by side (agent/subagents.py) share one
+gate (an asyncio.Lock), and every call that may change files holds it from its "before" to its
+"after"; a call that writes nothing (web_fetch) does not wait. The cost: the commands and file
+writes of parallel sub-agents run one at a time (their model calls, reads and searches still
+overlap), so a sub-agent's long command (a test suite) holds back the other sub-agents' next
+change until it ends. Undo could instead try to untangle overlapping brackets, but a command's
+snapshots cannot tell whose change a file is, so attributing it would be a guess.
 """
 
 from __future__ import annotations
@@ -57,6 +66,9 @@ class CheckpointRecorder:
     git: GitSnapshots | None = None
     secrets: KnownSecrets = field(default_factory=KnownSecrets)
     turn: str | None = None  # the user message that started the running turn
+    # Held by a call that may change files from its "before" to its "after" (see the module);
+    # one for a session, its sub-agents' recorders included.
+    gate: asyncio.Lock = field(default_factory=asyncio.Lock)
     # A command's snapshot before it ran, by call id, until the one after it is taken.
     _snapshots: dict[str, Snapshot] = field(default_factory=dict, init=False)
 
@@ -69,7 +81,14 @@ class CheckpointRecorder:
         are kept in this session's journal and store as part of the running turn, so undoing
         the turn undoes them too; its call ids get `prefix` (two sub-agents may use the same)."""
         return SubagentCheckpoints(
-            self.workspace, self.store, self.record, self.git, self.secrets, self.turn, prefix
+            self.workspace,
+            self.store,
+            self.record,
+            self.git,
+            self.secrets,
+            self.turn,
+            self.gate,
+            prefix=prefix,
         )
 
     async def around(
@@ -80,18 +99,31 @@ class CheckpointRecorder:
         run: Callable[[], Awaitable[ToolOutput]],
     ) -> ToolOutput:
         """Run an approved tool call, keeping what it changes: before it, the old state is
-        recorded; after it (also when it is interrupted), what it left."""
+        recorded; after it (also when it is interrupted), what it left. A call that may change
+        files waits for the gate and holds it until its "after" is recorded."""
+        held = _may_change_files(tool, args)
+        if held:
+            await self.gate.acquire()
         try:
-            point = await asyncio.to_thread(self._before, call, tool, args)
-        except Exception as error:  # a bug here must not stop the tool: said in the record
-            point = Checkpoint(0, self.turn or "", call.id, tool.name, [])
-            point.uncovered = f"checkpoint failed: {type(error).__name__}: {error}"
-        self.record(checkpoint_record(point, now()))
-        try:
-            return await run()
+            try:
+                point = await asyncio.to_thread(self._before, call, tool, args)
+            except Exception as error:  # a bug here must not stop the tool: said in the record
+                point = Checkpoint(0, self.turn or "", call.id, tool.name, [])
+                point.uncovered = f"checkpoint failed: {type(error).__name__}: {error}"
+            self.record(checkpoint_record(point, now()))
+            try:
+                return await run()
+            finally:
+                # Shielded: Esc during a long command still records what the command changed;
+                # the gate opens once that is done, even if this call is cancelled meanwhile.
+                finishing = asyncio.ensure_future(self._finish(point))
+                if held:
+                    finishing.add_done_callback(lambda _: self.gate.release())
+                    held = False
+                await asyncio.shield(finishing)
         finally:
-            # Shielded: Esc during a long command still records what the command changed.
-            await asyncio.shield(asyncio.ensure_future(self._finish(point)))
+            if held:
+                self.gate.release()
 
     async def _finish(self, point: Checkpoint) -> None:
         try:
@@ -204,6 +236,14 @@ class SubagentCheckpoints(CheckpointRecorder):
     ) -> ToolOutput:
         named = dataclasses.replace(call, id=self.prefix + call.id)
         return await super().around(named, tool, args, run)
+
+
+def _may_change_files(tool: Tool, args: dict[str, Any]) -> bool:
+    """Whether a call may change files: it names some, or cannot say (a command)."""
+    try:
+        return tool.writes(args) != ()
+    except Exception:  # a tool that cannot say is taken to change anything
+        return True
 
 
 def _missing_ancestor(workspace: Path, rel: str) -> str | None:

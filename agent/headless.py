@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import io
@@ -48,6 +49,7 @@ from agent.model_discovery import first_model
 from agent.permissions import refuse_headless
 from agent.prompt import project_instructions
 from agent.prompt_images import attach_images
+from agent.stop_signals import Stopped, on_stop_signals
 from agent.subagents import activity_line, definition_notes
 from sessions.lock import SessionBusy
 from sessions.store import Session, SessionError
@@ -188,33 +190,36 @@ async def after_session_start(
     return await work()
 
 
-async def until_terminated(work: Coroutine[Any, Any, int]) -> int:
-    """Run `work`; SIGTERM cancels it like Ctrl+C does (the agent answers open tool calls with
-    'cancelled' and notes the cut reply), and the run returns EXIT_TERMINATED, so the caller
-    closes the session: journal fsynced, lock released."""
-    loop = asyncio.get_running_loop()
+async def until_terminated(work: Coroutine[Any, Any, int], stopped: Stopped) -> int:
+    """Run `work`; a stop signal (SIGTERM, or SIGHUP when the terminal goes: agent.stop_signals)
+    cancels it like Ctrl+C does (the agent answers open tool calls with 'cancelled' and notes
+    the cut reply), records itself in `stopped`, and the run returns EXIT_TERMINATED, so the
+    caller closes the session: journal fsynced, lock released."""
     task = asyncio.current_task()
     assert task is not None
-    terminated = False
 
-    def on_sigterm() -> None:
-        nonlocal terminated
-        if not terminated:  # a second SIGTERM must not interrupt the cleanup of the first
-            terminated = True
+    def on_stop(sent: signal.Signals) -> None:
+        if stopped.signal is None:  # a second signal must not interrupt the cleanup of the first
+            stopped.signal = sent
             task.cancel()
 
-    try:
-        loop.add_signal_handler(signal.SIGTERM, on_sigterm)
-    except (NotImplementedError, RuntimeError):  # Windows, or not the main thread
+    remove = on_stop_signals(on_stop)
+    if remove is None:
         return await work
     try:
         return await work
     except asyncio.CancelledError:
-        if not terminated:
+        if stopped.signal is None:
             raise
         return EXIT_TERMINATED
     finally:
-        loop.remove_signal_handler(signal.SIGTERM)
+        remove()
+
+
+def say_if_heard(line: str, err: TextIO) -> None:
+    """Print `line` on `err`, unless the terminal is gone (SIGHUP: writing to it fails)."""
+    with contextlib.suppress(OSError):
+        print(line, file=err, flush=True)
 
 
 def with_found_model(config: Config) -> Config:
@@ -288,6 +293,7 @@ def run_headless(
     mcp = headless_servers(
         config.mcp_servers, workspace, approve_everything=approve_everything, err=sys.stderr
     )
+    stopped = Stopped()
     try:
         agent = build_agent(
             config,
@@ -335,7 +341,8 @@ def run_headless(
                 )
         agent.hooks.session_started("resume" if resume or continue_latest else "startup")
         started = after_session_start(agent, work, sys.stderr)
-        code = asyncio.run(until_terminated(with_servers(mcp, agent, started, sys.stderr)))
+        served = with_servers(mcp, agent, started, sys.stderr)
+        code = asyncio.run(until_terminated(served, stopped))
         if report is not None and handler is not None:
             answer = captured.getvalue().strip()
             failed = None if code == EXIT_OK else (errors.last or f"{command} failed")
@@ -346,8 +353,6 @@ def run_headless(
     finally:
         session.close()
     if code == EXIT_TERMINATED:  # said once the journal is fsynced and the lock released
-        print(
-            f"pleat: terminated (SIGTERM); session saved: pleat --resume {session.id}",
-            file=sys.stderr,
-        )
+        line = f"pleat: terminated ({stopped.name}); session saved: pleat --resume {session.id}"
+        say_if_heard(line, sys.stderr)
     return code

@@ -31,6 +31,7 @@ HOOK_EVENTS = (
     "PreCompact",
     "PostCompact",
     "Stop",
+    "SubagentStop",
 )
 # Seconds a hook may run when its table does not say: Claude Code's original default. A hook
 # holds up what it guards (a tool call, a prompt) while it runs; a linter or a check takes

@@ -13,6 +13,12 @@
 - PostCompact: after a fold committed (its chunk on disk). Exit 2: stderr to the user.
 - Stop: a turn ends with an answer. Exit 2: the turn goes on with stderr as the model's next
   input, at most MAX_STOP_CONTINUATIONS times a turn.
+- SubagentStop: the same, when a sub-agent's task ends with an answer (its matcher selects the
+  agent's type, e.g. `general-purpose`).
+
+A sub-agent's hooks (its runner made by HookRunner.for_subagent) run PreToolUse, PostToolUse,
+PreCompact, PostCompact and SubagentStop, never SessionStart, UserPromptSubmit (its prompt is
+the model's, not the user's) or Stop, as in Claude Code; each payload names the sub-agent.
 
 Any other exit code, a time-out or a command that cannot start is one line to the user and is
 otherwise ignored. Context for the model is an injected user message after the prompt, never a
@@ -55,6 +61,7 @@ MANUAL_REASONS = frozenset({"manual", "fork", "model_switch"})
 # What the model reads before a hook's words, so it knows who speaks.
 CONTEXT_HEADER = "[pleat: context added by the user's hooks]"
 STOP_HEADER = "[pleat: a Stop hook asks you to go on before ending the turn]"
+SUBAGENT_STOP_HEADER = "[pleat: a SubagentStop hook asks you to go on before giving your answer]"
 BLOCKED_HEADER = "[blocked by a PreToolUse hook] "
 FEEDBACK_HEADER = "[a PostToolUse hook says] "
 
@@ -88,6 +95,8 @@ class AgentHooks:
     def __init__(self, runner: HookRunner | None, agent: HookedAgent) -> None:
         self.runner = runner if runner is not None and runner.specs else None
         self.agent = agent
+        # A sub-agent's hooks: no prompt events, and SubagentStop for Stop (see the module).
+        self.subagent = runner.subagent if runner is not None else {}
         self.notices: list[HookNotice] = []
         self._start: str | None = None  # the source of a SessionStart not run yet
         self._start_gate = asyncio.Lock()  # a turn waits for a SessionStart in progress
@@ -151,6 +160,8 @@ class AgentHooks:
         show first: what the hooks said and, for a blocked prompt, PromptBlocked and the
         turn's end."""
         self._stops = 0
+        if self.subagent:  # the task's prompt: the parent's model wrote it
+            return list(self.take_notices())
         self.notices += await self.run_session_start()
         blocked = await self._check_prompt(prompt)
         events: list[Event] = list(self.take_notices())
@@ -182,7 +193,7 @@ class AgentHooks:
         blocked. A queue changed while the hook ran is left for the next step (checked again
         then)."""
         queue, add = self.agent.queued, self.agent.add
-        if not self.has("UserPromptSubmit") or not len(queue):
+        if self.subagent or not self.has("UserPromptSubmit") or not len(queue):
             return list(await queue.deliver(add, attach))
         waiting = queue.prompts
         text = joined(waiting)
@@ -274,11 +285,13 @@ class AgentHooks:
 
     async def stop(self, answer: str) -> Message | None:
         """The turn ended with `answer`: the message that makes it go on (a Stop hook exited
-        2), or None when it ends."""
-        if not self.has("Stop"):
+        2; a SubagentStop hook, for a sub-agent), or None when it ends."""
+        event = "SubagentStop" if self.subagent else "Stop"
+        if not self.has(event):
             return None
         fields = {"stop_hook_active": self._stops > 0, "last_assistant_message": answer}
-        runs = await self._run("Stop", fields)
+        subjects = (self.subagent["agent_type"],) if self.subagent else ()
+        runs = await self._run(event, fields, subjects)
         blocking = [run for run in runs if run.blocked]
         if not blocking:
             return None
@@ -286,9 +299,10 @@ class AgentHooks:
         name = blocking[0].spec.name
         if self._stops >= MAX_STOP_CONTINUATIONS:
             line = f"{name} asked to go on again ({self._stops} times this turn); it ends here"
-            self.notices.append(HookNotice("Stop", f"{line}: {one_line(said)}"))
+            self.notices.append(HookNotice(event, f"{line}: {one_line(said)}"))
             return None
         self._stops += 1
-        self.notices.append(HookNotice("Stop", f"{name}: the turn goes on: {one_line(said)}"))
-        body = self._for_model(f"{STOP_HEADER}\n{said}")
-        return msg.user(body, injected=True, hook="Stop")
+        self.notices.append(HookNotice(event, f"{name}: the turn goes on: {one_line(said)}"))
+        header = SUBAGENT_STOP_HEADER if self.subagent else STOP_HEADER
+        body = self._for_model(f"{header}\n{said}")
+        return msg.user(body, injected=True, hook=event)

@@ -24,6 +24,8 @@ from typing import Any
 
 from agent.hook_config import HookSpec
 from agent.terminal_text import visible
+from sessions import model_json
+from sessions.model_json import ModelJsonError
 from tools.shell import command_environment
 
 # Bytes kept of each of a hook's stdout and stderr: what a hook says is a reason, a lint report
@@ -84,13 +86,14 @@ class HookRun:
 
     @functools.cached_property
     def answer(self) -> dict[str, Any]:
-        """Claude Code's JSON answer (exit 0, stdout one JSON object), or {}."""
+        """Claude Code's JSON answer (exit 0, stdout one JSON object), or {}: stdout past the
+        limits of sessions/model_json.py (too deep, a giant number) is text, not an answer."""
         text = self.stdout.strip()
         if self.exit_code != EXIT_GO_ON or not text.startswith("{"):
             return {}
         try:
-            value = json.loads(text)
-        except ValueError:
+            value = model_json.loads(text)  # depth and size checked first: never a crash
+        except ModelJsonError:
             return {}
         return value if isinstance(value, dict) else {}
 
@@ -167,6 +170,26 @@ class HookRunner:
         self.session_id = session_id
         self.transcript_path = transcript_path
         self.secrets = tuple(secrets)
+        # For a sub-agent's hooks: which one (agent_id, agent_type, agent_transcript_path, as
+        # Claude Code names them), added to every payload; empty for the main agent's.
+        self.subagent: dict[str, str] = {}
+
+    def for_subagent(self, agent_id: str, agent_type: str, transcript: Path) -> HookRunner:
+        """The same hooks for a sub-agent (agent/subagents.py): its payloads keep the session's
+        id and transcript and name the sub-agent's (its sub-session) besides."""
+        runner = HookRunner(
+            self.specs,
+            self.workspace,
+            session_id=self.session_id,
+            transcript_path=self.transcript_path,
+            secrets=self.secrets,
+        )
+        runner.subagent = {
+            "agent_id": agent_id,
+            "agent_type": agent_type,
+            "agent_transcript_path": str(transcript),
+        }
+        return runner
 
     def has(self, event: str) -> bool:
         return any(spec.event == event for spec in self.specs)
@@ -182,6 +205,7 @@ class HookRunner:
             "cwd": str(self.workspace),
             "hook_event_name": event,
             "permission_mode": mode,
+            **self.subagent,
             **fields,
         }
 

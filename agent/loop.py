@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from pathlib import Path
@@ -38,13 +37,14 @@ from agent.reply_calls import ReplyCalls, SideEvents
 from agent.room import ContextTooSmall, make_room
 from agent.spending_cap import SpendingCap
 from agent.tool_budget import tool_context
+from agent.tool_call import run_tool
 from agent.uninterruptible import UninterruptibleSteps
 from sessions import messages as msg
 from sessions.image_store import SessionImages
 from sessions.messages import Message, ToolCall
 from sessions.usage import UsageTally
-from tools.base import OutputKeeper, ToolContext, ToolError, ToolOutput
-from tools.registry import ToolRegistry, validate_arguments
+from tools.base import OutputKeeper, ToolContext, ToolOutput
+from tools.registry import ToolRegistry
 
 # Compactions forced by the provider's context-overflow error before one model call gives up:
 # the first normally suffices; a second covers a misjudged size after pulling back.
@@ -359,25 +359,8 @@ class Agent:
         return tool_context(self.context, self.compactor, self.history, calls)
 
     async def _run_tool(self, call: ToolCall, calls: int = 1) -> ToolOutput:
-        """Validate, PreToolUse hooks, check the permissions (agent/permissions.py), run,
-        PostToolUse hooks. Every failure becomes a result."""
-        tool = self.registry.get(call.name)
-        context = self.tool_context(calls)
-        run = functools.partial(self.registry.dispatch, call.name, call.arguments, context)
-        if tool is None:
-            return await run()  # the registry's "unknown tool" result
-        try:
-            args = validate_arguments(tool, call.arguments)
-        except ToolError as error:
-            return ToolOutput(str(error), is_error=True)
-        if (blocked := await self.hooks.pre_tool_use(call, args, context)) is not None:
-            return blocked
-        refusal = await self.permissions.check(tool, args, context, self.approve)
-        if refusal is not None:
-            return ToolOutput(refusal, is_error=True)
-        checkpoints = None if tool.read_only else self.checkpoints  # what it changes, for /undo
-        output = await (checkpoints.around(call, tool, args, run) if checkpoints else run())
-        return await self.hooks.post_tool_use(call, args, output, context)
+        """One call: arguments, hooks, permissions, checkpoint (agent/tool_call.py)."""
+        return await run_tool(self, call, calls)
 
     def _end_without_reply(self, note: str) -> None:
         """Close a turn whose model call failed, keeping user/assistant alternation."""

@@ -38,6 +38,11 @@ PLAN_REFUSAL = (
 )
 
 
+# How strict each verdict is: a variant of a call may run in its place only when it would be
+# decided no more strictly (Permissions.as_free_as).
+STRICTNESS = {"run": 0, "ask": 1, "refuse": 2}
+
+
 @dataclass(frozen=True)
 class ApprovalRequest:
     """What the user is asked to approve: the call and its preview (a diff, or the command),
@@ -135,6 +140,20 @@ class Permissions:
         if self.mode == "full-auto" or (self.mode == "accept-edits" and tool.edits_files):
             return Verdict("run")
         return Verdict("ask", always=always_rules(tool, args, workspace))
+
+    def as_free_as(
+        self, tool: Tool, args: Mapping[str, Any], workspace: Path
+    ) -> Callable[[Mapping[str, Any]], bool]:
+        """For a call that may run: whether a call of `tool` with other arguments would be
+        decided no more strictly (run < ask < refuse) than this one, by the mode and rules as
+        they are when asked. A redirect web_fetch follows must pass it (tools/web_download.py):
+        a deny rule, or an allow rule that does not cover the new address, is heard again."""
+        granted = STRICTNESS[self.decide(tool, args, workspace).action]
+
+        def judge(other: Mapping[str, Any]) -> bool:
+            return STRICTNESS[self.decide(tool, other, workspace).action] <= granted
+
+        return judge
 
     async def check(
         self, tool: Tool, args: dict[str, Any], context: ToolContext, approve: Approver

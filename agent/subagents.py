@@ -7,8 +7,10 @@ but `task` (one level deep) and exit_plan_mode; read_archive reads its own archi
 the parent's approver, one question at a time, saying which task asks; its file changes are
 kept by the parent's checkpoint recorder as part of the parent's turn (undoing the turn undoes
 them); each of its model calls is added to the parent's usage as it is made (purpose
-"subagent"), so the spending cap holds over both. The front end hears of it through the
-parent's side events: its session when it starts, each tool call it makes, its usage.
+"subagent"), so the spending cap holds over both. Its hooks are the parent's, run as a
+sub-agent's (agent/hook_events.py: no prompt events, SubagentStop for Stop, the payload naming
+it). The front end hears of it through the parent's side events: its session when it starts,
+each tool call it makes, its usage, and what its hooks say (a block, a failure), naming its task.
 """
 
 from __future__ import annotations
@@ -22,7 +24,14 @@ from pathlib import Path
 from agent.agent_compactor import compactor_for
 from agent.agent_definitions import NOT_FOR_SUBAGENTS, AgentDefinition, Definitions
 from agent.config import Config
-from agent.events import ErrorEvent, SubagentActivity, ToolCallStarted, TurnDone, UsageReported
+from agent.events import (
+    ErrorEvent,
+    HookNotice,
+    SubagentActivity,
+    ToolCallStarted,
+    TurnDone,
+    UsageReported,
+)
 from agent.llm import LLM
 from agent.loop import Agent
 from agent.permissions import ApprovalRequest, Approver, Decision
@@ -128,6 +137,7 @@ class Subagents:
         else:
             prompt = f"{system_prompt(self.workspace, registry.names())}\n\n{SUBAGENT_NOTE}"
         checkpoints = parent.checkpoints
+        hooks = parent.hooks.runner  # a PreToolUse guard holds for sub-agents' calls too
         agent = Agent(
             llm,
             registry,
@@ -143,7 +153,9 @@ class Subagents:
             images=session.images,
             checkpoints=checkpoints.for_subagent(f"{session.id}/") if checkpoints else None,
             permissions=parent.permissions,
-            hooks=parent.hooks.runner,  # a PreToolUse guard holds for sub-agents' calls too
+            hooks=hooks.for_subagent(session.id, request.agent, session.journal.path)
+            if hooks is not None
+            else None,
         )
         agent.cap = parent.cap.sharing(llm)
         return agent
@@ -195,6 +207,8 @@ class Subagents:
                     parent.side_events.emit(billed)
                 elif isinstance(event, ToolCallStarted) and call is not None:
                     parent.side_events.emit(SubagentActivity(call, session.id, event.summary))
+                elif isinstance(event, HookNotice):  # a hook blocked a call of its, or failed
+                    parent.side_events.emit(subagent_notice(event, request.description))
                 elif isinstance(event, ErrorEvent) and event.kind != "truncated":
                     error = event
                 elif isinstance(event, TurnDone):
@@ -215,6 +229,12 @@ def activity_line(event: SubagentActivity) -> str:
     about = event.call.parsed_arguments().get("description")
     about = " ".join(about.split())[:MAX_DESCRIPTION_CHARS] if isinstance(about, str) else ""
     return f"({about}) {event.summary}" if about else event.summary
+
+
+def subagent_notice(notice: HookNotice, description: str) -> HookNotice:
+    """A sub-agent's hook notice for the user, naming its task as its activity lines do."""
+    about = " ".join(description.split())[:MAX_DESCRIPTION_CHARS]
+    return dataclasses.replace(notice, message=f"({about}) {notice.message}")
 
 
 def definition_notes(registry: ToolRegistry) -> tuple[str, ...]:

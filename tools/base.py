@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -61,6 +62,10 @@ class ToolContext:
     page_tokens: int = DEFAULT_OUTPUT_TOKENS
     # Where images read by a tool are attached (None: no session to keep them in).
     images: ImageAttacher | None = None
+    # Whether a call of this tool with other arguments would be let run as freely as this one
+    # (web_fetch asks before following a redirect): the agent's permission rules, which a tool
+    # cannot read itself (agent/permissions.py). None: nobody to ask, every variant may run.
+    same_permission: Callable[[dict[str, Any]], bool] | None = None
 
 
 @dataclass(frozen=True)

@@ -5,14 +5,17 @@ event loop, so Esc cancels a fetch at once and closes its connection. Each reque
 cookie and no credential (httpx reads no .netrc; cookies a server sets are refused); the
 proxy settings of the environment (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY) and its CA
 bundle (SSL_CERT_FILE) are honoured as for pleat's model calls, loopback never going through a
-proxy. Redirects are followed by hand, each hop checked: on the same site (web_address.py)
-they are followed, to another site they are reported, not followed, so that the model fetches
-the new address in a call of its own, which the permission rules judge again.
+proxy. Redirects are followed by hand, each hop checked: on the same site (web_address.py), and
+when the permission rules would let a fetch of the new address run as freely as the call's
+(`follows`, which the agent answers: a deny rule for a path, an allow rule for one host only),
+they are followed; otherwise they are reported, not followed, so that the model fetches the new
+address in a call of its own, which the permission rules judge again.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import TYPE_CHECKING
@@ -84,21 +87,30 @@ class Page:
 
 @dataclass(frozen=True)
 class Redirect:
-    """A redirect to another site, not followed: the model may fetch `target` itself."""
+    """A redirect not followed (to another site, or to an address the permission rules judge
+    differently: `elsewhere` False): the model may fetch `target` itself."""
 
     asked: WebAddress
     address: WebAddress
     status: int
     target: WebAddress
+    elsewhere: bool = True
 
 
-async def download(address: WebAddress, limits: FetchLimits) -> Page | Redirect:
-    """GET `address` within `limits`; ToolError with one line when it cannot be had."""
+# Whether a redirect to an address may be followed within the call (the permission rules').
+Follows = Callable[[WebAddress], bool]
+
+
+async def download(
+    address: WebAddress, limits: FetchLimits, follows: Follows | None = None
+) -> Page | Redirect:
+    """GET `address` within `limits`, following a redirect on the same site that `follows`
+    allows (None: any); ToolError with one line when it cannot be had."""
     import httpx
 
     try:
         async with asyncio.timeout(limits.total_seconds), _client(limits) as client:
-            return await _follow(client, address, limits)
+            return await _follow(client, address, limits, follows)
     except TimeoutError:
         raise ToolError(
             f"gave up on {address} after {limits.total_seconds:g} s (web_fetch's time limit): "
@@ -144,7 +156,7 @@ def user_agent() -> str:
 
 
 async def _follow(
-    client: httpx.AsyncClient, asked: WebAddress, limits: FetchLimits
+    client: httpx.AsyncClient, asked: WebAddress, limits: FetchLimits, follows: Follows | None
 ) -> Page | Redirect:
     seen = {asked.url}
     current = asked
@@ -159,6 +171,8 @@ async def _follow(
                 target = _redirect_target(current, location)
                 if not current.same_site(target):
                     return Redirect(asked, current, response.status_code, target)
+                if follows is not None and not follows(target):
+                    return Redirect(asked, current, response.status_code, target, False)
                 if target.url in seen:
                     raise ToolError(f"{asked} redirects in a loop (back to {target})")
                 seen.add(target.url)

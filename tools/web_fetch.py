@@ -18,7 +18,7 @@ from typing import Any
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.html_markdown import html_to_markdown
-from tools.web_address import MAX_URL_CHARS, web_address
+from tools.web_address import MAX_URL_CHARS, WebAddress, web_address
 from tools.web_download import (
     MAX_PAGE_BYTES,
     TOTAL_SECONDS,
@@ -96,18 +96,31 @@ class WebFetchTool(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         address = web_address(args["url"])
-        fetched = await download(address, self.limits)
+        judge = ctx.same_permission
+
+        def follows(target: WebAddress) -> bool:
+            return judge is None or judge({**args, "url": target.url})
+
+        fetched = await download(address, self.limits, follows)
         if isinstance(fetched, Redirect):
             return _redirect_output(fetched)
         return await asyncio.to_thread(page_output, fetched, self.limits, ctx)
 
 
 def _redirect_output(redirect: Redirect) -> ToolOutput:
-    text = (
-        f"{redirect.address} redirects (HTTP {redirect.status}) to another site: "
-        f"{redirect.target}\nweb_fetch does not follow a redirect to another site by itself; "
-        f'to read it, call web_fetch with url "{redirect.target}".'
-    )
+    if redirect.elsewhere:
+        text = (
+            f"{redirect.address} redirects (HTTP {redirect.status}) to another site: "
+            f"{redirect.target}\nweb_fetch does not follow a redirect to another site by "
+            f'itself; to read it, call web_fetch with url "{redirect.target}".'
+        )
+    else:
+        text = (
+            f"{redirect.address} redirects (HTTP {redirect.status}) to {redirect.target}, "
+            "which the permission rules do not allow as they allowed this fetch, so web_fetch "
+            f'did not follow it; to read it, call web_fetch with url "{redirect.target}" '
+            "(that call is judged on its own)."
+        )
     meta = {"url": redirect.address.url, "status": redirect.status, "location": redirect.target.url}
     return ToolOutput(text, meta=meta)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Coroutine
 from functools import partial
@@ -15,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.screen import Screen
 from textual.widgets import Footer, Header
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from agent.config import Config
 from tui import asking, custom_commands, lifecycle, mcp_servers, modes, queued, slash_commands
@@ -184,8 +185,8 @@ class PleatApp(App[None]):
         self.status.mode = self.approvals.permissions.mode
         self.prompt.focus()
         self.call_after_refresh(lifecycle.start, self)
-        if not self.is_headless:  # SIGTERM quits as Ctrl+Q does (MCP servers stopped)
-            lifecycle.quit_on_sigterm(self.quit_safely)
+        if not self.is_headless:  # SIGTERM, SIGHUP quit as Ctrl+Q does (MCP servers stopped)
+            lifecycle.quit_on_stop_signals(self.quit_safely)
 
     async def on_unmount(self) -> None:
         await mcp_servers.stop(self)  # their processes end with pleat
@@ -326,15 +327,23 @@ class PleatApp(App[None]):
         self.quit_safely()
 
     def quit_safely(self) -> None:
-        """Quit, once a fold committing has finished (milliseconds: its chunk, swap and journal
+        """Quit (Ctrl+Q, Ctrl+C twice, SIGTERM, SIGHUP) once the running work has stopped as Esc
+        stops it (a turn's open calls answered "cancelled" in the journal, its command or hook
+        killed) and a fold committing has finished (milliseconds: its chunk, swap and journal
         record are one step, agent.uninterruptible)."""
         agent = self.agent
-        if agent is None or not agent.commits.running:
+        work = self.turn if self.working and self.work_kind != "fork" else None
+        if work is None and (agent is None or not agent.commits.running):
             self.exit()
             return
 
         async def exit_when_settled() -> None:
-            await agent.commits.settled()
+            if work is not None:
+                work.cancel()
+                with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                    await work.wait()
+            if agent is not None:
+                await agent.commits.settled()
             self.exit()
 
         self.run_worker(exit_when_settled(), group="quit", exit_on_error=False)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import signal
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from agent.config import ConfigError
+from agent.stop_signals import on_stop_signals
 from tui import custom_commands, mcp_servers
 from tui.help import configuration_help
 from tui.host import Host
@@ -160,8 +159,8 @@ def _show_folding(host: Host) -> None:
         host.status.folding = "paused" if paused else "idle"
 
 
-def quit_on_sigterm(quit_app: Callable[[], None]) -> None:
-    """SIGTERM quits the app the way Ctrl+Q does (MCP servers stopped, the session closed)
-    instead of killing it mid-step."""
-    with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows, not the main thread
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, quit_app)
+def quit_on_stop_signals(quit_app: Callable[[], None]) -> None:
+    """SIGTERM, and SIGHUP (the terminal closed, ssh dropped), quit the app the way Ctrl+Q does
+    (the turn stopped, MCP servers stopped, the session closed) instead of killing it mid-step:
+    agent.stop_signals, shared with the headless run."""
+    on_stop_signals(lambda _: quit_app())

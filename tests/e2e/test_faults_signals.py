@@ -1,8 +1,12 @@
-"""Fault matrix, SIGTERM row: `pleat -p` terminated mid-run exits cleanly; its session resumes."""
+"""Fault matrix, SIGTERM and SIGHUP rows: `pleat -p` terminated mid-run, or its terminal closed,
+exits cleanly; its session resumes."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import pty
 import signal
 import subprocess
 import sys
@@ -59,9 +63,10 @@ def wait_until(condition: Any, what: str) -> None:
         time.sleep(POLL_SECONDS)
 
 
+@pytest.mark.parametrize("sent", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 @pytest.mark.parametrize("moment", ["during-a-tool", "during-a-model-call"])
-def test_sigterm_exits_gracefully_and_the_session_resumes(
-    server: ScriptedServer, workspace: Path, moment: str
+def test_a_stop_signal_exits_gracefully_and_the_session_resumes(
+    server: ScriptedServer, workspace: Path, moment: str, sent: signal.Signals
 ) -> None:
     (workspace / "a.txt").write_text("alpha\n")
     pid_file = workspace / "shell.pid"
@@ -89,7 +94,7 @@ def test_sigterm_exits_gracefully_and_the_session_resumes(
         else:
             wait_until(lambda: len(server.requests) == 2, "the second model call")
         assert process.poll() is None
-        process.send_signal(signal.SIGTERM)
+        process.send_signal(sent)
         out, err = process.communicate(timeout=GENEROUS_SECONDS)
     finally:
         release.set()
@@ -99,18 +104,29 @@ def test_sigterm_exits_gracefully_and_the_session_resumes(
     session_id = list_sessions(workspace)[0].id
     lines = err.strip().splitlines()
     assert [line for line in lines if line.startswith("pleat:")] == [lines[-1]], err
-    assert lines[-1] == f"pleat: terminated (SIGTERM); session saved: pleat --resume {session_id}"
+    assert lines[-1] == (
+        f"pleat: terminated ({sent.name}); session saved: pleat --resume {session_id}"
+    )
     if moment == "during-a-tool":
         shell = int(pid_file.read_text())
         wait_until(lambda: is_gone(shell), "the command's end")  # killed, not orphaned
-    # The lock is free, the journal holds every message: the session opens without repairs.
+    assert_resumes_cleanly(server, workspace, session_id, cancelled=moment == "during-a-tool")
+    assert out == ""  # the model had said nothing yet
+
+
+def assert_resumes_cleanly(
+    server: ScriptedServer, workspace: Path, session_id: str, *, cancelled: bool
+) -> None:
+    """The lock is free, the journal holds every message: the session opens without repairs,
+    with the completed step whole and, when a call was running, its "cancelled" result; and it
+    carries on."""
     session, history, notes = Session.resume(session_id)
     assert notes == []
     assert_history_valid(history)
     roles = [m.role for m in history]
     assert roles[:4] == ["system", "user", "assistant", "tool"]
     assert "alpha" in (history[3].content or "")  # the completed step is all there
-    if moment == "during-a-tool":  # the open call got its answer
+    if cancelled:  # the open call got its answer
         assert roles[4:] == ["assistant", "tool"] and history[5].content == CANCELLED_TOOL_RESULT
     else:  # nothing of the unanswered model call was shown, so nothing of it is kept
         assert roles[4:] == []
@@ -124,4 +140,61 @@ def test_sigterm_exits_gracefully_and_the_session_resumes(
         session.close()
     assert isinstance(events[-1], TurnDone) and events[-1].text == RECOVERED
     assert_history_valid(agent.history)
-    assert out == ""  # the model had said nothing yet
+
+
+# Starts a command as the session leader of `argv[1]`'s terminal (its stdin), as a login shell
+# is: closing that terminal then sends it SIGHUP, as closing a window or dropping ssh does.
+ON_ITS_OWN_TERMINAL = (
+    "import fcntl, os, sys, termios; os.setsid(); fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
+
+
+def drain(master: int) -> bool:
+    """Read what the terminal shows so far (so pleat never waits on a full terminal); True."""
+    with contextlib.suppress(BlockingIOError, OSError):
+        while os.read(master, 65_536):
+            pass
+    return True
+
+
+def test_a_closed_terminal_stops_the_run_as_sigterm_does(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """The kernel's SIGHUP, with every write to the terminal failing after it: the run still
+    stops cleanly, with SIGTERM's exit code, its command killed, its session whole."""
+    (workspace / "a.txt").write_text("alpha\n")
+    pid_file = workspace / "shell.pid"
+    server.push(
+        ToolCalls([("read_file", {"path": "a.txt"})]),
+        ToolCalls([("run_command", {"command": f"echo $$ > {pid_file.name}; sleep 60"})]),
+    )
+    master, terminal = pty.openpty()
+    os.set_blocking(master, False)
+    args = pleat_args(server, workspace, "-p", "read a.txt, then the next step")
+    process = subprocess.Popen(
+        [sys.executable, "-c", ON_ITS_OWN_TERMINAL, *args],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+    )
+    os.close(terminal)
+    try:
+        wait_until(
+            lambda: drain(master) and pid_file.exists() and pid_file.read_text().strip(),
+            "the command",
+        )
+        assert process.poll() is None
+        os.close(master)  # the terminal goes away
+        master = -1
+        process.wait(timeout=GENEROUS_SECONDS)
+    finally:
+        if master >= 0:
+            os.close(master)
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == EXIT_TERMINATED
+    shell = int(pid_file.read_text())
+    wait_until(lambda: is_gone(shell), "the command's end")
+    session_id = list_sessions(workspace)[0].id
+    assert_resumes_cleanly(server, workspace, session_id, cancelled=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -32,10 +33,12 @@ from agent.hook_events import (
     FEEDBACK_HEADER,
     MAX_STOP_CONTINUATIONS,
     STOP_HEADER,
+    SUBAGENT_STOP_HEADER,
 )
 from agent.permissions import ApprovalRequest, Decision, approve_all, refuse_headless
 from agent.subagents import SUBAGENT_NOTE
 from sessions.store import Session
+from tools.result_facts import ResultFacts
 
 # A hook script's start: the event from stdin, appended to a log the test reads.
 PREAMBLE = """\
@@ -448,4 +451,81 @@ async def test_a_pre_tool_use_guard_holds_inside_a_sub_agent(
     assert call["tool_input"] == {"command": "rm victim.txt"}
     answer = tool_results(server, len(server.requests) - 1)[-1]
     assert "rm is not allowed here; use git rm" in answer
+    (said,) = notices(events)  # the user hears of the block too, naming the task
+    assert said.event == "PreToolUse" and not said.failed
+    assert said.message.startswith("(tidy) ")
+    assert "blocked run_command: rm is not allowed here; use git rm" in said.message
+    session.close()
+
+
+FINISH_FIRST = """
+if not event["stop_hook_active"]:
+    print("run the tests first", file=sys.stderr)
+    sys.exit(2)
+"""
+
+
+async def test_a_sub_agent_runs_subagent_stop_and_no_prompt_or_stop_hooks(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    """As in Claude Code: a sub-agent's task prompt is not the user's (no UserPromptSubmit),
+    it opens no session (no SessionStart), and its end is SubagentStop (matched on the agent's
+    type), not Stop; every payload of its hooks names it."""
+    config = hooks(
+        SessionStart=[{"command": hook(tmp_path, "start")}],
+        UserPromptSubmit=[{"command": hook(tmp_path, "prompt")}],
+        PreToolUse=[{"command": hook(tmp_path, "pre")}],
+        Stop=[{"command": hook(tmp_path, "stop")}],
+        SubagentStop=[
+            {"matcher": "general-purpose", "command": hook(tmp_path, "substop", FINISH_FIRST)},
+            {"matcher": "reviewer", "command": hook(tmp_path, "reviewer")},
+        ],
+    )
+    session, agent = open_agent(server, workspace, **config)
+    agent.hooks.session_started("startup")
+
+    def respond(body: dict[str, Any]) -> Text | ToolCalls:
+        last = body["messages"][-1]
+        if SUBAGENT_NOTE in (body["messages"][0].get("content") or ""):
+            if last["role"] == "tool":
+                return Text("sub draft")
+            if str(last["content"]).startswith(SUBAGENT_STOP_HEADER):
+                return Text("sub final")
+            return ToolCalls([("list_dir", {})])
+        if last["role"] == "user":
+            return ToolCalls([("task", {"description": "survey", "prompt": "list the files"})])
+        return Text("parent done")
+
+    server.fallback = respond
+    events = await turn(agent, "survey the project")
+    assert isinstance(events[-1], TurnDone) and events[-1].text == "parent done"
+    task_result = next(m for m in agent.history if m.role == "tool")
+    assert task_result.content == "sub final"  # the answer after the hook's nudge
+    facts = ResultFacts.of_message(task_result.meta)
+    assert facts is not None
+    sub_id = facts.subsession
+    assert [e["prompt"] for e in logged(tmp_path, "prompt")] == ["survey the project"]
+    assert [e["source"] for e in logged(tmp_path, "start")] == ["startup"]
+    assert [e["last_assistant_message"] for e in logged(tmp_path, "stop")] == ["parent done"]
+    assert all("agent_id" not in e for e in logged(tmp_path, "stop"))
+    assert logged(tmp_path, "reviewer") == []  # its matcher names another agent type
+    substops = logged(tmp_path, "substop")
+    assert [e["stop_hook_active"] for e in substops] == [False, True]
+    assert [e["last_assistant_message"] for e in substops] == ["sub draft", "sub final"]
+    for event in substops:
+        assert event["hook_event_name"] == "SubagentStop"
+        assert event["session_id"] == session.id  # the session's, as Claude Code gives it
+        assert event["agent_id"] == sub_id and event["agent_type"] == "general-purpose"
+        transcript = event["agent_transcript_path"]
+        assert sub_id in transcript and await asyncio.to_thread(os.path.isfile, transcript)
+        assert transcript != event["transcript_path"]
+    parents_call, subs_call = logged(tmp_path, "pre")
+    assert parents_call["tool_name"] == "task" and "agent_id" not in parents_call
+    assert subs_call["tool_name"] == "list_dir" and subs_call["agent_id"] == sub_id
+    last_sent = [str(r.messages[-1]["content"]) for r in server.requests]
+    nudge = f"{SUBAGENT_STOP_HEADER}\nrun the tests first"
+    assert last_sent.count(nudge) == 1  # the sub-agent read the hook's stderr, once
+    (said,) = [n for n in notices(events) if n.event == "SubagentStop"]
+    assert said.message.startswith("(survey) ") and "run the tests first" in said.message
+    assert_history_valid(agent.history)
     session.close()

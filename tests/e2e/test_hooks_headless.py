@@ -163,3 +163,35 @@ def test_a_stop_hook_runs_when_the_turn_ends(
     assert stop["hook_event_name"] == "Stop" and stop["stop_hook_active"] is False
     assert stop["last_assistant_message"] == "all done"
     assert stop["permission_mode"] == "full-auto"
+
+
+# The README's formatter: a PostToolUse hook that rewrites the file the tool just wrote.
+SQUEEZE = """\
+import json, pathlib, sys
+call = json.load(sys.stdin)
+path = pathlib.Path(call["cwd"]) / call["tool_input"]["path"]
+path.write_text(path.read_text().replace("  ", " "))
+"""
+
+
+def test_undo_takes_back_what_a_post_tool_use_formatter_changed(
+    server: ScriptedServer, workspace: Path, pleat_home: Path, tmp_path: Path
+) -> None:
+    """What a PostToolUse hook changes is part of the call it followed: the checkpoint's
+    "after" is taken once the hooks finished, so /undo finds pleat's own bytes there, not an
+    edit of the user's to keep."""
+    script = tmp_path / "squeeze.py"
+    script.write_text(SQUEEZE)
+    write_config(
+        pleat_home,
+        f'[[hooks.PostToolUse]]\nmatcher = "Edit|Write"\ncommand = {json.dumps(python(script))}\n',
+    )
+    (workspace / "app.py").write_text("x = 1\n")
+    server.push(ToolCalls([("write_file", {"path": "app.py", "content": "x  =  2\n"})]), Text("ok"))
+    done = run_pleat(workspace, server, "-p", "change it")
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "app.py").read_text() == "x = 2\n"  # the hook formatted it
+    undone = run_pleat(workspace, server, "-p", "/undo", "--continue")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert undone.stdout.startswith("undid turn 1: change it"), undone.stdout
+    assert (workspace / "app.py").read_text() == "x = 1\n"

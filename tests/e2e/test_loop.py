@@ -29,6 +29,7 @@ from agent.permissions import ApprovalRequest, Decision, approve_all, refuse_hea
 from agent.prompt import system_prompt
 from agent.turn_notes import CANCELLED_TOOL_RESULT
 from sessions.messages import Message, unanswered_calls
+from tools.base import Tool, ToolContext, ToolOutput
 from tools.registry import default_registry
 
 
@@ -165,6 +166,43 @@ async def test_malformed_tool_calls_become_results(server: ScriptedServer, works
     assert "JSON" in results[0].text
     assert "no_such_tool" in results[1].text
     assert "path" in results[2].text and "path" in results[3].text
+    assert isinstance(events[-1], TurnDone) and events[-1].reason == "answer"
+    assert_valid_history(agent.history)
+
+
+class OddSchemaTool(Tool):
+    """A tool whose schema says odd things (as a crafted MCP server's may): checking a call
+    against it may raise something else than a ToolError."""
+
+    name = "odd"
+    description = "a tool with a crafted schema"
+    read_only = True
+    parameters: dict[str, Any] = {  # noqa: RUF012 - a test double
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "maxLength": "10"},
+            "pick": {"enum": 5},
+            "count": {"type": "integer", "minimum": "3"},
+        },
+    }
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        return ToolOutput("ran")
+
+
+async def test_a_schema_that_breaks_validation_is_the_calls_error_not_the_turns(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    server.push(
+        ToolCalls([("odd", {"text": "hello"}), ("odd", {"pick": 1}), ("odd", {"count": 4})]),
+        Text("understood"),
+    )
+    agent = make_agent(server, workspace)
+    agent.registry.register(OddSchemaTool())
+    events = await run(agent, "go")
+    results = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert len(results) == 3 and all(r.is_error for r in results)
+    assert all("odd" in r.text and "\n" not in r.text.strip() for r in results)
     assert isinstance(events[-1], TurnDone) and events[-1].reason == "answer"
     assert_valid_history(agent.history)
 

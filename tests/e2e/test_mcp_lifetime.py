@@ -1,4 +1,4 @@
-"""MCP servers stop with pleat: after a headless run, on SIGTERM and on Ctrl+C (SIGINT) in the
+"""MCP servers stop with pleat: after a headless run, on SIGTERM, SIGHUP and Ctrl+C (SIGINT) in the
 middle of a call; no server process outlives it, even one that does not exit when its stdin
 closes (it is killed). Real processes, real pids."""
 
@@ -47,7 +47,13 @@ def test_the_server_is_gone_when_the_run_ends(
 
 
 @pytest.mark.parametrize(
-    ("sent", "code"), [(signal.SIGTERM, EXIT_TERMINATED), (signal.SIGINT, EXIT_INTERRUPTED)]
+    ("sent", "code"),
+    [
+        (signal.SIGTERM, EXIT_TERMINATED),
+        (signal.SIGHUP, EXIT_TERMINATED),  # the terminal closed: as SIGTERM
+        (signal.SIGINT, EXIT_INTERRUPTED),
+    ],
+    ids=["SIGTERM", "SIGHUP", "SIGINT"],
 )
 def test_the_server_is_gone_when_pleat_is_stopped_mid_call(
     server: ScriptedServer,

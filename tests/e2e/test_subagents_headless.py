@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,14 @@ from agent.subagents import SUBAGENT_NOTE
 pytestmark = pytest.mark.slow
 
 OLD_NOTES = b"the notes as the user wrote them\n"
+# Seconds the scripted sub-agents wait for each other at their first request: far past the
+# moment the second one starts when they run side by side; one after the other, the first
+# waits in vain and the test fails instead of hanging.
+MEET_TIMEOUT_SECONDS = 20
+# Tenths of a second each command waits for the other's to start: run at once (as before pleat
+# kept commands of sub-agents apart) the other starts within a second or two on a loaded
+# machine; one after the other, the first waits this long in vain, then goes on.
+COMMAND_WAIT_TENTHS = 50
 
 
 def is_subagent(body: dict[str, Any]) -> bool:
@@ -82,3 +91,77 @@ def test_undo_of_the_parents_turn_takes_back_what_its_subagents_changed(
     assert undone.stdout.startswith("undid turn 1: change things"), undone.stdout
     assert (workspace / "notes.txt").read_bytes() == OLD_NOTES
     assert not (workspace / "made").exists()  # the directory the write made goes too
+
+
+def git(workspace: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=workspace, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def meeting_command(mine: str, other: str) -> str:
+    """Mark that this command started, wait (bounded) for the other's mark, then write
+    `mine`.txt saying whether they met: run side by side, each one's checkpoint bracket holds
+    the other's changes."""
+    return (
+        f"echo started > {mine}.started; i=0; "
+        f"while [ ! -e {other}.started ] && [ $i -lt {COMMAND_WAIT_TENTHS} ]; "
+        "do sleep 0.1; i=$((i+1)); done; "
+        f"if [ -e {other}.started ]; then echo met > {mine}.txt; else echo alone > {mine}.txt; fi"
+    )
+
+
+class TwoCommandingSubagents:
+    """The parent hands out two tasks in one reply; each sub-agent's first request waits until
+    the other's has arrived (so they run side by side), then runs its command and answers."""
+
+    def __init__(self) -> None:
+        self.met = threading.Barrier(2, timeout=MEET_TIMEOUT_SECONDS)
+        self.broken = False
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        messages = body["messages"]
+        if not is_subagent(body):
+            if messages[-1]["role"] == "user":
+                return ToolCalls(
+                    [
+                        ("task", {"description": "run a", "prompt": "a"}),
+                        ("task", {"description": "run b", "prompt": "b"}),
+                    ]
+                )
+            return Text("both ran")
+        mine = str(messages[1]["content"])
+        if len(messages) > 2:
+            return Text(f"ran {mine}")
+        try:
+            self.met.wait()
+        except threading.BrokenBarrierError:
+            self.broken = True
+        other = "b" if mine == "a" else "a"
+        return ToolCalls([("run_command", {"command": meeting_command(mine, other)})])
+
+
+def test_undo_takes_back_the_commands_of_subagents_that_ran_side_by_side(
+    server: ScriptedServer, workspace: Path, no_git_above: None
+) -> None:
+    """Two sub-agents at work at once each run a command in a git workspace: their commands
+    run one after the other (each checkpoint bracket holds its own command's changes alone),
+    so /undo of the parent's turn takes back all of them and exits 0."""
+    git(workspace, "init", "-q")
+    git(workspace, "config", "user.email", "dev@example.com")
+    git(workspace, "config", "user.name", "dev")
+    (workspace / "keep.txt").write_text("kept\n")
+    git(workspace, "add", ".")
+    git(workspace, "commit", "-qm", "start")
+    model = TwoCommandingSubagents()
+    server.fallback = model
+    done = ok(run_pleat(workspace, server, "-p", "run both"))
+    assert not model.broken, "the sub-agents did not run side by side"
+    assert done.stdout.strip() == "both ran"
+    said = sorted((workspace / f"{name}.txt").read_text().strip() for name in "ab")
+    assert said == ["alone", "met"]  # the second command started after the first had ended
+
+    undone = ok(run_pleat(workspace, server, "-p", "/undo", "--continue"))
+    assert undone.stdout.startswith("undid turn 1: run both"), undone.stdout
+    assert sorted(p.name for p in workspace.iterdir()) == [".git", "keep.txt"]
+    assert (workspace / "keep.txt").read_text() == "kept\n"

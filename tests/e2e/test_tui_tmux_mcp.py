@@ -1,5 +1,6 @@
 """The TUI as a person runs it (tmux) with an MCP server that does not exit when its stdin closes:
-its stderr never reaches the screen, and it is gone after Ctrl+C twice or a SIGTERM to pleat."""
+its stderr never reaches the screen, and it is gone after Ctrl+C twice, a SIGTERM to pleat, or
+its terminal closing (SIGHUP)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ pytestmark = [
 ]
 
 
-@pytest.mark.parametrize("how", ["ctrl-c twice", "sigterm"])
+@pytest.mark.parametrize("how", ["ctrl-c twice", "sigterm", "terminal closed"])
 def test_the_server_stops_with_the_tui(
     server: ScriptedServer, workspace: Path, pleat_home: Path, tmp_path: Path, how: str
 ) -> None:
@@ -44,6 +45,8 @@ def test_the_server_stops_with_the_tui(
             pleat = int(tui._tmux("display", "-p", "-t", "pleat", "#{pane_pid}").strip())
             if how == "sigterm":
                 os.kill(pleat, signal.SIGTERM)
+            elif how == "terminal closed":  # tmux closes the pane's terminal: SIGHUP
+                tui._tmux("kill-session", "-t", "pleat")
             else:
                 tui.keys("C-c")
                 tui.keys("C-c")

@@ -86,3 +86,53 @@ def test_a_rule_allows_one_site_and_the_rest_is_refused_headless(
     assert refused.endswith(f'e.g. allow = ["web_fetch({other}/*)"]')
     assert site.targets() == ["/guide.html"]  # the refused one never reached the server
     assert "✗ refused" in done.stderr
+
+
+def test_a_redirect_the_rules_judge_differently_is_reported_not_followed(
+    server: ScriptedServer, workspace: Path, site: WebServer, pleat_home: Path
+) -> None:
+    """A same-site redirect is asked of the rules again: one into a denied path, or out of a
+    host-exact allow rule by the `www.` the site check forgives, is not followed (the model may
+    fetch it in a call of its own, judged then); one the rules allow alike still is."""
+    root = site.root_url
+    local = root.replace("127.0.0.1", "localhost")
+    www = root.replace("127.0.0.1", "www.localhost")
+    site.reset(
+        {
+            "/docs/intro": Route(status=302, headers={"Location": "/private/secret.txt"}),
+            "/docs/old": Route(status=301, headers={"Location": "/docs/new"}),
+            "/docs/new": Route(b"the new docs", headers={"Content-Type": "text/plain"}),
+            "/private/secret.txt": Route(
+                b"THE PRIVATE PAGE", headers={"Content-Type": "text/plain"}
+            ),
+            "/go": Route(status=302, headers={"Location": f"{www}/page"}),
+            "/page": Route(b"the www page", headers={"Content-Type": "text/plain"}),
+        }
+    )
+    pleat_home.mkdir(parents=True, exist_ok=True)
+    (pleat_home / "config.toml").write_text(
+        f'allow = ["web_fetch({root}/docs/*)", "web_fetch({local}/*)"]\n'
+        f'deny = ["web_fetch({root}/private/*)"]\n'
+    )
+    server.push(
+        ToolCalls(
+            [
+                ("web_fetch", {"url": f"{root}/docs/intro"}),
+                ("web_fetch", {"url": f"{local}/go"}),
+                ("web_fetch", {"url": f"{root}/docs/old"}),
+            ]
+        ),
+        Text("done"),
+    )
+    done = run_pleat(workspace, server, "-p", "read the docs", yes=False)
+    assert done.returncode == 0, done.stderr
+    private, elsewhere, followed = tool_results(server, 1)
+    assert "THE PRIVATE PAGE" not in private
+    assert private.startswith(
+        f"{root}/docs/intro redirects (HTTP 302) to {root}/private/secret.txt, which the "
+        "permission rules do not allow as they allowed this fetch"
+    )
+    assert elsewhere.startswith(f"{local}/go redirects (HTTP 302) to {www}/page, which the")
+    assert followed.startswith(f"Fetched {root}/docs/new (redirected from {root}/docs/old)")
+    assert followed.endswith("the new docs")
+    assert site.targets() == ["/docs/intro", "/go", "/docs/old", "/docs/new"]

@@ -3,6 +3,7 @@ skipped and reported), and putting files back without leaving the workspace."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat
@@ -11,13 +12,15 @@ from typing import Any
 
 import pytest
 
+from agent.checkpoints import CheckpointRecorder
 from sessions.checkpoint_store import CheckpointMissing, CheckpointStore, content_ref
 from sessions.journal import replay_journal
 from sessions.lineage import Checkpoint, FileChange, checkpoint_record, done_record, turn_record
-from sessions.messages import Message
+from sessions.messages import Message, ToolCall
 from sessions.store import Session
-from tools.base import ToolError
+from tools.base import ToolError, ToolOutput
 from tools.file_restore import current, put_back
+from tools.registry import default_registry
 
 # -- the store --------------------------------------------------------------------------------
 
@@ -255,3 +258,49 @@ def test_put_back_never_leaves_the_workspace(workspace: Path, tmp_path: Path) ->
     (workspace / "d").mkdir()
     with pytest.raises(ToolError, match="a directory is there now"):
         put_back(workspace, "d", None, None)
+
+
+# -- brackets of sub-agents working side by side ----------------------------------------------
+
+
+async def test_brackets_of_sub_agents_never_overlap_but_calls_that_write_nothing_do_not_wait(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """A bracket records whatever changed between its "before" and "after": the recorders of
+    one session (the sub-agents' too) share a gate that keeps calls that may change files
+    apart; web_fetch (it writes nothing) runs meanwhile."""
+    records: list[dict[str, Any]] = []
+    parent = CheckpointRecorder(workspace, CheckpointStore(tmp_path / "store"), records.append)
+    first, second = parent.for_subagent("s1/"), parent.for_subagent("s2/")
+    tools = default_registry()
+    write, command, fetch = (tools.get(n) for n in ("write_file", "run_command", "web_fetch"))
+    assert write is not None and command is not None and fetch is not None
+    seen: list[str] = []
+    fetched = asyncio.Event()
+
+    def step(name: str, wait: asyncio.Event | None = None) -> Any:
+        async def run() -> ToolOutput:
+            seen.append(f"{name} starts")
+            for _ in range(5):  # gives every other task the chance to run
+                await asyncio.sleep(0)
+            if wait is not None:
+                await asyncio.wait_for(wait.wait(), 10)
+            seen.append(f"{name} ends")
+            return ToolOutput(name)
+
+        return run
+
+    async def fetching() -> ToolOutput:
+        fetched.set()
+        return ToolOutput("fetched")
+
+    await asyncio.gather(
+        first.around(ToolCall("c1", "run_command", "{}"), command, {"command": "x"},
+                     step("command", fetched)),
+        second.around(ToolCall("c1", "write_file", "{}"), write, {"path": "a.txt"},
+                      step("write")),
+        second.around(ToolCall("c2", "web_fetch", "{}"), fetch, {"url": "http://x/"}, fetching),
+    )  # fmt: skip
+    assert seen == ["command starts", "command ends", "write starts", "write ends"]
+    calls = [r["call"] for r in records if r["type"] == "checkpoint"]
+    assert sorted(calls) == ["s1/c1", "s2/c1", "s2/c2"]  # each sub-agent's own ids

@@ -246,3 +246,14 @@ def test_claude_codes_json_answers_block_and_add_context() -> None:
     assert not answered(legacy, code=1).blocked  # an answer counts only with exit 0
     escape = '{"decision": "block", "reason": "a\\u001b[2Jb"}'
     assert answered(escape).reason == "a\\x1b[2Jb"  # JSON escapes made visible too
+
+
+def test_a_deeply_nested_answer_is_not_a_json_answer() -> None:
+    """json's recursion on 100,000 levels would be a RecursionError that crashes the turn; a
+    hook's stdout too deep (or otherwise beyond the JSON limits) is plain text instead."""
+    deep = '{"decision": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    run = answered(deep)
+    assert run.answer == {} and not run.blocked and run.reason == ""
+    assert run.context == deep  # read as what it printed, as any text that is not an answer
+    huge = '{"decision": "block", "reason": "x", "n": ' + "9" * 5000 + "}"
+    assert answered(huge).answer == {} and not answered(huge).blocked

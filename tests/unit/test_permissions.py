@@ -98,6 +98,28 @@ def test_a_session_rule_never_beats_a_deny_rule(workspace: Path) -> None:
     assert decided.decide(RUN, {"command": "rm -rf x"}, workspace).action == "refuse"
 
 
+def test_a_variant_of_a_call_runs_only_if_decided_no_more_strictly(workspace: Path) -> None:
+    """What web_fetch asks before following a redirect: run < ask < refuse."""
+    fetch = default_registry().get("web_fetch")
+    assert fetch is not None
+    rules = Permissions.from_settings(
+        "ask", ["web_fetch(https://docs.example.com/guide/*)"], ["web_fetch(domain:evil.com)"]
+    )
+    allowed = rules.as_free_as(fetch, {"url": "https://docs.example.com/guide/a"}, workspace)
+    assert allowed({"url": "https://docs.example.com/guide/b"})
+    assert not allowed({"url": "https://docs.example.com/other"})  # would ask
+    assert not allowed({"url": "https://www.docs.example.com/guide/b"})
+    approved = rules.as_free_as(fetch, {"url": "https://site.org/a"}, workspace)  # asked
+    assert approved({"url": "https://site.org/b"}) and approved(
+        {"url": "https://docs.example.com/guide/c"}
+    )
+    assert not approved({"url": "https://evil.com/b"})  # denied
+    rules.set_mode("full-auto")
+    assert not rules.as_free_as(fetch, {"url": "https://a.org/"}, workspace)(
+        {"url": "https://evil.com/"}
+    )
+
+
 def test_the_mode_cycles_and_says_so() -> None:
     decided = Permissions()
     seen: list[str] = []

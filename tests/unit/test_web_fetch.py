@@ -233,6 +233,31 @@ async def test_a_redirect_to_another_site_is_reported_not_followed(
     assert site.targets() == ["/away"]  # the target was never asked for
 
 
+async def test_a_redirect_is_followed_only_as_far_as_the_call_permits(
+    site: WebServer, workspace: Path
+) -> None:
+    """Each same-site hop is asked of ToolContext.same_permission (the agent's rules): the
+    first it refuses ends the fetch with a report of it, and is never requested."""
+    site.routes["/docs/a"] = Route(status=302, headers={"Location": "/docs/b"})
+    site.routes["/docs/b"] = Route(status=302, headers={"Location": "/private/c"})
+    asked: list[dict[str, object]] = []
+
+    def judge(args: dict[str, object]) -> bool:
+        asked.append(args)
+        return "/private/" not in str(args["url"])
+
+    registry = ToolRegistry([WebFetchTool(SMALL_LIMITS)])
+    context = ToolContext(workspace, same_permission=judge)
+    out = await registry.dispatch("web_fetch", {"url": f"{site.root_url}/docs/a"}, context)
+    assert not out.is_error
+    assert out.text.startswith(
+        f"{site.root_url}/docs/b redirects (HTTP 302) to {site.root_url}/private/c, which the "
+        "permission rules do not allow as they allowed this fetch, so web_fetch did not follow"
+    )
+    assert asked == [{"url": f"{site.root_url}/docs/b"}, {"url": f"{site.root_url}/private/c"}]
+    assert site.targets() == ["/docs/a", "/docs/b"]
+
+
 async def test_a_redirect_out_of_http_is_refused(site: WebServer, workspace: Path) -> None:
     site.routes["/file"] = Route(status=301, headers={"Location": "file:///etc/passwd"})
     out = await fetch(workspace, f"{site.root_url}/file")
