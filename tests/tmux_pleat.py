@@ -22,6 +22,9 @@ COLUMNS, ROWS = 220, 50
 SCREEN_TIMEOUT_SECONDS = 60
 # Seconds between two reads of the screen while waiting.
 POLL_SECONDS = 0.1
+# Seconds before a key that answered no question is pressed again: longer than a question
+# ignores keys for (tui/screens/question.py's ARMING_SECONDS, 0.4 s).
+ANSWER_PAUSE_SECONDS = 1.0
 
 
 def tmux_available() -> bool:
@@ -87,6 +90,17 @@ class TmuxPleat:
     def keys(self, *keys: str) -> None:
         """Press keys by tmux's names (Enter, BTab for Shift+Tab, y ...)."""
         self._tmux("send-keys", "-t", "pleat", *keys)
+
+    def answer(self, key: str, question: str) -> None:
+        """Answer the question whose screen shows `question` with `key`, as a person does: a
+        question ignores keys for its first moment on screen (tui/screens/question.py), so
+        the key is pressed again, after a pause longer than that, until the question is gone."""
+        deadline = time.monotonic() + SCREEN_TIMEOUT_SECONDS
+        while question in self.screen():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the question stayed; the screen:\n{self.screen()}")
+            self.keys(key)
+            time.sleep(ANSWER_PAUSE_SECONDS)
 
     def type(self, text: str) -> None:
         """Type text literally (no key names)."""

@@ -17,6 +17,7 @@ from agent.config import Config
 from sessions.messages import Message, unanswered_calls
 from sessions.store import Session
 from tui.app import PleatApp
+from tui.screens.question import ARMING_SECONDS, Arming, QuestionScreen
 from tui.widgets.prompt_input import PromptInput
 
 # Pilot pauses of this many seconds between checks of a condition ...
@@ -46,11 +47,43 @@ def small_policy(**overrides: Any) -> CompactionPolicy:
     return CompactionPolicy(**{"context_window": SMALL_WINDOW, "tail_messages": 2, **overrides})
 
 
+class ManualClock:
+    """A clock that moves only when a test moves it (a question's arming, deterministically)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def make_app(
     server: ScriptedServer, workspace: Path, *, resume: str | None = None, **overrides: Any
 ) -> PleatApp:
     flags = {k: overrides.pop(k) for k in ("approve_everything",) if k in overrides}
-    return PleatApp(make_config(server, **overrides), workspace, resume=resume, **flags)
+    app = PleatApp(make_config(server, **overrides), workspace, resume=resume, **flags)
+    return with_manual_clock(app)
+
+
+def with_manual_clock(app: PleatApp) -> PleatApp:
+    """Questions arm when the test says they have been read (asked), not after wall time."""
+    app.arming = Arming(clock=ManualClock())
+    return app
+
+
+async def asked(
+    pilot: Pilot, app: PleatApp, question: type[QuestionScreen[Any]], what: str
+) -> None:
+    """Wait until `question` is on screen, then let its arming time pass (on the app's manual
+    clock): the keys pressed next answer it, as a user's do once they have read it."""
+    await wait_for(
+        pilot,
+        lambda: isinstance(app.screen, question) and app.screen.shown_at is not None,
+        what,
+    )
+    clock = app.arming.clock
+    assert isinstance(clock, ManualClock), "make the app with make_app or with_manual_clock"
+    clock.now += ARMING_SECONDS
 
 
 async def wait_for(pilot: Pilot, condition: Callable[[], object], what: str) -> None:

@@ -24,6 +24,7 @@ from tui.approvals import SessionApprovals
 from tui.completion import WorkspaceFiles
 from tui.host import WorkKind
 from tui.idle import IdleWatch
+from tui.screens.question import Arming
 from tui.startup import Startup
 from tui.widgets.completion_list import CompletionList
 from tui.widgets.conversation import Conversation
@@ -118,6 +119,7 @@ class PleatApp(App[None]):
         self.quiet_command: Worker[None] | None = None
         self.work_kind: WorkKind | None = None
         self._last_ctrl_c = -QUIT_WINDOW_SECONDS  # monotonic time of the last Ctrl+C
+        self.arming = Arming()  # when a question's keys count (tui/screens/question.py)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -268,6 +270,8 @@ class PleatApp(App[None]):
             self.idle.activity()
             if self.work_kind == "idle" and self.busy and self.turn is not None:
                 self.turn.cancel()  # any key ends an idle fold
+            if not self.arming.takes(self.screen, event.key):
+                return  # typed for the prompt as a question opened: it answers nothing
         await super().on_event(event)
 
     def permission_mode_changed(self, mode: Mode) -> None:

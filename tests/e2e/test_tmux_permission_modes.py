@@ -49,7 +49,7 @@ def test_shift_tab_plan_mode_and_an_accepted_plan(server: ScriptedServer, worksp
         assert not (workspace / "a.txt").exists()  # ... and not written
         assert "Write a.txt with a greeting." in screen  # the plan, shown
 
-        tui.keys("y")
+        tui.answer("y", "Accept: switch to accept-edits (y)")
         tui.wait_for(lambda s: "Greeting written." in s, "the end of the turn")
         assert " · accept-edits mode" in tui.status_line()
         assert "✓ write_file" in tui.screen()  # accept-edits: the write ran without asking

@@ -9,7 +9,16 @@ from conftest import TEST_API_KEY, TEST_MODEL
 from scripted_server import ScriptedServer, Stall, Text, ToolCalls
 from textual.widgets import Label
 from textual.widgets.markdown import MarkdownFence
-from tui_support import assert_valid_history, command, exchange, make_app, send, started, wait_for
+from tui_support import (
+    asked,
+    assert_valid_history,
+    command,
+    exchange,
+    make_app,
+    send,
+    started,
+    wait_for,
+)
 from tui_support import work_finished as turn_finished
 
 from agent.config import Config
@@ -69,7 +78,7 @@ async def test_write_approved_with_y(server: ScriptedServer, workspace: Path) ->
     app = make_app(server, workspace)
     async with app.run_test() as pilot:
         await send(pilot, app, "write a.txt")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
+        await asked(pilot, app, ApprovalScreen, "the approval")
         assert not (workspace / "a.txt").exists()
         diff = app.screen.query_one(DiffView).diff
         assert "+++ b/a.txt" in diff and "+hi" in diff
@@ -88,7 +97,7 @@ async def test_write_refused_with_n(server: ScriptedServer, workspace: Path) -> 
     app = make_app(server, workspace)
     async with app.run_test() as pilot:
         await send(pilot, app, "write a.txt")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
+        await asked(pilot, app, ApprovalScreen, "the approval")
         await pilot.press("n")
         await wait_for(pilot, lambda: turn_finished(app), "the turn to end")
         assert app.query_one(ToolCallBlock).title.startswith("✗")
@@ -107,7 +116,7 @@ async def test_always_asks_once_per_tool(server: ScriptedServer, workspace: Path
     app = make_app(server, workspace)
     async with app.run_test() as pilot:
         await send(pilot, app, "write a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
+        await asked(pilot, app, ApprovalScreen, "the approval")
         await pilot.press("a")
         await wait_for(pilot, lambda: turn_finished(app), "the first turn")
         await send(pilot, app, "write b")
@@ -135,7 +144,7 @@ async def test_always_is_forgotten_when_the_session_switches(
     app = make_app(server, workspace)
     async with app.run_test() as pilot:
         await send(pilot, app, "write a")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
+        await asked(pilot, app, ApprovalScreen, "the approval")
         await pilot.press("a")
         await wait_for(pilot, lambda: turn_finished(app), "the first turn")
         assert [str(rule) for rule in app.approvals.permissions.session_allow] == ["write_file"]
@@ -154,7 +163,7 @@ async def test_always_is_forgotten_when_the_session_switches(
         assert app.approvals.permissions.session_allow == []
         server.push(ToolCalls([("write_file", {"path": "b.txt", "content": "b"})]), Text("two"))
         await send(pilot, app, "write b")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "asked again")
+        await asked(pilot, app, ApprovalScreen, "asked again")
 
 
 async def test_yes_flag_never_asks(server: ScriptedServer, workspace: Path) -> None:
@@ -239,7 +248,7 @@ async def test_quit_with_the_approval_open(server: ScriptedServer, workspace: Pa
     app = make_app(server, workspace)
     async with app.run_test() as pilot:
         await send(pilot, app, "write a.txt")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
+        await asked(pilot, app, ApprovalScreen, "the approval")
         await pilot.press("ctrl+q")
         await wait_for(pilot, lambda: not app.is_running, "the app to quit")
     assert not (workspace / "a.txt").exists()

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from mcp_support import ECHO_SERVER, echo_entry, write_project_file
 from scripted_server import ScriptedServer, Text, ToolCalls
-from tui_support import command, exchange, make_app, send, started, wait_for, work_finished
+from tui_support import asked, command, exchange, make_app, send, started, wait_for, work_finished
 
 from agent.mcp.settings import from_config
 from tui.app import PleatApp
@@ -66,7 +66,7 @@ async def test_a_call_is_approved_a_broken_server_is_noticed_and_slash_mcp_shows
         )
         assert "7 of them join at your next request" in listing  # none asked for yet
         await send(pilot, app, "echo something")  # ask mode: the call asks first
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
+        await asked(pilot, app, ApprovalScreen, "the approval")
         assert isinstance(app.screen, ApprovalScreen)
         assert app.screen.request.tool == "mcp__echo__echo"
         assert "the tool echo of the MCP server echo" in app.screen.request.preview
@@ -88,9 +88,7 @@ async def test_a_project_mcp_json_is_asked_about_once_and_again_when_it_changes(
         async with app.run_test() as pilot:
             await started(pilot, app)
             if answer is not None:
-                await wait_for(
-                    pilot, lambda: isinstance(app.screen, McpApprovalScreen), "the question"
-                )
+                await asked(pilot, app, McpApprovalScreen, "the question")
                 shown = str(app.screen.query_one(".mcp-server").render())
                 assert "proj  runs  " in shown and str(ECHO_SERVER) in shown
                 await pilot.press(answer)

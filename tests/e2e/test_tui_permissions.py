@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from scripted_server import ScriptedServer, Text, ToolCalls
 from textual.widgets import Input, Label, Markdown
-from tui_support import exchange, make_app, send, started, wait_for
+from tui_support import asked, exchange, make_app, send, started, wait_for
 from tui_support import work_finished as turn_finished
 
 from agent.plan_mode import PLAN_NOTE
@@ -89,7 +89,7 @@ async def test_an_accepted_plan_switches_to_accept_edits(
     async with app.run_test() as pilot:
         await started(pilot, app)
         await send(pilot, app, "greet")
-        await wait_for(pilot, lambda: isinstance(app.screen, PlanScreen), "the plan review")
+        await asked(pilot, app, PlanScreen, "the plan review")
         assert app.screen.query_one(Markdown).source == PLAN
         assert app.query_one(".plan", AppMarkdown).source == PLAN  # kept in the conversation
         await pilot.press("shift+tab")  # a modal's own key: the mode stays
@@ -109,7 +109,7 @@ async def test_keep_planning_sends_the_feedback(server: ScriptedServer, workspac
     async with app.run_test() as pilot:
         await started(pilot, app)
         await send(pilot, app, "greet")
-        await wait_for(pilot, lambda: isinstance(app.screen, PlanScreen), "the plan review")
+        await asked(pilot, app, PlanScreen, "the plan review")
         app.screen.query_one(Input).focus()
         await pilot.press(*"say hi in French", "enter")
         await wait_for(pilot, lambda: turn_finished(app), "the turn")
@@ -144,13 +144,13 @@ async def test_always_shows_and_adds_the_rule(server: ScriptedServer, workspace:
     async with app.run_test() as pilot:
         await started(pilot, app)
         await send(pilot, app, "first")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
+        await asked(pilot, app, ApprovalScreen, "the approval")
         line = str(app.screen.query_one("#approval-always", Label).content)
         assert "run_command(echo *)" in line
         await pilot.press("a")
         await wait_for(pilot, lambda: turn_finished(app), "the first turn")
         await send(pilot, app, "second")  # echo runs; ls is asked
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "ls asked")
+        await asked(pilot, app, ApprovalScreen, "ls asked")
         assert app.screen.request.tool == "run_command"
         assert app.screen.request.arguments == {"command": "ls"}
         await pilot.press("n")
@@ -166,7 +166,7 @@ async def test_a_command_no_rule_can_cover_offers_no_always(
     async with app.run_test() as pilot:
         await started(pilot, app)
         await send(pilot, app, "run")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
+        await asked(pilot, app, ApprovalScreen, "the approval")
         assert not app.screen.query("#always")
         assert "No rule can cover" in str(app.screen.query_one("#approval-always", Label).content)
         await pilot.press("a")  # not offered: nothing happens

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from scripted_server import ScriptedServer, Text, ToolCalls
 from textual.widgets import OptionList, SelectionList
-from tui_support import command, exchange, make_app, model, started, wait_for
+from tui_support import asked, command, exchange, make_app, model, started, wait_for
 
 from tui.screens.rewind import ChangedFilesScreen, RewindScopeScreen, RewindScreen
 from tui.slash_commands import BY_NAME
@@ -91,14 +91,14 @@ async def test_a_file_changed_since_is_asked_about(server: ScriptedServer, works
         (workspace / "x").write_text("mine\n")
         (workspace / "y").write_text("mine too\n")
         await command(pilot, app, "/undo")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChangedFilesScreen), "the question")
+        await asked(pilot, app, ChangedFilesScreen, "the question")
         await pilot.press("escape")  # cancel: nothing changes
         await wait_for(pilot, lambda: any("undo cancelled" in n for n in notices(app)), "note")
         assert (workspace / "x").read_text() == "mine\n"
         assert [m.text for m in app.query(UserMessage)] == ["write x and y"]
 
         await command(pilot, app, "/undo")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChangedFilesScreen), "the question")
+        await asked(pilot, app, ChangedFilesScreen, "the question")
         await pilot.press("space", "r")  # the first (x) put back anyway, y kept
         await wait_for(pilot, lambda: not (workspace / "x").exists(), "x removed")
         assert (workspace / "y").read_text() == "mine too\n"
@@ -125,7 +125,7 @@ async def test_markup_in_a_request_or_a_path_is_text_in_the_rewind_screens(
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, RewindScopeScreen), "the question")
         await pilot.press("f")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChangedFilesScreen), "the files")
+        await asked(pilot, app, ChangedFilesScreen, "the files")
         await pilot.pause()
         assert name in str(app.screen.query_one(SelectionList).get_option_at_index(0).prompt)
         await pilot.press("escape")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from scripted_server import ScriptedServer, Text, ToolCalls
 from textual.pilot import Pilot
-from tui_support import make_app, model, small_policy, wait_for, work_finished
+from tui_support import asked, make_app, model, small_policy, wait_for, work_finished
 
 from sessions.usage import Usage, UsageTally
 from tui.app import PleatApp
@@ -120,7 +120,7 @@ def test_permission_modal(snap_compare, server: ScriptedServer, workspace: Path)
 
     async def ask(pilot: Pilot) -> None:
         await type_prompt(pilot, app, "change the greeting")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
+        await asked(pilot, app, ApprovalScreen, "the approval")
         await pin_status(pilot, app)
         await pilot.pause()
 

@@ -10,7 +10,7 @@ import pytest
 from scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from textual.widgets import Label
 from textual.widgets._collapsible import CollapsibleTitle
-from tui_support import make_app, send, started, wait_for, work_finished
+from tui_support import asked, make_app, send, started, wait_for, work_finished
 
 from agent.subagents import SUBAGENT_NOTE
 from tui.app import PleatApp
@@ -74,7 +74,7 @@ async def test_a_task_asks_by_name_and_its_block_opens_the_subagents_transcript(
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot, app)
         await send(pilot, app, "have a sub-agent write the greeting")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval")
+        await asked(pilot, app, ApprovalScreen, "the approval")
         title = str(app.screen.query_one("#approval-title", Label).render())
         assert "Allow write_file?" in title and "write the greeting" in title
         running = task_block(app)  # while it runs: what its sub-agent does

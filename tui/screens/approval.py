@@ -7,12 +7,12 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from agent.permissions import ApprovalRequest
 from agent.terminal_text import hidden_count, visible
 from tui.approvals import Answer
+from tui.screens.question import QuestionScreen
 from tui.widgets.diff_view import DiffView
 
 # Tools whose preview is a unified diff (the others show their preview as plain text).
@@ -21,7 +21,7 @@ DIFF_TOOLS = frozenset({"edit_file", "write_file"})
 BUTTON_ANSWERS: dict[str, Answer] = {"yes": "yes", "no": "no", "always": "always"}
 
 
-class ApprovalScreen(ModalScreen[Answer]):
+class ApprovalScreen(QuestionScreen[Answer]):
     """Asks whether one tool call may run; dismisses with the answer."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

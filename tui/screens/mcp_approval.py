@@ -7,14 +7,14 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from agent.mcp.project_file import PROJECT_FILE, ProjectServers
 from agent.terminal_text import visible
+from tui.screens.question import QuestionScreen
 
 
-class McpApprovalScreen(ModalScreen[bool]):
+class McpApprovalScreen(QuestionScreen[bool]):
     """Lists what each server of the project's .mcp.json would run; dismisses with True when
     the user allows them (remembered for this file's content), False otherwise."""
 

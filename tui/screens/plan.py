@@ -7,14 +7,14 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown
 
 from agent.plan_mode import PlanVerdict
 from agent.terminal_text import visible
+from tui.screens.question import QuestionScreen
 
 
-class PlanScreen(ModalScreen[PlanVerdict]):
+class PlanScreen(QuestionScreen[PlanVerdict]):
     """Shows a plan; dismisses with accepted (plan mode ends: accept-edits) or keep planning
     (with the feedback typed, if any)."""
 

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 from agent.rewind_plan import turn_label
 from agent.terminal_text import visible
 from sessions.lineage import Scope, Turn
+from tui.screens.question import QuestionScreen
 
 # The panels look like /sessions' (tui/pleat.tcss): centred, bordered, sized to their content.
 PANEL_CSS = """
@@ -146,7 +147,7 @@ class RewindScopeScreen(ModalScreen[Scope | None]):
         self.dismiss(SCOPE_BUTTONS.get(event.button.id or ""))
 
 
-class ChangedFilesScreen(ModalScreen[list[str] | None]):
+class ChangedFilesScreen(QuestionScreen[list[str] | None]):
     """Files changed since pleat wrote them: the checked ones are put back all the same (their
     new changes lost), the others keep what is there now. Dismisses with the files to put
     back, or None (Escape: no rewind at all)."""
