@@ -135,3 +135,16 @@ def http_mcp_server() -> Iterator[str]:
     finally:
         process.kill()
         process.wait()
+
+
+# A hand-written stdio server whose tool list is careless or hostile ($RAW_MODE chooses how).
+RAW_SERVER = Path(__file__).resolve().parent / "mcp_servers" / "raw_server.py"
+
+
+def raw_table(mode: str, name: str = "raw", **env: str) -> str:
+    """A config.toml table running the raw server in `mode` (more of its variables in `env`)."""
+    pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in {"RAW_MODE": mode, **env}.items())
+    return (
+        f"[mcp_servers.{name}]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(str(RAW_SERVER))}]\nenv = {{ {pairs} }}\n"
+    )

@@ -19,6 +19,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent.mcp.listing import screen
 from agent.mcp.settings import ServerSettings, SettingsError
 from agent.mcp.stderr_tail import StderrTail
 from agent.mcp.tool import McpTool, adapt
@@ -106,6 +107,7 @@ class McpServer:
         self._taken = taken  # the names of every MCP tool given so far (shared)
         self._on_change = on_change
         self._session: ClientSession | None = None
+        self._client: ClientSession | None = None  # the connection's session, from the start
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()  # a stop was asked, or the connection ended
         self._settled = asyncio.Event()  # no longer starting
@@ -246,6 +248,7 @@ class McpServer:
                     client_info=Implementation(name="pleat", version=client_version()),
                 )
             )
+            self._client = session
             # The handshake ends early when pleat stops or the server goes (the watcher): a
             # quit never waits for a server's start-up limit.
             handshake = anyio.CancelScope()
@@ -276,11 +279,22 @@ class McpServer:
         try:
             async with sink:
                 async for item in source:
-                    await sink.send(item)
+                    await sink.send(self._screened(item))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             pass
         finally:
             self._wake.set()
+
+    def _screened(self, item: SessionMessage | Exception) -> SessionMessage | Exception:
+        """A tool listing with its malformed entries dropped (a note each: agent/mcp/listing.py),
+        any other message as it came. A listing is the only result holding a list of tools."""
+        result = getattr(getattr(item, "message", None), "result", None)
+        if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
+            return item
+        client = self._client
+        result["tools"], notes = screen(result["tools"], client and client.protocol_version)
+        self.notes += [note for note in notes if note not in self.notes]
+        return item
 
     async def _list_tools(self, session: ClientSession) -> list[ListedTool]:
         from mcp_types import PaginatedRequestParams
