@@ -52,12 +52,12 @@ def headless_servers(
 
 
 def say_change(server: McpServer, err: TextIO) -> None:
-    """One stderr line when a server fails (at start or later), and for each tool it has that
-    is not offered."""
+    """One stderr line when a server fails (at start or later), and one for each note about
+    tools it has that are not offered (each said once)."""
     if server.state == "failed":
         print(f"pleat: MCP server {server.name} failed: {server.error}", file=err)
     elif server.state == "running":
-        for note in server.notes:
+        for note in server.new_notes():
             print(f"pleat: note: MCP server {server.name}: {note}", file=err)
 
 

@@ -27,9 +27,12 @@ def server_line(server: McpServer) -> str:
 def _server(servers: McpServers, server: McpServer) -> list[str]:
     lines = [server_line(server), f"  from {server.settings.source}"]
     if server.tools:
-        waiting = [tool for tool in server.tools if not servers.offered(tool)]
+        out = [tool for tool in server.tools if servers.left_out(tool)]
+        waiting = [t for t in server.tools if not servers.offered(t) and not servers.left_out(t)]
         names = ", ".join(tool.name for tool in server.tools)
         lines.append(f"  tools ({len(server.tools)}): {names}")
+        if out:
+            lines.append(f"  not offered ({len(out)}): {', '.join(tool.name for tool in out)}")
         if waiting:
             lines.append(f"  {len(waiting)} of them join at your next request")
     elif server.state == "running":

@@ -102,6 +102,7 @@ class McpServer:
         self.version = ""  # what the server says it is, e.g. "docs 1.2.0"
         self.tools: list[McpTool] = []
         self.notes: list[str] = []  # tools not offered, and why
+        self._notes_said = 0  # how many of them a front end has said (new_notes)
         self.stderr = StderrTail()
         self._workspace = workspace
         self._taken = taken  # the names of every MCP tool given so far (shared)
@@ -113,6 +114,12 @@ class McpServer:
         self._settled = asyncio.Event()  # no longer starting
         self._task: asyncio.Task[None] | None = None
         self._group: Any = None  # the connection's anyio task group, once connected
+
+    def new_notes(self) -> list[str]:
+        """The notes not said yet (a front end says each once, whenever it came)."""
+        fresh = self.notes[self._notes_said :]
+        self._notes_said = len(self.notes)
+        return fresh
 
     @property
     def started(self) -> bool:
@@ -292,7 +299,9 @@ class McpServer:
         if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
             return item
         client = self._client
-        result["tools"], notes = screen(result["tools"], client and client.protocol_version)
+        result["tools"], notes = screen(
+            result["tools"], client.protocol_version if client is not None else None
+        )
         self.notes += [note for note in notes if note not in self.notes]
         return item
 

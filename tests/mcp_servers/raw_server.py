@@ -58,9 +58,13 @@ def tools() -> list[Any]:
     if MODE == "fat":
         count = int(os.environ.get("RAW_TOOLS", "100"))
         size = int(os.environ.get("RAW_SCHEMA_CHARS", "15000"))
-        props = {f"p{j:03d}": {"type": "string", "description": "d" * 100} for j in range(size // 140)}
+        props = {
+            f"p{j:03d}": {"type": "string", "description": "d" * 100} for j in range(size // 140)
+        }
         schema = {"type": "object", "properties": props}
-        return [{"name": f"f{i:03d}", "description": "x", "inputSchema": schema} for i in range(count)]
+        return [
+            {"name": f"f{i:03d}", "description": "x", "inputSchema": schema} for i in range(count)
+        ]
     return [GOOD]
 
 
