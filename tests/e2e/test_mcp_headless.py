@@ -239,3 +239,39 @@ def test_a_project_mcp_json_approved_in_the_tui_is_used_headless(
     assert done.returncode == 0, done.stderr
     assert tool_results(server, 1) == ["echo: approved"]
     assert "not started" not in done.stderr
+
+
+def test_a_project_mcp_json_never_gets_a_secret_from_the_environment_config_toml_does(
+    server: ScriptedServer, workspace: Path, pleat_home: Path
+) -> None:
+    token = "team-token-0123456789"
+    with http_mcp_server() as url:
+        write_config(
+            pleat_home,
+            f'[mcp_servers.mine]\nurl = "{url}"\nheaders = {{ X-Team = "${{TEAM_TOKEN}}" }}\n',
+        )
+        write_project_file(
+            workspace,
+            {
+                "proj": {"type": "http", "url": url, "headers": {"X-Team": "${TEAM_TOKEN:-none}"}},
+                "strict": {"type": "http", "url": url, "headers": {"X-Team": "${TEAM_TOKEN}"}},
+            },
+        )
+        server.push(ToolCalls([("mcp__mine__whoami", {}), ("mcp__proj__whoami", {})]), Text("done"))
+        done = run_pleat(workspace, server, "-p", "who", env={"TEAM_TOKEN": token})
+        listing = run_pleat(workspace, server, "-p", "/mcp", env={"TEAM_TOKEN": token})
+    assert done.returncode == 0, done.stderr
+    assert tool_results(server, 1) == [f"team: {token}", "team: none"]
+    why = (
+        "not taken from your environment: a project's .mcp.json may not read variables that "
+        "name or hold secrets (configure the server in config.toml to pass them)"
+    )
+    lines = done.stderr.splitlines()
+    assert f"pleat: note: MCP server proj: ${{TEAM_TOKEN}} {why}" in lines
+    assert f"pleat: note: MCP server strict: ${{TEAM_TOKEN}} {why}" in lines
+    assert (
+        f"pleat: MCP server strict failed: MCP server 'strict' uses ${{TEAM_TOKEN}}, {why}" in lines
+    )
+    assert token not in done.stderr + done.stdout
+    shown = listing.stdout.split("\nproj · ")[1].splitlines()
+    assert shown[1:3] == ["  from .mcp.json", f"  ${{TEAM_TOKEN}} {why}"]
