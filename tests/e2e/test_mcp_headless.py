@@ -275,3 +275,40 @@ def test_a_project_mcp_json_never_gets_a_secret_from_the_environment_config_toml
     assert token not in done.stderr + done.stdout
     shown = listing.stdout.split("\nproj · ")[1].splitlines()
     assert shown[1:3] == ["  from .mcp.json", f"  ${{TEAM_TOKEN}} {why}"]
+
+
+def test_an_agent_definition_naming_mcp_tools_gives_them_to_its_subagent(
+    server: ScriptedServer, workspace: Path, pleat_home: Path
+) -> None:
+    write_config(pleat_home, echo_table() + echo_table("docs"))
+    agents = workspace / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "searcher.md").write_text(
+        "---\ndescription: searches with echo\ntools: Read, mcp__echo__echo, mcp__docs\n---\n"
+        "You search.\n"
+    )
+    task = {"description": "search", "prompt": "find it", "subagent_type": "searcher"}
+    server.push(
+        ToolCalls([("task", task)]),
+        ToolCalls([("mcp__echo__echo", {"text": "from the sub-agent"})]),
+        Text("the sub-agent found it"),
+        Text("parent done"),
+    )
+    done = run_pleat(workspace, server, "-p", "go")
+    assert done.returncode == 0, done.stderr
+    assert "no tool named" not in done.stderr  # no note: every tool it names is known
+    sub_tools = tool_names(server, 1)
+    mcp = [name for name in sub_tools if name.startswith("mcp__")]
+    assert mcp == [
+        "mcp__docs__big",
+        "mcp__docs__boom",
+        "mcp__docs__echo",
+        "mcp__docs__grow",
+        "mcp__docs__nap",
+        "mcp__docs__quit",
+        "mcp__docs__shot",
+        "mcp__echo__echo",
+    ]
+    assert set(sub_tools) - set(mcp) == {"read_file"}
+    assert tool_results(server, 2) == ["echo: from the sub-agent"]
+    assert done.stdout.strip() == "parent done"
