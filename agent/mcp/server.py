@@ -39,6 +39,12 @@ ServerState = Literal["starting", "running", "failed", "stopped"]
 # then sends SIGTERM to its process group, and SIGKILL 2 s later (6.5 s at worst with its
 # flush and reap); 10 s covers that, and a server still not gone is left to the kill.
 STOP_SECONDS = 10.0
+# Seconds a stopping HTTP server is waited for before its connection is dropped: there is no
+# process of pleat's to end, only the session's DELETE to send, which a live server answers in
+# milliseconds; a hung one would hold the quit for the SDK's HTTP timeouts (30 s to connect,
+# 300 s to read). 2 s is a slow network's round trips many times over, and short enough that
+# quitting never seems to hang; a server dropped that way ends the session on its own timeout.
+HTTP_STOP_SECONDS = 2.0
 # Seconds to wait, after a server process ended, for the rest of its stderr: its last words are
 # what explains a failure; a descendant still holding the pipe open must not hold the report.
 STDERR_DRAIN_SECONDS = 0.5
@@ -138,7 +144,9 @@ class McpServer:
 
     async def stop(self) -> None:
         """Close the connection (a stdio server's process is ended, its group killed if it
-        lingers) and wait for it, at most STOP_SECONDS."""
+        lingers; an HTTP server's session is ended) and wait for it: at most STOP_SECONDS for
+        a stdio server, HTTP_STOP_SECONDS for an HTTP one, then the task is cancelled (the
+        connection dropped) and waited for as long again."""
         self._stop.set()
         self._wake.set()
         task = self._task
@@ -146,11 +154,12 @@ class McpServer:
             if self.state in ("starting", "running"):
                 self._set("stopped")
             return
-        done, _ = await asyncio.wait({task}, timeout=STOP_SECONDS)
+        bound = STOP_SECONDS if self.settings.transport == "stdio" else HTTP_STOP_SECONDS
+        done, _ = await asyncio.wait({task}, timeout=bound)
         if not done:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asyncio.wait({task}, timeout=STOP_SECONDS)
+                await asyncio.wait({task}, timeout=bound)
 
     async def call(self, remote: str, arguments: dict[str, Any]) -> CallToolResult:
         """Call one of its tools; every failure (not running, an error answer, no answer within
