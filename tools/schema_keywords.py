@@ -41,7 +41,8 @@ def _property_problem(path: str, schema: Any) -> str | None:
     if "enum" in schema and not isinstance(schema["enum"], list):
         return f"{path}.enum must be a list of values, got {_shown(schema['enum'])}"
     length = schema.get("maxLength")
-    if length is not None and (not isinstance(length, int) or isinstance(length, bool) or length < 0):
+    plain_int = isinstance(length, int) and not isinstance(length, bool)
+    if length is not None and (not plain_int or length < 0):
         return f"{path}.maxLength must be a non-negative integer, got {_shown(length)}"
     for bound in ("minimum", "maximum"):
         if bound in schema and not _number(schema[bound]):
