@@ -7,7 +7,9 @@ Claude Code's files work unchanged. Each `NAME.md` has front matter (agent/front
     name         the name the model gives as `subagent_type` (default: the file's name)
     description  when to use it: the model reads it in the `task` tool's description
     tools        a comma-separated subset of the tools (Claude Code's names are understood:
-                 Read, Write, Edit, Bash, Grep, Glob, LS ...); absent: every tool
+                 Read, Write, Edit, Bash, Grep, Glob, LS ...; MCP tools as
+                 `mcp__<server>__<tool>`, or `mcp__<server>` for all of a server's, taken as
+                 written: they join once their server runs); absent: every tool
     model        a litellm model string, or `inherit` (the session's model, also the default)
 
 and its body is the sub-agent's system prompt. The files are the workspace's (or the user's)
@@ -25,6 +27,7 @@ from pathlib import Path
 
 from agent.config import config_path, pleat_home
 from agent.front_matter import FrontMatterError, parse_document
+from agent.mcp.names import is_mcp_name
 from agent.plan_mode import PLAN_TOOL
 from tools.paths import workspace_root
 from tools.task import DEFAULT_AGENT, TASK_TOOL
@@ -48,6 +51,8 @@ MAX_DESCRIPTION_CHARS = 200
 SHOWN_NAME_CHARS = 40
 # A name the model can give back: letters, digits, `-`, `_`, `.`; at most 64 characters.
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
+# An MCP tool's name (or a whole server's) as a definition may list it: the providers' charset.
+MCP_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}\Z")
 # What `model` says when the sub-agent uses the session's model.
 INHERIT = "inherit"
 # Claude Code's model aliases: they name no litellm model, so the session's model is used.
@@ -209,7 +214,9 @@ def _tools(
         name = raw if raw in available else CLAUDE_TOOLS.get(raw.lower(), raw)
         if name in NOT_FOR_SUBAGENTS or raw.lower() == TASK_TOOL:
             continue  # sub-agents start no sub-agents
-        if name not in available:
+        # An MCP server's tool (or all of them) is taken as written: servers start later.
+        mcp = is_mcp_name(name) and MCP_NAME.match(name) is not None
+        if name not in available and not mcp:
             unknown.append(raw[:SHOWN_NAME_CHARS])
         elif name not in chosen:
             chosen.append(name)

@@ -122,6 +122,9 @@ def build_agent(
         ),
     )
     team.parent = agent
+    if mcp is not None and agent.compactor is not None:  # MCP schemas: a share of this window
+        compactor = agent.compactor
+        mcp.limit_schemas(lambda: compactor.budget.usable, compactor.count_text)
     return agent
 
 

@@ -40,7 +40,7 @@ from agent.exit_codes import (
 )
 from agent.fold_line import describe_compaction
 from agent.fork import ForkRefused, fork_session
-from agent.headless_custom import CommandRefused, custom_prompt
+from agent.headless_custom import CommandRefused, custom_prompt, tui_only_refusal
 from agent.headless_json import JsonReport, OutputFormat
 from agent.headless_rewind import run_rewind, run_undo
 from agent.loop import Agent
@@ -272,6 +272,10 @@ def run_headless(
     continue_latest: bool = False,
     output_format: OutputFormat = "text",
 ) -> int:
+    refused = tui_only_refusal(prompt, HEADLESS_COMMANDS)
+    if refused is not None:  # before a session is opened: nothing is asked, nothing is kept
+        print(f"{ERROR_PREFIX}{refused}", file=sys.stderr)
+        return EXIT_CONFIG
     if not config.model:
         config = with_found_model(config)
     try:

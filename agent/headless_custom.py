@@ -1,4 +1,5 @@
-"""`pleat -p "/review src/app.py"`: a custom command's prompt, expanded for a headless turn.
+"""`pleat -p "/review src/app.py"`: a custom command's prompt, expanded for a headless turn (and
+`pleat -p "/help"`, a command of the TUI only, refused).
 
 The command machinery is imported only for a prompt that starts with a slash: an ordinary
 prompt (and the TUI, which imports agent.headless) does not pay for it.
@@ -6,11 +7,30 @@ prompt (and the TUI, which imports agent.headless) does not pay for it.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from agent.loop import Agent
+
+
+def tui_only_refusal(prompt: str, headless: Collection[str]) -> str | None:
+    """The one line refusing a prompt that names a built-in slash command of the TUI which a
+    headless run does not take (`/help`, `/model`, `/quit` ...; `headless` names those it takes,
+    e.g. "/undo"): sent to the model it would be a wasted, puzzling request. None otherwise."""
+    if not prompt.lstrip().startswith("/"):
+        return None
+    from agent.custom_commands import BUILTIN_COMMANDS, invocation
+
+    found = invocation(prompt)
+    if found is None or found[0] not in BUILTIN_COMMANDS or f"/{found[0]}" in headless:
+        return None
+    takes = ", ".join(sorted(headless))
+    return (
+        f"/{found[0]} works in pleat's terminal UI only; a headless run takes {takes} and "
+        "custom commands (options: pleat --help)"
+    )
 
 
 class CommandRefused(Exception):
@@ -46,9 +66,8 @@ def custom_prompt(agent: Agent, prompt: str, err: TextIO) -> CustomPrompt | None
     for note in catalog.new_notes():
         err.write(f"pleat: note: {note}\n")
     command = catalog.get(name)
-    if command is None:
-        what = "works in the TUI only" if name in catalog.builtins else "is not a command"
-        err.write(f"pleat: note: /{name} {what}; sent to the model as written\n")
+    if command is None:  # a TUI-only built-in was refused before (tui_only_refusal)
+        err.write(f"pleat: note: /{name} is not a command; sent to the model as written\n")
         return None
     try:
         expanded = expand_for(agent, command, arguments)

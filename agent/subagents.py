@@ -171,7 +171,9 @@ class Subagents:
             if tool is None or name in NOT_FOR_SUBAGENTS:
                 continue
             if definition is not None and definition.tools is not None:
-                if name not in definition.tools:
+                # By name, or an MCP tool by its server's (`mcp__<server>`), as rules name them.
+                aliases = (name, *tool.rule_aliases)
+                if not any(alias in definition.tools for alias in aliases):
                     continue
             if isinstance(tool, ArchiveReaderTool):
                 tool = ArchiveReaderTool(session.archive)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -118,6 +119,14 @@ def free_port() -> int:
 @contextlib.contextmanager
 def http_mcp_server() -> Iterator[str]:
     """The HTTP MCP server running; yields its URL, and stops it at the end."""
+    with http_mcp_process() as (url, _):
+        yield url
+
+
+@contextlib.contextmanager
+def http_mcp_process() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """The HTTP MCP server running; yields its URL and its process (which a test may freeze
+    with SIGSTOP: a hung server), and stops it at the end (thawed first)."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, str(HTTP_SERVER), str(port)],
@@ -131,7 +140,21 @@ def http_mcp_server() -> Iterator[str]:
                 return probe.connect_ex(("127.0.0.1", port)) == 0
 
         wait_until(listening)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/mcp", process
     finally:
+        process.send_signal(signal.SIGCONT)
         process.kill()
         process.wait()
+
+
+# A hand-written stdio server whose tool list is careless or hostile ($RAW_MODE chooses how).
+RAW_SERVER = Path(__file__).resolve().parent / "mcp_servers" / "raw_server.py"
+
+
+def raw_table(mode: str, name: str = "raw", **env: str) -> str:
+    """A config.toml table running the raw server in `mode` (more of its variables in `env`)."""
+    pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in {"RAW_MODE": mode, **env}.items())
+    return (
+        f"[mcp_servers.{name}]\ncommand = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(str(RAW_SERVER))}]\nenv = {{ {pairs} }}\n"
+    )

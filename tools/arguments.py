@@ -8,12 +8,18 @@ from typing import Any
 
 from sessions.model_json import ModelJsonError, has_lone_surrogate, loads
 from tools.base import Tool, ToolError
+from tools.schema_keywords import schema_problem
 
 # Characters of an offending value quoted back in an error: enough to recognise it.
 MAX_QUOTED_CHARS = 60
 # The largest integer any argument may hold, whatever its schema says: JSON's safe integer
 # range (2**53), past which no offset, line count or timeout means anything.
 MAX_SAFE_INTEGER = 2**53
+
+
+def one_line(error: BaseException) -> str:
+    """An exception's message on one line, cut like a quoted value."""
+    return " ".join(str(error).split())[:MAX_QUOTED_CHARS]
 
 
 def _json_type(value: Any) -> str:
@@ -64,8 +70,13 @@ def _coerce(expected: str, value: Any) -> tuple[bool, Any]:
     return (True if wanted is None else isinstance(value, wanted)), value
 
 
-def check_value(where: str, schema: Mapping[str, Any], value: Any) -> Any:
-    """Check one value against a property schema; return it (coerced) or raise ToolError."""
+def check_value(where: str, schema: Mapping[str, Any] | bool, value: Any) -> Any:
+    """Check one value against a property schema (one tools.schema_keywords found sound);
+    return it (coerced) or raise ToolError."""
+    if isinstance(schema, bool):  # a boolean schema: true takes anything, false nothing
+        if not schema:
+            raise ToolError(f"{where} is not accepted by the tool's schema")
+        return value
     declared = schema.get("type")
     if declared is not None:
         options = declared if isinstance(declared, list) else [declared]
@@ -103,11 +114,29 @@ def check_value(where: str, schema: Mapping[str, Any], value: Any) -> Any:
 
 
 def validate_arguments(tool: Tool, raw: str | Mapping[str, Any]) -> dict[str, Any]:
-    """Parse and check a call's arguments; raise ToolError with one clear line on a problem.
+    """Parse and check a call's arguments; raise ToolError with one clear line on a problem,
+    and never anything else (a schema this code cannot read is a ToolError too).
 
     `raw` is the JSON text the model sent (an empty string means no arguments) or an already
     parsed mapping. An argument given as null counts as absent.
     """
+    problem = schema_problem(tool.parameters)
+    if problem is not None:
+        raise ToolError(
+            f"the input schema of {tool.name} is malformed: {problem}; the tool cannot be called"
+        )
+    try:
+        return _checked(tool, raw)
+    except ToolError:
+        raise
+    except Exception as error:  # a schema shape the checks above did not foresee: said, not raised
+        raise ToolError(
+            f"the arguments of {tool.name} could not be checked against its schema "
+            f"({type(error).__name__}: {one_line(error)}); the tool cannot be called"
+        ) from None
+
+
+def _checked(tool: Tool, raw: str | Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(raw, Mapping):
         parsed: Any = dict(raw)
     elif not raw.strip():

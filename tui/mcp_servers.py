@@ -56,14 +56,26 @@ async def start(host: Host) -> None:
 
 def _changed(host: Host, server: McpServer) -> None:
     """A server failed (at start or later): one red notice, its error with it; a server that
-    started with tools it cannot offer: a note for each."""
+    runs with tools it cannot offer: a note for each new note (said once). A server running
+    with tools not decided on yet: decide now, so what is left out is said at start, not at the
+    first request."""
     lines: list[tuple[str, str]] = []
     if server.state == "failed":
         lines.append((f"MCP server {server.name} failed: {server.error}", "error"))
     elif server.state == "running":
-        lines += [(f"MCP server {server.name}: {note}", "note") for note in server.notes]
+        lines += [(f"MCP server {server.name}: {note}", "note") for note in server.new_notes()]
+        servers = _servers(host)
+        if servers is not None and servers.undecided():
+            host.start_background(_admit(servers))
     if lines:
         host.start_background(_notices(host, lines))
+
+
+async def _admit(servers: McpServers) -> None:
+    """Decide which tools are offered (agent/mcp/admission.py), the counting in a thread: the
+    window may import litellm, and big schemas take a while to count."""
+    await asyncio.to_thread(servers.prepare)
+    servers.admit()  # its notes come back through _changed
 
 
 async def _notices(host: Host, lines: list[tuple[str, str]]) -> None:

@@ -3,11 +3,13 @@ their failures one stderr line each, and `pleat -p "/mcp"`."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agent.exit_codes import EXIT_OK
+from agent.mcp.disclosure import withheld_line
 from agent.mcp.manager import McpServers
 from agent.mcp.project_file import PROJECT_FILE, is_approved, read_project_servers
 from agent.mcp.report import report
@@ -39,7 +41,10 @@ def headless_servers(
     if not project.servers:
         return servers
     if approve_everything or is_approved(workspace, project):
-        servers.add(project.servers)
+        for server in servers.add(project.servers):
+            withheld = withheld_line(server.settings, os.environ)
+            if withheld is not None:
+                print(f"pleat: note: MCP server {server.name}: {withheld}", file=err)
         return servers
     names = ", ".join(server.name for server in project.servers)
     line = (
@@ -52,12 +57,12 @@ def headless_servers(
 
 
 def say_change(server: McpServer, err: TextIO) -> None:
-    """One stderr line when a server fails (at start or later), and for each tool it has that
-    is not offered."""
+    """One stderr line when a server fails (at start or later), and one for each note about
+    tools it has that are not offered (each said once)."""
     if server.state == "failed":
         print(f"pleat: MCP server {server.name} failed: {server.error}", file=err)
     elif server.state == "running":
-        for note in server.notes:
+        for note in server.new_notes():
             print(f"pleat: note: MCP server {server.name}: {note}", file=err)
 
 

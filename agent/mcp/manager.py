@@ -5,7 +5,8 @@ The tool list the model sees changes only at a user turn's start (tools.registry
 servers running by then join, sorted by name after pleat's own tools, and stay for the rest of
 the run (a server that dies keeps its tools listed; calling one says why it cannot run). So a
 server that finishes starting late, or says its tool list changed, changes the list once, at the
-next request, never mid-turn.
+next request, never mid-turn. Which tools are offered at all (a count, a share of the window) is
+agent/mcp/admission.py's to decide; a tool left out is said once, in a note of its server.
 """
 
 from __future__ import annotations
@@ -16,16 +17,14 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from agent.mcp.admission import Admission, Reason, left_out_note
 from agent.mcp.server import McpServer
 from agent.mcp.settings import ServerSettings
 from agent.mcp.tool import McpTool
 
-# MCP tools offered at most, all servers together: OpenAI refuses a request with more than 128
-# tools, and pleat's own take a dozen or so; 100 leaves them room. Past it, tools are noted in
-# /mcp as not offered (a server with that many tools would also fill the window with schemas).
-MAX_MCP_TOOLS = 100
-
 Listener = Callable[[McpServer], None]
+# The reasons a tool is left out, in the order their notes are given.
+REASONS: tuple[Reason, ...] = ("count", "budget")
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +38,8 @@ class McpServers:
         self.disabled: list[str] = []  # names of servers configured with enabled = false
         self.skipped: list[str] = []  # one line each: a server or a file that was not used
         self._taken: set[str] = set()  # every tool name given, so no two servers share one
-        self._offered: dict[str, McpTool] = {}
+        self.admission = Admission()
+        self._given: set[str] = set()  # the tools handed to the registry (the model's)
         self._listeners: list[Listener] = []
         self.add(settings)
 
@@ -96,26 +96,48 @@ class McpServers:
         """Stop every server and wait for them (pleat is quitting)."""
         await asyncio.gather(*(server.stop() for server in self.servers))
 
+    def limit_schemas(self, usable: Callable[[], int], count: Callable[[str], int]) -> None:
+        """The agent's window (usable tokens, now) and token count: the MCP tools' schemas
+        together take at most a share of it (agent/mcp/admission.py)."""
+        self.admission.limit(usable, count)
+
+    def _candidates(self) -> list[McpTool]:
+        """The tools of the running servers, servers by name, in each one's (sorted) order."""
+        return [tool for s in self.servers if s.state == "running" for tool in s.tools]
+
+    def undecided(self) -> bool:
+        """Whether a running server has a tool not yet offered or left out."""
+        return any(not self.admission.decided(tool) for tool in self._candidates())
+
+    def prepare(self) -> None:
+        """Blocking: count what admit() needs (a UI calls it in a thread first)."""
+        self.admission.prepare(self._candidates())
+
+    def admit(self) -> None:
+        """Decide on the tools of running servers not decided yet; each server with tools left
+        out gets a note saying which (and its listeners hear of it)."""
+        dropped = self.admission.decide(self._candidates())
+        for server in self.servers:
+            mine = [(tool, why) for tool, why in dropped if tool.server == server.name]
+            if not mine:
+                continue
+            for reason in REASONS:
+                tools = [tool for tool, why in mine if why == reason]
+                if tools:
+                    server.notes.append(left_out_note(tools, reason, self.admission.cap()))
+            self._changed(server)
+
     def available_tools(self) -> Sequence[McpTool]:
         """The tools offered so far, sorted by name: every one offered before, and those of
-        servers running now, up to MAX_MCP_TOOLS (tools.registry.ToolSource)."""
-        for server in self.servers:
-            if server.state != "running":
-                continue
-            for tool in server.tools:
-                if tool.name in self._offered:
-                    continue
-                if len(self._offered) >= MAX_MCP_TOOLS:
-                    note = (
-                        f"tool {tool.remote!r} is not offered: at most {MAX_MCP_TOOLS} MCP "
-                        "tools are (a request takes 128 tools at most)"
-                    )
-                    if note not in server.notes:
-                        server.notes.append(note)
-                    continue
-                self._offered[tool.name] = tool
-        return sorted(self._offered.values(), key=lambda tool: tool.name)
+        servers running now that admission takes (tools.registry.ToolSource)."""
+        self.admit()
+        self._given.update(self.admission.offered)
+        return sorted(self.admission.offered.values(), key=lambda tool: tool.name)
 
     def offered(self, tool: McpTool) -> bool:
         """Whether the model has been given this tool."""
-        return self._offered.get(tool.name) is tool
+        return tool.name in self._given and self.admission.offered.get(tool.name) is tool
+
+    def left_out(self, tool: McpTool) -> Reason | None:
+        """Why this tool is not offered, if it is not."""
+        return self.admission.left_out.get(tool.name)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+
+from agent.mcp.disclosure import withheld_line
 from agent.mcp.manager import McpServers
 from agent.mcp.server import McpServer
 
@@ -26,10 +29,16 @@ def server_line(server: McpServer) -> str:
 
 def _server(servers: McpServers, server: McpServer) -> list[str]:
     lines = [server_line(server), f"  from {server.settings.source}"]
+    withheld = withheld_line(server.settings, os.environ)
+    if withheld is not None:
+        lines.append(f"  {withheld}")
     if server.tools:
-        waiting = [tool for tool in server.tools if not servers.offered(tool)]
+        out = [tool for tool in server.tools if servers.left_out(tool)]
+        waiting = [t for t in server.tools if not servers.offered(t) and not servers.left_out(t)]
         names = ", ".join(tool.name for tool in server.tools)
         lines.append(f"  tools ({len(server.tools)}): {names}")
+        if out:
+            lines.append(f"  not offered ({len(out)}): {', '.join(tool.name for tool in out)}")
         if waiting:
             lines.append(f"  {len(waiting)} of them join at your next request")
     elif server.state == "running":

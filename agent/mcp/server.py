@@ -19,6 +19,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent.mcp.listing import screen
 from agent.mcp.settings import ServerSettings, SettingsError
 from agent.mcp.stderr_tail import StderrTail
 from agent.mcp.tool import McpTool, adapt
@@ -38,6 +39,12 @@ ServerState = Literal["starting", "running", "failed", "stopped"]
 # then sends SIGTERM to its process group, and SIGKILL 2 s later (6.5 s at worst with its
 # flush and reap); 10 s covers that, and a server still not gone is left to the kill.
 STOP_SECONDS = 10.0
+# Seconds a stopping HTTP server is waited for before its connection is dropped: there is no
+# process of pleat's to end, only the session's DELETE to send, which a live server answers in
+# milliseconds; a hung one would hold the quit for the SDK's HTTP timeouts (30 s to connect,
+# 300 s to read). 2 s is a slow network's round trips many times over, and short enough that
+# quitting never seems to hang; a server dropped that way ends the session on its own timeout.
+HTTP_STOP_SECONDS = 2.0
 # Seconds to wait, after a server process ended, for the rest of its stderr: its last words are
 # what explains a failure; a descendant still holding the pipe open must not hold the report.
 STDERR_DRAIN_SECONDS = 0.5
@@ -101,16 +108,24 @@ class McpServer:
         self.version = ""  # what the server says it is, e.g. "docs 1.2.0"
         self.tools: list[McpTool] = []
         self.notes: list[str] = []  # tools not offered, and why
+        self._notes_said = 0  # how many of them a front end has said (new_notes)
         self.stderr = StderrTail()
         self._workspace = workspace
         self._taken = taken  # the names of every MCP tool given so far (shared)
         self._on_change = on_change
         self._session: ClientSession | None = None
+        self._client: ClientSession | None = None  # the connection's session, from the start
         self._stop = asyncio.Event()
         self._wake = asyncio.Event()  # a stop was asked, or the connection ended
         self._settled = asyncio.Event()  # no longer starting
         self._task: asyncio.Task[None] | None = None
         self._group: Any = None  # the connection's anyio task group, once connected
+
+    def new_notes(self) -> list[str]:
+        """The notes not said yet (a front end says each once, whenever it came)."""
+        fresh = self.notes[self._notes_said :]
+        self._notes_said = len(self.notes)
+        return fresh
 
     @property
     def started(self) -> bool:
@@ -129,7 +144,9 @@ class McpServer:
 
     async def stop(self) -> None:
         """Close the connection (a stdio server's process is ended, its group killed if it
-        lingers) and wait for it, at most STOP_SECONDS."""
+        lingers; an HTTP server's session is ended) and wait for it: at most STOP_SECONDS for
+        a stdio server, HTTP_STOP_SECONDS for an HTTP one, then the task is cancelled (the
+        connection dropped) and waited for as long again."""
         self._stop.set()
         self._wake.set()
         task = self._task
@@ -137,11 +154,12 @@ class McpServer:
             if self.state in ("starting", "running"):
                 self._set("stopped")
             return
-        done, _ = await asyncio.wait({task}, timeout=STOP_SECONDS)
+        bound = STOP_SECONDS if self.settings.transport == "stdio" else HTTP_STOP_SECONDS
+        done, _ = await asyncio.wait({task}, timeout=bound)
         if not done:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await asyncio.wait({task}, timeout=STOP_SECONDS)
+                await asyncio.wait({task}, timeout=bound)
 
     async def call(self, remote: str, arguments: dict[str, Any]) -> CallToolResult:
         """Call one of its tools; every failure (not running, an error answer, no answer within
@@ -246,6 +264,7 @@ class McpServer:
                     client_info=Implementation(name="pleat", version=client_version()),
                 )
             )
+            self._client = session
             # The handshake ends early when pleat stops or the server goes (the watcher): a
             # quit never waits for a server's start-up limit.
             handshake = anyio.CancelScope()
@@ -276,11 +295,24 @@ class McpServer:
         try:
             async with sink:
                 async for item in source:
-                    await sink.send(item)
+                    await sink.send(self._screened(item))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
             pass
         finally:
             self._wake.set()
+
+    def _screened(self, item: SessionMessage | Exception) -> SessionMessage | Exception:
+        """A tool listing with its malformed entries dropped (a note each: agent/mcp/listing.py),
+        any other message as it came. A listing is the only result holding a list of tools."""
+        result = getattr(getattr(item, "message", None), "result", None)
+        if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
+            return item
+        client = self._client
+        result["tools"], notes = screen(
+            result["tools"], client.protocol_version if client is not None else None
+        )
+        self.notes += [note for note in notes if note not in self.notes]
+        return item
 
     async def _list_tools(self, session: ClientSession) -> list[ListedTool]:
         from mcp_types import PaginatedRequestParams

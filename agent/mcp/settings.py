@@ -9,6 +9,7 @@ format: `type`, `command`, `args`, `env`, `url`, `headers`) are read into the sa
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from sessions.secret_names import holds_secret
 from sessions.short_text import quoted
 
 # Seconds a server has to start and list its tools: a server run through npx or uvx may first
@@ -36,6 +38,19 @@ CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # `${VAR}` or `${VAR:-default}` in a value: replaced from the user's environment when the server
 # starts (Claude Code's .mcp.json convention), so a key need not be written into the file.
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# Variables a project's .mcp.json may not read from the user's environment: names that look
+# like credentials (OPENAI_API_KEY, GITHUB_TOKEN, DB_PASS, AWS_SECRET_ACCESS_KEY, BASIC_AUTH,
+# GOOGLE_APPLICATION_CREDENTIALS, SSH_PRIVATE_KEY, SESSION_COOKIE). The file comes with the
+# repository: anyone who can commit to it could otherwise send the user's keys to a server (or
+# a URL) of their choosing, hidden in a `${VAR}` the user approves without reading twice.
+# Wider than sessions/secret_names.py's (AUTH, PASS, CRED, PRIVATE, COOKIE): a false match
+# only means that server's table belongs in config.toml.
+PROJECT_SECRET_VARIABLE = re.compile(r"KEY|TOKEN|SECRET|PASS|CRED|AUTH|PRIVATE|COOKIE", re.I)
+# How the withheld variables are explained, after their names (at approval, in /mcp, headless).
+WITHHELD_WHY = (
+    "not taken from your environment: a project's .mcp.json may not read variables that name "
+    "or hold secrets (configure the server in config.toml to pass them)"
+)
 # The keys of a config.toml table, and which transport each belongs to.
 STDIO_KEYS = frozenset({"command", "args", "env", "cwd"})
 HTTP_KEYS = frozenset({"url", "headers"})
@@ -65,6 +80,7 @@ class ServerSettings:
     enabled: bool = True
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT_SECONDS
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT_SECONDS
+    project: bool = False  # from a project's .mcp.json: it may not read secrets (withheld())
 
     @property
     def transport(self) -> Transport:
@@ -76,36 +92,56 @@ class ServerSettings:
             return " ".join([self.command, *self.args])
         return self.url or ""
 
+    def values(self) -> list[str]:
+        """Every value that may hold a `${VAR}`, as written."""
+        env = [value for _, value in self.env]
+        headers = [value for _, value in self.headers]
+        fixed = [self.command, self.cwd, self.url]
+        return [*(v for v in fixed if v is not None), *self.args, *env, *headers]
+
+    def withheld(self, environ: Mapping[str, str]) -> list[str]:
+        """The variables a project server refers to that it is not given (sorted): named like a
+        secret, or set to a value holding a secret of `environ` (PROJECT_SECRET_VARIABLE). A
+        config.toml server's are all its to read: none."""
+        if not self.project:
+            return []
+        secrets = [value for name, value in environ.items() if holds_secret(name, value)]
+        names = {match.group(1) for value in self.values() for match in VARIABLE.finditer(value)}
+        return sorted(
+            name
+            for name in names
+            if PROJECT_SECRET_VARIABLE.search(name)
+            or any(secret in environ.get(name, "") for secret in secrets)
+        )
+
     def expanded(self, environ: Mapping[str, str]) -> ServerSettings:
-        """The settings with every `${VAR}` (or `${VAR:-default}`) replaced from `environ`.
-        Raises SettingsError naming a variable that is unset and has no default."""
+        """The settings with every `${VAR}` (or `${VAR:-default}`) replaced from `environ`; a
+        variable withheld() from a project server counts as unset. Raises SettingsError naming
+        a variable that is unset (or withheld) and has no default."""
+        withheld = set(self.withheld(environ))
 
         def one(text: str) -> str:
             def replace(match: re.Match[str]) -> str:
-                value = environ.get(match.group(1))
-                if value is None and match.group(2) is None:
-                    raise SettingsError(
-                        f"MCP server {self.name!r} uses ${{{match.group(1)}}}, which is not set"
-                    )
-                return value if value is not None else match.group(2)
+                name, default = match.group(1), match.group(2)
+                value = None if name in withheld else environ.get(name)
+                if value is None and default is None:
+                    why = WITHHELD_WHY if name in withheld else "which is not set"
+                    raise SettingsError(f"MCP server {self.name!r} uses ${{{name}}}, {why}")
+                return value if value is not None else default
 
             return VARIABLE.sub(replace, text)
 
         def pairs(items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
             return tuple((key, one(value)) for key, value in items)
 
-        return ServerSettings(
-            name=self.name,
-            source=self.source,
+        return dataclasses.replace(
+            self,
             command=None if self.command is None else one(self.command),
             args=tuple(one(arg) for arg in self.args),
             env=pairs(self.env),
             cwd=None if self.cwd is None else os.path.expanduser(one(self.cwd)),
             url=None if self.url is None else one(self.url),
             headers=pairs(self.headers),
-            enabled=self.enabled,
-            startup_timeout=self.startup_timeout,
-            tool_timeout=self.tool_timeout,
         )
 
 
@@ -190,7 +226,8 @@ def from_project_entry(name: str, entry: Any, source: str) -> ServerSettings:
             "usually also serve streamable HTTP)"
         )
     keys = STDIO_KEYS if kind == "stdio" else HTTP_KEYS
-    return _settings(name, {k: v for k, v in entry.items() if k in keys}, source, label)
+    table = {k: v for k, v in entry.items() if k in keys}
+    return dataclasses.replace(_settings(name, table, source, label), project=True)
 
 
 def _settings(name: str, table: dict[str, Any], source: str, label: str) -> ServerSettings:

@@ -18,6 +18,7 @@ from agent.mcp.names import server_name, tool_name
 from agent.mcp.results import tool_output
 from sessions.model_json import MAX_DEPTH, nesting_depth
 from tools.base import Tool, ToolContext, ToolOutput
+from tools.schema_keywords import schema_problem
 
 if TYPE_CHECKING:
     from mcp_types import CallToolResult
@@ -99,6 +100,8 @@ def adapt(server: str, listed: ListedTool, taken: set[str], call: Caller) -> Mcp
         )
     if nesting_depth(text) > MAX_DEPTH:
         return f"{what} is not offered: its input schema is nested over {MAX_DEPTH} levels deep"
+    if (problem := schema_problem(schema)) is not None:  # no call to it could be checked
+        return f"{what} is not offered: its input schema is malformed: {problem}"
     description = (listed.description or listed.title or listed.name).strip()
     if len(description) > MAX_DESCRIPTION_CHARS:
         description = description[: MAX_DESCRIPTION_CHARS - 1] + "…"

@@ -127,3 +127,19 @@ def test_a_broken_command_file_is_said_in_one_line_and_the_prompt_goes_as_writte
         "pleat: error: /empty has no prompt: .pleat/commands/empty.md is empty"
     )
     assert len(server.requests) == 1  # nothing was sent for the empty command
+
+
+@pytest.mark.parametrize("prompt", ["/help", "/model openai/gpt-4o", "/quit"])
+def test_a_command_of_the_tui_only_is_refused_headless_with_one_line_and_exit_code_2(
+    server: ScriptedServer, workspace: Path, tmp_path: Path, pleat_home: Path, prompt: str
+) -> None:
+    done = run_pleat(workspace, server, "-p", prompt, env=home_env(tmp_path))
+    assert done.returncode == 2
+    name = prompt.split()[0]
+    assert done.stderr.splitlines() == [
+        f"pleat: error: {name} works in pleat's terminal UI only; a headless run takes /compact, "
+        "/fork, /mcp, /rewind, /undo and custom commands (options: pleat --help)"
+    ]
+    assert done.stdout == ""
+    assert server.requests == []  # never sent to the model
+    assert not (pleat_home / "sessions").exists() or not any((pleat_home / "sessions").iterdir())

@@ -239,3 +239,76 @@ def test_a_project_mcp_json_approved_in_the_tui_is_used_headless(
     assert done.returncode == 0, done.stderr
     assert tool_results(server, 1) == ["echo: approved"]
     assert "not started" not in done.stderr
+
+
+def test_a_project_mcp_json_never_gets_a_secret_from_the_environment_config_toml_does(
+    server: ScriptedServer, workspace: Path, pleat_home: Path
+) -> None:
+    token = "team-token-0123456789"
+    with http_mcp_server() as url:
+        write_config(
+            pleat_home,
+            f'[mcp_servers.mine]\nurl = "{url}"\nheaders = {{ X-Team = "${{TEAM_TOKEN}}" }}\n',
+        )
+        write_project_file(
+            workspace,
+            {
+                "proj": {"type": "http", "url": url, "headers": {"X-Team": "${TEAM_TOKEN:-none}"}},
+                "strict": {"type": "http", "url": url, "headers": {"X-Team": "${TEAM_TOKEN}"}},
+            },
+        )
+        server.push(ToolCalls([("mcp__mine__whoami", {}), ("mcp__proj__whoami", {})]), Text("done"))
+        done = run_pleat(workspace, server, "-p", "who", env={"TEAM_TOKEN": token})
+        listing = run_pleat(workspace, server, "-p", "/mcp", env={"TEAM_TOKEN": token})
+    assert done.returncode == 0, done.stderr
+    assert tool_results(server, 1) == [f"team: {token}", "team: none"]
+    why = (
+        "not taken from your environment: a project's .mcp.json may not read variables that "
+        "name or hold secrets (configure the server in config.toml to pass them)"
+    )
+    lines = done.stderr.splitlines()
+    assert f"pleat: note: MCP server proj: ${{TEAM_TOKEN}} {why}" in lines
+    assert f"pleat: note: MCP server strict: ${{TEAM_TOKEN}} {why}" in lines
+    assert (
+        f"pleat: MCP server strict failed: MCP server 'strict' uses ${{TEAM_TOKEN}}, {why}" in lines
+    )
+    assert token not in done.stderr + done.stdout
+    shown = listing.stdout.split("\nproj · ")[1].splitlines()
+    assert shown[1:3] == ["  from .mcp.json", f"  ${{TEAM_TOKEN}} {why}"]
+
+
+def test_an_agent_definition_naming_mcp_tools_gives_them_to_its_subagent(
+    server: ScriptedServer, workspace: Path, pleat_home: Path
+) -> None:
+    write_config(pleat_home, echo_table() + echo_table("docs"))
+    agents = workspace / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "searcher.md").write_text(
+        "---\ndescription: searches with echo\ntools: Read, mcp__echo__echo, mcp__docs\n---\n"
+        "You search.\n"
+    )
+    task = {"description": "search", "prompt": "find it", "subagent_type": "searcher"}
+    server.push(
+        ToolCalls([("task", task)]),
+        ToolCalls([("mcp__echo__echo", {"text": "from the sub-agent"})]),
+        Text("the sub-agent found it"),
+        Text("parent done"),
+    )
+    done = run_pleat(workspace, server, "-p", "go")
+    assert done.returncode == 0, done.stderr
+    assert "no tool named" not in done.stderr  # no note: every tool it names is known
+    sub_tools = tool_names(server, 1)
+    mcp = [name for name in sub_tools if name.startswith("mcp__")]
+    assert mcp == [
+        "mcp__docs__big",
+        "mcp__docs__boom",
+        "mcp__docs__echo",
+        "mcp__docs__grow",
+        "mcp__docs__nap",
+        "mcp__docs__quit",
+        "mcp__docs__shot",
+        "mcp__echo__echo",
+    ]
+    assert set(sub_tools) - set(mcp) == {"read_file"}
+    assert tool_results(server, 2) == ["echo: from the sub-agent"]
+    assert done.stdout.strip() == "parent done"

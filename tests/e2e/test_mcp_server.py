@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sys
 from pathlib import Path
 
 import pytest
-from mcp_support import ECHO_SERVER, read_pid, wait_gone, wait_until
+from mcp_support import ECHO_SERVER, http_mcp_process, read_pid, wait_gone, wait_until
 
 from agent.mcp.manager import McpServers
+from agent.mcp.server import STOP_SECONDS
 from agent.mcp.settings import from_config
 from tools.base import ToolContext
 
@@ -115,3 +117,18 @@ async def test_a_stop_during_start_up_ends_the_server_at_once(tmp_path: Path) ->
     await servers.stop()
     assert servers.servers[0].state == "stopped" and servers.servers[0].error is None
     assert await asyncio.to_thread(wait_gone, pid)
+
+
+async def test_a_hung_http_server_is_dropped_so_stopping_never_hangs(tmp_path: Path) -> None:
+    with http_mcp_process() as (url, process):
+        servers = McpServers(tmp_path, from_config({"web": {"url": url}}, "config.toml"))
+        await servers.start()
+        await servers.settled()
+        (server,) = servers.servers
+        assert server.state == "running"
+        process.send_signal(signal.SIGSTOP)  # hung: connections are taken, nothing is answered
+        # Its session's DELETE is never answered; before HTTP_STOP_SECONDS existed, a stop
+        # waited STOP_SECONDS (a stdio server's bound) and then some.
+        await asyncio.wait_for(servers.stop(), STOP_SECONDS)
+        assert server.state == "stopped"
+        assert process.poll() is None  # still there, still frozen: pleat did not wait on it

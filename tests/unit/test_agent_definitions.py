@@ -64,6 +64,18 @@ def test_tools_and_models_are_read_as_claude_code_writes_them(workspace: Path) -
     assert "'sonnet' is a Claude Code alias" in found.notes[1]
 
 
+def test_mcp_tools_are_taken_as_written_though_their_servers_have_not_started(
+    workspace: Path,
+) -> None:
+    agents = workspace / ".claude" / "agents"
+    listed = "Read, mcp__echo__echo, mcp__docs, mcp__bad name, Teleport"
+    write(agents, "a.md", f"---\ndescription: d\ntools: {listed}\n---\n")
+    found = load_definitions(workspace, TOOLS, home=workspace)  # no MCP tool is available yet
+    assert found.agents["a"].tools == ("read_file", "mcp__echo__echo", "mcp__docs")
+    assert len(found.notes) == 1
+    assert found.notes[0].endswith("no tool named mcp__bad name, Teleport; left out")
+
+
 def test_a_file_that_cannot_be_used_is_skipped_with_a_note_and_the_rest_load(
     workspace: Path, tmp_path: Path
 ) -> None:

@@ -135,3 +135,36 @@ def test_variables_are_expanded_from_the_environment_when_a_server_starts() -> N
     assert server.command == "${TOOL_DIR}/run"  # what the user approves and /mcp shows
     with pytest.raises(SettingsError, match=r"uses \$\{GITHUB_TOKEN\}, which is not set"):
         server.expanded({"TOOL_DIR": "/x"})
+
+
+def test_a_project_server_is_never_given_a_variable_that_names_or_holds_a_secret() -> None:
+    entry = {
+        "command": "${TOOL_DIR}/run",
+        "args": ["--key", "${OPENAI_API_KEY:-none}", "--url", "${DB_URL}"],
+        "env": {"GH": "${GITHUB_TOKEN}", "AUTH": "${BASIC_AUTH:-}"},
+    }
+    project = from_project_entry("p", entry, ".mcp.json")
+    environ = {
+        "TOOL_DIR": "/opt/t",
+        "OPENAI_API_KEY": "sk-live-0123456789",
+        "GITHUB_TOKEN": "ghp_0123456789",
+        "BASIC_AUTH": "user:hunter2hunter2",
+        "DB_URL": "postgres://me:sk-live-0123456789@db",  # holds the key, under a plain name
+    }
+    assert project.withheld(environ) == ["BASIC_AUTH", "DB_URL", "GITHUB_TOKEN", "OPENAI_API_KEY"]
+    with pytest.raises(SettingsError) as raised:
+        project.expanded(environ)
+    assert str(raised.value).startswith(
+        "MCP server 'p' uses ${DB_URL}, not taken from your environment: a project's .mcp.json "
+        "may not read variables that name or hold secrets (configure the server in config.toml"
+    )
+    entry["args"] = ["--key", "${OPENAI_API_KEY:-none}"]
+    entry["env"] = {"AUTH": "${BASIC_AUTH:-}", "DIR": "${TOOL_DIR}"}
+    done = from_project_entry("p", entry, ".mcp.json").expanded(environ)
+    assert done.args == ("--key", "none")  # the default, never the key
+    assert done.env == (("AUTH", ""), ("DIR", "/opt/t"))
+    assert done.command == "/opt/t/run"  # a plain variable is expanded as before
+    # The same in config.toml (the user's own file): every variable is the user's to pass.
+    (mine,) = from_config({"p": entry}, "config.toml")
+    assert mine.withheld(environ) == []
+    assert mine.expanded(environ).args == ("--key", "sk-live-0123456789")

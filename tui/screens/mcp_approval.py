@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -9,13 +10,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, Static
 
+from agent.mcp.disclosure import server_lines
 from agent.mcp.project_file import PROJECT_FILE, ProjectServers
-from agent.terminal_text import visible
 from tui.screens.question import QuestionScreen
 
 
 class McpApprovalScreen(QuestionScreen[bool]):
-    """Lists what each server of the project's .mcp.json would run; dismisses with True when
+    """Lists what each server of the project's .mcp.json would run, all of it (command, args,
+    cwd, env, url, headers: agent/mcp/disclosure.py); dismisses with True when
     the user allows them (remembered for this file's content), False otherwise."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -40,9 +42,8 @@ class McpApprovalScreen(QuestionScreen[bool]):
             )
             with VerticalScroll(id="mcp-approval-servers"):
                 for server in self.project.servers:
-                    where = "runs" if server.transport == "stdio" else "connects to"
-                    line = f"{server.name}  {where}  {server.target()}"
-                    yield Static(visible(line), markup=False, classes="mcp-server")
+                    lines = server_lines(server, os.environ)
+                    yield Static("\n".join(lines), markup=False, classes="mcp-server")
             yield Static(
                 "They run with your permissions. Yes is remembered for this workspace until "
                 f"{PROJECT_FILE} changes; No asks again next time.",

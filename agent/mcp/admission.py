@@ -1,0 +1,113 @@
+"""Which MCP tools the model is offered: in a stable order, at most MAX_MCP_TOOLS, and no more than
+fit in the MCP tools' share of the window.
+
+Every tool's schema rides along in every request, so the tools of big servers (a hundred tools
+of 15 KB schemas each is 400k tokens) would fill the window before the conversation starts, and
+every request would be refused. So the schemas of all MCP tools together may take at most
+SCHEMA_SHARE of the model's usable window, counted as the agent counts (agent/tokens.py). Tools
+are taken in a stable order (servers by name, each one's tools by name) while they fit; those
+that do not are left out, and a note per server says which and why (in /mcp, as a notice, or on
+stderr headless). A decision holds for the run: a tool offered stays offered, one left out stays
+out, so the tool list (and the provider's prompt cache) stays the same.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Literal
+
+from agent.mcp.tool import McpTool
+
+# MCP tools offered at most, all servers together: OpenAI refuses a request with more than 128
+# tools, and pleat's own take a dozen or so; 100 leaves them room.
+MAX_MCP_TOOLS = 100
+# Share of the usable window (window - reserved reply) the MCP tools' schemas may take together.
+# After a fold the context holds the system prompt and pleat's own tools (about 3k tokens), the
+# summary (at most a tenth of the usable window) and the kept tail (at most a quarter): with a
+# quarter for MCP schemas that is about 60% of the window, under the 80% that triggers a fold, so
+# folding still makes room and a tool result (a fifth of the window at most) still fits. A
+# quarter of a 200k window is 48k tokens: dozens of ordinary tools.
+SCHEMA_SHARE = 0.25
+# Tool names a note lists before it only counts the rest: a note is one line.
+SHOWN_NAMES = 12
+
+Reason = Literal["count", "budget"]
+
+
+class Admission:
+    """The decisions so far: the tools offered, those left out, each schema's tokens."""
+
+    def __init__(self) -> None:
+        self.offered: dict[str, McpTool] = {}
+        self.left_out: dict[str, Reason] = {}
+        self._costs: dict[str, int] = {}
+        self._usable: Callable[[], int] | None = None  # the usable window, in tokens
+        self._count: Callable[[str], int] | None = None  # tokens of a text
+
+    def limit(self, usable: Callable[[], int], count: Callable[[str], int]) -> None:
+        """Cap the schemas at SCHEMA_SHARE of `usable()` tokens, each counted by `count`
+        (the agent's; without a limit only MAX_MCP_TOOLS holds)."""
+        self._usable, self._count = usable, count
+
+    def decided(self, tool: McpTool) -> bool:
+        return tool.name in self.offered or tool.name in self.left_out
+
+    def cost(self, tool: McpTool) -> int:
+        """Tokens of one tool's schema as the request carries it (cached: a schema is fixed)."""
+        if tool.name not in self._costs:
+            text = json.dumps(tool.schema(), sort_keys=True)
+            self._costs[tool.name] = self._count(text) if self._count is not None else 0
+        return self._costs[tool.name]
+
+    def cap(self) -> int | None:
+        """The tokens the MCP schemas may take together, or None (no limit set)."""
+        return None if self._usable is None else int(SCHEMA_SHARE * self._usable())
+
+    def prepare(self, tools: Iterable[McpTool]) -> None:
+        """Count what decide() will need (blocking: the window may import litellm, and big
+        schemas take a while to count): a front end with a UI calls it in a thread."""
+        self.cap()
+        for tool in tools:
+            if not self.decided(tool):
+                self.cost(tool)
+
+    def decide(self, tools: Sequence[McpTool]) -> list[tuple[McpTool, Reason]]:
+        """Offer each tool not decided yet, in the order given, while it fits; the tools left
+        out by this call, and why."""
+        cap = self.cap()
+        used = sum(self.cost(tool) for tool in self.offered.values()) if cap is not None else 0
+        dropped: list[tuple[McpTool, Reason]] = []
+        for tool in tools:
+            if self.decided(tool):
+                continue
+            reason: Reason | None = None
+            if len(self.offered) >= MAX_MCP_TOOLS:
+                reason = "count"
+            elif cap is not None and used + self.cost(tool) > cap:
+                reason = "budget"
+            if reason is not None:
+                self.left_out[tool.name] = reason
+                dropped.append((tool, reason))
+                continue
+            used += self.cost(tool) if cap is not None else 0
+            self.offered[tool.name] = tool
+        return dropped
+
+
+def left_out_note(tools: Sequence[McpTool], reason: Reason, cap: int | None) -> str:
+    """One line saying which tools of one server were left out, and why."""
+    names = [tool.remote for tool in tools]
+    shown = ", ".join(names[:SHOWN_NAMES])
+    if len(names) > SHOWN_NAMES:
+        shown += f" and {len(names) - SHOWN_NAMES} more"
+    count = f"{len(names)} tool{'s' if len(names) != 1 else ''}"
+    if reason == "count":
+        why = f"at most {MAX_MCP_TOOLS} MCP tools are offered (a request takes 128 tools at most)"
+    else:
+        share = f"{SCHEMA_SHARE:.0%} of the model's usable window"
+        why = (
+            f"the MCP tools' schemas may take {share} ({cap or 0:,} tokens) together, and these "
+            "would go past it"
+        )
+    return f"{count} not offered ({shown}): {why}"
