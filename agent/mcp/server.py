@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from agent.mcp.listing import screen
 from agent.mcp.settings import ServerSettings, SettingsError
 from agent.mcp.stderr_tail import StderrTail
+from agent.mcp.surrogates import readable
 from agent.mcp.tool import McpTool, adapt
 from agent.mcp.transport import open_transport
 from tools.base import ToolError
@@ -303,7 +304,10 @@ class McpServer:
 
     def _screened(self, item: SessionMessage | Exception) -> SessionMessage | Exception:
         """A tool listing with its malformed entries dropped (a note each: agent/mcp/listing.py),
-        any other message as it came. A listing is the only result holding a list of tools."""
+        a message refused for lone surrogates read anyway (agent/mcp/surrogates.py), any other
+        message as it came. A listing is the only result holding a list of tools."""
+        if isinstance(item, Exception):
+            item = readable(item)
         result = getattr(getattr(item, "message", None), "result", None)
         if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
             return item

@@ -113,3 +113,16 @@ def test_tools_past_the_count_cap_are_said_once_on_stderr(
         "f106, f107, f108, f109, f110, f111 and 18 more): at most 100 MCP tools are offered (a "
         "request takes 128 tools at most)"
     ]
+
+
+def test_a_result_with_a_lone_surrogate_comes_back_with_a_replacement_character(
+    server: ScriptedServer, workspace: Path, pleat_home: Path
+) -> None:
+    # The SDK cannot parse such a line: before, the call waited for its time limit, then failed.
+    write_config(pleat_home, raw_table("surrogate") + "tool_timeout_sec = 20\n")
+    server.push(ToolCalls([("mcp__raw__ok", {"text": "hi"})]), Text("done"))
+    done = run_pleat(workspace, server, "-p", "go")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done"
+    assert tool_results(server, 1) == ['called ok with {"text": "hi"} and a lone \ufffd surrogate']
+    assert "Traceback" not in done.stderr and "Failed to parse" not in done.stderr

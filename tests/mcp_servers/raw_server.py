@@ -6,7 +6,9 @@ hostile server sends, chosen by $RAW_MODE:
 - `malformed`: listing entries that do not follow MCP's schema at all (no name, an input schema
   that is a string), beside a good tool `ok`;
 - `fat`: $RAW_TOOLS tools (default 100) `f000`.. each with a schema of about $RAW_SCHEMA_CHARS
-  characters (default 15,000), as a big server has.
+  characters (default 15,000), as a big server has;
+- `surrogate`: the tool `ok`, whose answers hold a lone UTF-16 surrogate (`\\ud800` in the JSON:
+  valid to Python's json, refused by the MCP SDK's parser).
 
 Every call answers "called NAME with ARGUMENTS" (JSON).
 """
@@ -83,6 +85,8 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
         result = {"tools": tools()}
     elif method == "tools/call":
         said = f"called {params.get('name')} with {json.dumps(params.get('arguments'))}"
+        if MODE == "surrogate":
+            said += " and a lone \ud800 surrogate"
         result = {"content": [{"type": "text", "text": said}], "isError": False}
     else:
         result = {}
