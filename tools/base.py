@@ -91,6 +91,14 @@ class ToolOutput:
         return {"is_error": self.is_error, FACTS_KEY: self.facts.to_dict()}
 
 
+def function_schema(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    """A tool as the model is told of it: an OpenAI function-tool schema."""
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters},
+    }
+
+
 class Tool(ABC):
     """One tool the model can call. Subclasses set the class attributes and implement run()."""
 
@@ -119,14 +127,7 @@ class Tool(ABC):
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool schema sent with every model call."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
-            },
-        }
+        return function_schema(self.name, self.description, self.parameters)
 
     def describe_call(self, args: dict[str, Any]) -> str:
         """A one-line human summary of a call, for logs, the headless stderr and the TUI."""

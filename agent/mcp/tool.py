@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from agent.mcp.names import server_name, tool_name
 from agent.mcp.results import tool_output
 from sessions.model_json import MAX_DEPTH, nesting_depth
-from tools.base import Tool, ToolContext, ToolOutput
+from tools.base import Tool, ToolContext, ToolOutput, function_schema
 from tools.schema_keywords import schema_problem
 
 if TYPE_CHECKING:
@@ -65,14 +65,8 @@ class McpTool(Tool):
         self._call = call
 
     def schema(self) -> dict[str, Any]:
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.input_schema,
-            },
-        }
+        """The server's schema as it gave it (not `parameters`, which only pleat checks by)."""
+        return function_schema(self.name, self.description, self.input_schema)
 
     async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         body = json.dumps(args, ensure_ascii=False, indent=2)
