@@ -123,7 +123,7 @@ async def test_the_question_shows_everything_a_project_server_would_run_and_what
     app = make_app(server, workspace)
     async with app.run_test() as pilot:
         await started(pilot, app)
-        await wait_for(pilot, lambda: isinstance(app.screen, McpApprovalScreen), "the question")
+        await asked(pilot, app, McpApprovalScreen, "the question")
         shown = [str(s.render()) for s in app.screen.query(".mcp-server")]
         await pilot.press("n")
         await wait_for(pilot, lambda: notices(app), "the note")
