@@ -13,11 +13,12 @@ SECRET_ENV_NAME = re.compile(r"KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL", re.
 MIN_KNOWN_SECRET_CHARS = 8
 
 
-def holds_secret(name: str, value: str) -> bool:
-    """Whether an environment variable holds a secret: named like one, long enough, and not a
-    file path (`SSH_KEY_PATH=/home/me/.ssh/id`, `LESSKEY=~/.less` name files, not keys)."""
+def holds_secret(name: str, value: str, names: re.Pattern[str] = SECRET_ENV_NAME) -> bool:
+    """Whether an environment variable holds a secret: named like one (by `names`), long
+    enough, and not a file path (`SSH_KEY_PATH=/home/me/.ssh/id`, `LESSKEY=~/.less` name
+    files, not keys)."""
     return (
-        SECRET_ENV_NAME.search(name) is not None
+        names.search(name) is not None
         and len(value) >= MIN_KNOWN_SECRET_CHARS
         and not value.startswith(("/", "~", "./", "../"))
     )

@@ -40,7 +40,8 @@ class ToolSource(Protocol):
     """Tools that become available while pleat runs (MCP servers that finish starting)."""
 
     def available_tools(self) -> Sequence[Tool]:
-        """Every tool the source offers now (it never takes one back)."""
+        """Every tool the source offers now (one it no longer offers leaves at the next sync:
+        an MCP tool past its share of a smaller window)."""
         ...
 
 
@@ -69,24 +70,22 @@ class ToolRegistry:
         self.sources.append(source)
 
     def on_change(self, listener: Callable[[], None]) -> None:
-        """Call `listener` after a sync() that added tools (the schemas' token count changes)."""
+        """Call `listener` after a sync() that changed the tools (their schemas' tokens)."""
         self._listeners.append(listener)
 
     def sync(self) -> bool:
-        """Take the tools the sources offer now that are not here yet, kept sorted by name
-        after the registered ones; True when any joined. The agent calls it as a user turn
-        starts, never during one: the tool list changes between requests only."""
-        joined = [
-            tool
+        """Take the tools the sources offer now, sorted by name after the registered ones (and
+        drop those they no longer offer); True when the list changed. The agent calls it as a
+        user turn starts, never during one: the tool list changes between requests only."""
+        offered = {
+            tool.name: tool
             for source in self.sources
             for tool in source.available_tools()
-            if tool.name not in self._tools
-        ]
-        if not joined:
+            if tool.name not in self._own
+        }
+        if offered == self._joined:
             return False
-        for tool in joined:
-            self._joined[tool.name] = tool
-        self._joined = dict(sorted(self._joined.items()))
+        self._joined = dict(sorted(offered.items()))
         self._tools = self._own | self._joined
         for listener in self._listeners:
             listener()

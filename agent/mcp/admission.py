@@ -7,8 +7,10 @@ every request would be refused. So the schemas of all MCP tools together may tak
 SCHEMA_SHARE of the model's usable window, counted as the agent counts (agent/tokens.py). Tools
 are taken in a stable order (servers by name, each one's tools by name) while they fit; those
 that do not are left out, and a note per server says which and why (in /mcp, as a notice, or on
-stderr headless). A decision holds for the run: a tool offered stays offered, one left out stays
-out, so the tool list (and the provider's prompt cache) stays the same.
+stderr headless). A decision holds while the window does: a tool offered stays offered, one left
+out stays out, so the tool list (and the provider's prompt cache) stays the same. When the
+window changes (/model), the share is taken again: on a smaller one the last tools taken leave
+until the rest fit (said in a note), on a larger one those that did not fit are tried again.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Admission:
         self._costs: dict[str, int] = {}
         self._usable: Callable[[], int] | None = None  # the usable window, in tokens
         self._count: Callable[[str], int] | None = None  # tokens of a text
+        self._cap_then: int | None = None  # the cap the decisions so far were made under
 
     def limit(self, usable: Callable[[], int], count: Callable[[str], int]) -> None:
         """Cap the schemas at SCHEMA_SHARE of `usable()` tokens, each counted by `count`
@@ -76,8 +79,14 @@ class Admission:
         """Offer each tool not decided yet, in the order given, while it fits; the tools left
         out by this call, and why."""
         cap = self.cap()
-        used = sum(self.cost(tool) for tool in self.offered.values()) if cap is not None else 0
         dropped: list[tuple[McpTool, Reason]] = []
+        if cap is not None and cap != self._cap_then:  # the first limit, or another window
+            if self._cap_then is not None and cap > self._cap_then:
+                for name in [name for name, why in self.left_out.items() if why == "budget"]:
+                    del self.left_out[name]  # tried again below, in order
+            dropped += self._trim(cap)
+            self._cap_then = cap
+        used = sum(self.cost(tool) for tool in self.offered.values()) if cap is not None else 0
         for tool in tools:
             if self.decided(tool):
                 continue
@@ -93,6 +102,19 @@ class Admission:
             used += self.cost(tool) if cap is not None else 0
             self.offered[tool.name] = tool
         return dropped
+
+    def _trim(self, cap: int) -> list[tuple[McpTool, Reason]]:
+        """Leave out the last tools taken until the offered ones fit in `cap` tokens."""
+        used = sum(self.cost(tool) for tool in self.offered.values())
+        dropped: list[tuple[McpTool, Reason]] = []
+        for name in reversed(list(self.offered)):
+            if used <= cap:
+                break
+            tool = self.offered.pop(name)
+            used -= self.cost(tool)
+            self.left_out[name] = "budget"
+            dropped.append((tool, "budget"))
+        return dropped[::-1]
 
 
 def left_out_note(tools: Sequence[McpTool], reason: Reason, cap: int | None) -> str:

@@ -105,7 +105,7 @@ class ServerSettings:
         config.toml server's are all its to read: none."""
         if not self.project:
             return []
-        secrets = [value for name, value in environ.items() if holds_secret(name, value)]
+        secrets = project_secrets(environ)
         names = {match.group(1) for value in self.values() for match in VARIABLE.finditer(value)}
         return sorted(
             name
@@ -113,6 +113,19 @@ class ServerSettings:
             if PROJECT_SECRET_VARIABLE.search(name)
             or any(secret in environ.get(name, "") for secret in secrets)
         )
+
+    def inherited(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """What a project server may inherit of `environ` (already without the secrets commands
+        never get): no variable named like a secret by the wider PROJECT_SECRET_VARIABLE, none
+        holding such a secret. A config.toml server inherits all of `environ`."""
+        if not self.project:
+            return dict(environ)
+        secrets = project_secrets(environ)
+        return {
+            name: value
+            for name, value in environ.items()
+            if not PROJECT_SECRET_VARIABLE.search(name) and not any(s in value for s in secrets)
+        }
 
     def expanded(self, environ: Mapping[str, str]) -> ServerSettings:
         """The settings with every `${VAR}` (or `${VAR:-default}`) replaced from `environ`; a
@@ -197,6 +210,17 @@ def _url(label: str, value: Any) -> str:
     if not url.startswith(("http://", "https://")) and not url.startswith("${"):
         raise SettingsError(f"{label} must be an http(s) URL, got {quoted(value)}")
     return url
+
+
+def project_secrets(environ: Mapping[str, str]) -> list[str]:
+    """The values of `environ` a project server may not see, in its variables or in others':
+    those of variables named like secrets, the wider way (PROJECT_SECRET_VARIABLE), long enough
+    and not file paths (sessions/secret_names.py's rule)."""
+    return [
+        value
+        for name, value in environ.items()
+        if holds_secret(name, value) or holds_secret(name, value, PROJECT_SECRET_VARIABLE)
+    ]
 
 
 def from_table(name: str, table: Any, source: str, label: str) -> ServerSettings:

@@ -13,8 +13,10 @@ from tools.shell import command_environment
 
 def server_environment(settings: ServerSettings) -> dict[str, str]:
     """What a stdio server runs with: the user's environment without secrets, as commands get
-    it (tools/shell.py), plus the variables its settings name, which may be keys meant for it."""
-    return command_environment() | dict(settings.env)
+    it (tools/shell.py), for a project's server without anything the wider project rule calls a
+    secret either (ServerSettings.inherited: a `.mcp.json` reads none, not even by inheriting
+    it), plus the variables its settings name, which may be keys meant for it."""
+    return settings.inherited(command_environment()) | dict(settings.env)
 
 
 async def open_transport(

@@ -277,6 +277,30 @@ def test_a_project_mcp_json_never_gets_a_secret_from_the_environment_config_toml
     assert shown[1:3] == ["  from .mcp.json", f"  ${{TEAM_TOKEN}} {why}"]
 
 
+def test_a_project_server_inherits_no_variable_the_project_rule_calls_a_secret(
+    server: ScriptedServer, workspace: Path, pleat_home: Path, tmp_path: Path
+) -> None:
+    seen = {name: tmp_path / f"{name}.json" for name in ("mine", "proj")}
+    write_config(pleat_home, echo_table("mine", env=f'{{ ECHO_ENV_FILE = "{seen["mine"]}" }}'))
+    write_project_file(
+        workspace, {"proj": {**echo_entry(), "env": {"ECHO_ENV_FILE": str(seen["proj"])}}}
+    )
+    secrets = {
+        "DB_PASS": "hunter2hunter2",  # PASS, AUTH, COOKIE: not what commands lose, but a
+        "BASIC_AUTH": "user:s3cretpassw0rd",  # project's file may not read them
+        "SESSION_COOKIE": "sid=abcdef123456",
+        "DB_URL": "postgres://u:hunter2hunter2@db/x",  # holds one under another name
+    }
+    server.push(Text("done"))
+    done = run_pleat(workspace, server, "-p", "hi", env={**secrets, "PLAIN": "kept"})
+    assert done.returncode == 0, done.stderr
+    project = json.loads(seen["proj"].read_text())
+    assert not set(secrets) & set(project)
+    assert project["PLAIN"] == "kept" and "PATH" in project
+    mine = json.loads(seen["mine"].read_text())  # a server the user configured: as commands get
+    assert {name: mine.get(name) for name in secrets} == secrets
+
+
 def test_an_agent_definition_naming_mcp_tools_gives_them_to_its_subagent(
     server: ScriptedServer, workspace: Path, pleat_home: Path
 ) -> None:

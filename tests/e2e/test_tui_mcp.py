@@ -9,12 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import TEST_API_KEY
 from mcp_support import ECHO_SERVER, RAW_SERVER, echo_entry, write_project_file
 from scripted_server import ScriptedServer, Text, ToolCalls
 from tui_support import asked, command, exchange, make_app, send, started, wait_for, work_finished
 
 from agent.compaction.policy import CompactionPolicy
+from agent.mcp.admission import SCHEMA_SHARE
 from agent.mcp.settings import from_config
+from agent.tokens import payload_tokens
 from tui.app import PleatApp
 from tui.screens.approval import ApprovalScreen
 from tui.screens.mcp_approval import McpApprovalScreen
@@ -200,3 +203,39 @@ async def test_tools_past_the_schema_share_are_said_at_start_before_any_request(
         listing = next(n for n in notices(app) if "MCP servers (1)" in n)
         assert "  not offered (" in listing and "mcp__fat__f099" in listing.split("not offered")[1]
     assert not server.requests  # said before anything was asked of the model
+
+
+async def test_a_switch_to_a_smaller_window_takes_the_mcp_share_again(workspace: Path) -> None:
+    env = {"RAW_MODE": "fat", "RAW_TOOLS": "30", "RAW_SCHEMA_CHARS": "1400"}  # ~200 tokens each
+    tables = {"fat": {"command": sys.executable, "args": [str(RAW_SERVER)], "env": env}}
+    with ScriptedServer(api_key=TEST_API_KEY) as server:
+        server.push(Text("first"), Text("second"))
+        app = make_app(server, workspace, mcp_servers=servers(tables))
+        async with app.run_test(size=(120, 50)) as pilot:
+            await started(pilot, app)
+            await wait_for(pilot, lambda: states(app) == {"fat": "running"}, "the server")
+            await exchange(pilot, app, "first")
+            big = usable(app)
+            await command(pilot, app, "/model openai/gpt-4")  # 8,192 tokens: litellm knows
+            await wait_for(pilot, lambda: app.agent is not None and usable(app) < big, "switch")
+            await wait_for(pilot, lambda: work_finished(app), "the switch to end")
+            small = usable(app)
+            await exchange(pilot, app, "second")
+            said = [n for n in notices(app) if "not offered" in n]
+    before, after = (mcp_schemas(request) for request in server.requests)
+    assert 0 < len(after) < len(before)
+    assert after == before[: len(after)]  # the last ones taken left
+    assert payload_tokens(before) <= SCHEMA_SHARE * big
+    assert payload_tokens(after) <= SCHEMA_SHARE * small
+    assert server.requests[-1].body["model"] == "gpt-4"
+    assert any(f"({int(SCHEMA_SHARE * small):,} tokens)" in note for note in said)
+
+
+def usable(app: PleatApp) -> int:
+    assert app.agent is not None and app.agent.compactor is not None
+    return app.agent.compactor.budget.usable
+
+
+def mcp_schemas(request: Any) -> list[dict[str, Any]]:
+    tools = request.body.get("tools", [])
+    return [tool for tool in tools if tool["function"]["name"].startswith("mcp__")]

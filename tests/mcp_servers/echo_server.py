@@ -6,12 +6,14 @@ changed), `quit` (the process exits mid-call). At
 start it writes its pid to $ECHO_PID_FILE when set (the tests check that no server outlives
 pleat) and a line to stderr (which must never reach pleat's terminal). With $ECHO_LINGER set it
 does not exit when its stdin closes, as some servers do not: only pleat's kill ends it. With
-$ECHO_WAIT_FOR it answers only once that file exists (a server slow to start).
+$ECHO_WAIT_FOR it answers only once that file exists (a server slow to start). With
+$ECHO_ENV_FILE it writes the environment it was started with there, as JSON.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import os
 import sys
 import time
@@ -84,6 +86,8 @@ def quit() -> str:
 if __name__ == "__main__":
     if pid_file := os.environ.get("ECHO_PID_FILE"):
         Path(pid_file).write_text(str(os.getpid()))
+    if env_file := os.environ.get("ECHO_ENV_FILE"):
+        Path(env_file).write_text(json.dumps(dict(os.environ)))
     if gate := os.environ.get("ECHO_WAIT_FOR"):  # a server slow to start: until the test says
         deadline = time.monotonic() + 60
         while not Path(gate).exists() and time.monotonic() < deadline:
