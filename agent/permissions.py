@@ -17,16 +17,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agent.mcp.names import is_mcp_name
 from agent.permission_modes import MODES, Mode
-from agent.permission_rules import (
-    Rule,
-    allowing_rules,
-    always_rules,
-    denying_rule,
-    parse_rule,
-    url_pattern_problem,
-)
 
 if TYPE_CHECKING:
+    # The rules (and the shell parsing under them) load at the first rule or decision, not at
+    # the TUI's first frame, which only makes the mode.
+    from agent.permission_rules import Rule
     from tools.base import Tool, ToolContext
     from tools.registry import ToolRegistry
 
@@ -92,6 +87,8 @@ class Permissions:
     @classmethod
     def from_settings(cls, mode: str, allow: Sequence[str], deny: Sequence[str]) -> Permissions:
         """From the configuration's strings (already checked by agent/config.py)."""
+        from agent.permission_rules import parse_rule
+
         if mode not in MODES:
             raise ValueError(f"unknown permission mode {mode!r}")
         chosen: Mode = next(m for m in MODES if m == mode)
@@ -115,6 +112,8 @@ class Permissions:
 
     def remember(self, rules: Iterable[str]) -> None:
         """Allow these rules until the session ends ("always")."""
+        from agent.permission_rules import parse_rule
+
         for rule in map(parse_rule, rules):
             if rule not in self.session_allow:
                 self.session_allow.append(rule)
@@ -125,6 +124,8 @@ class Permissions:
 
     def decide(self, tool: Tool, args: Mapping[str, Any], workspace: Path) -> Verdict:
         """The decision table (see the module)."""
+        from agent.permission_rules import allowing_rules, always_rules, denying_rule
+
         if (rule := denying_rule(self.deny, tool, args, workspace)) is not None:
             return Verdict(
                 "refuse",
@@ -176,6 +177,8 @@ class Permissions:
         """One line for each configured rule that can never match: it names no tool pleat
         has (MCP tools, `mcp__...`, are not known yet: their servers start later), or gives a
         pattern to a tool with no main argument."""
+        from agent.permission_rules import url_pattern_problem
+
         problems: list[str] = []
         for kind, rules in (("allow", self.allow), ("deny", self.deny)):
             for rule in rules:

@@ -77,6 +77,8 @@ AFTER_FIRST_FRAME = (
     "agent.events",
     "agent.assemble",
     "agent.prompt_images",
+    "agent.permission_rules",  # the rules parse at the first decision, not the first frame
+    "agent.shell_split",
     "tools.base",
     "tools.registry",
     "sessions.store",
