@@ -20,6 +20,7 @@ import pytest
 from conftest import TEST_API_KEY, TEST_MODEL
 from invariants import assert_history_valid
 from scripted_server import Reply, ScriptedServer, Text, ToolCalls
+from subagent_support import MEET_TIMEOUT_SECONDS, Meeting, is_subagent
 from tui_support import is_compression, small_policy, summary_reply
 
 from agent.assemble import build_agent
@@ -34,18 +35,13 @@ from agent.events import (
 )
 from agent.loop import Agent
 from agent.permissions import ApprovalRequest, Decision, Permissions, approve_all
-from agent.subagents import SUBAGENT_NOTE, definition_notes
+from agent.subagents import definition_notes
 from agent.turn_notes import CANCELLED_TOOL_RESULT
 from sessions.journal import replay_journal
 from sessions.messages import unanswered_calls
 from sessions.paths import session_dir
 from sessions.store import Session, latest_session, list_sessions
 from tools.result_facts import ResultFacts
-
-# Seconds the scripted sub-agents wait for each other at their first request: far past the
-# moment the second one starts when they run side by side; run one after the other, the first
-# waits in vain and the test fails instead of hanging.
-MEET_TIMEOUT_SECONDS = 20
 
 
 def make_config(server: ScriptedServer, **overrides: Any) -> Config:
@@ -57,10 +53,6 @@ def make_config(server: ScriptedServer, **overrides: Any) -> Config:
         local_model_servers=(),
         **overrides,
     )
-
-
-def is_subagent(body: dict[str, Any]) -> bool:
-    return SUBAGENT_NOTE in (body["messages"][0].get("content") or "")
 
 
 def task_prompt(body: dict[str, Any]) -> str:
@@ -86,8 +78,7 @@ class TwoSubagents:
     answers; the parent answers once it has both answers."""
 
     def __init__(self) -> None:
-        self.met = threading.Barrier(2, timeout=MEET_TIMEOUT_SECONDS)
-        self.broken = False
+        self.meeting = Meeting()
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         messages = body["messages"]
@@ -102,10 +93,7 @@ class TwoSubagents:
             return Text("both done")
         which = "A" if "subtask A" in task_prompt(body) else "B"
         if len(messages) == 2:
-            try:
-                self.met.wait()
-            except threading.BrokenBarrierError:
-                self.broken = True
+            self.meeting.wait()
             return ToolCalls([("read_file", {"path": f"{which.lower()}.txt"})])
         return Text(f"answer {which}: the word is {'apple' if which == 'A' else 'banana'}")
 
@@ -139,7 +127,7 @@ async def test_two_tasks_run_side_by_side_fresh_and_only_their_answers_come_back
     agent = make_agent(server, workspace, session, model)
     events = await run(agent, "do both subtasks")
     assert isinstance(events[-1], TurnDone) and events[-1].text == "both done"
-    assert not model.broken, "the two sub-agents did not run side by side"
+    assert not model.meeting.missed, "the two sub-agents did not run side by side"
 
     subagent_requests = [r.body for r in server.requests if is_subagent(r.body)]
     parent_requests = [r.body for r in server.requests if not is_subagent(r.body)]

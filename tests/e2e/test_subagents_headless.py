@@ -5,33 +5,24 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pleat_process import RUN_TIMEOUT_SECONDS, run_pleat
 from scripted_server import Reply, ScriptedServer, Text, ToolCalls
+from subagent_support import Meeting, is_subagent
 
 from agent.exit_codes import EXIT_OK
-from agent.subagents import SUBAGENT_NOTE
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow
 
 OLD_NOTES = b"the notes as the user wrote them\n"
-# Seconds the scripted sub-agents wait for each other at their first request: far past the
-# moment the second one starts when they run side by side; one after the other, the first
-# waits in vain and the test fails instead of hanging.
-MEET_TIMEOUT_SECONDS = 20
 # Tenths of a second each command waits for the other's to start: run at once (as before pleat
 # kept commands of sub-agents apart) the other starts within a second or two on a loaded
 # machine; one after the other, the first waits this long in vain, then goes on.
 COMMAND_WAIT_TENTHS = 50
-
-
-def is_subagent(body: dict[str, Any]) -> bool:
-    return SUBAGENT_NOTE in (body["messages"][0].get("content") or "")
 
 
 def ok(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
@@ -116,8 +107,7 @@ class TwoCommandingSubagents:
     the other's has arrived (so they run side by side), then runs its command and answers."""
 
     def __init__(self) -> None:
-        self.met = threading.Barrier(2, timeout=MEET_TIMEOUT_SECONDS)
-        self.broken = False
+        self.meeting = Meeting()
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         messages = body["messages"]
@@ -133,10 +123,7 @@ class TwoCommandingSubagents:
         mine = str(messages[1]["content"])
         if len(messages) > 2:
             return Text(f"ran {mine}")
-        try:
-            self.met.wait()
-        except threading.BrokenBarrierError:
-            self.broken = True
+        self.meeting.wait()
         other = "b" if mine == "a" else "a"
         return ToolCalls([("run_command", {"command": meeting_command(mine, other)})])
 
@@ -156,7 +143,7 @@ def test_undo_takes_back_the_commands_of_subagents_that_ran_side_by_side(
     model = TwoCommandingSubagents()
     server.fallback = model
     done = ok(run_pleat(workspace, server, "-p", "run both"))
-    assert not model.broken, "the sub-agents did not run side by side"
+    assert not model.meeting.missed, "the sub-agents did not run side by side"
     assert done.stdout.strip() == "both ran"
     said = sorted((workspace / f"{name}.txt").read_text().strip() for name in "ab")
     assert said == ["alone", "met"]  # the second command started after the first had ended
