@@ -32,6 +32,7 @@ def test_lone_surrogates_in_values_and_keys_become_replacement_characters() -> N
         '{"jsonrpc": "2.0", "result": {"x": "\\ud800"}}',  # no id nor method: not JSON-RPC
         "[" * 100_000 + "]" * 100_000,  # nested past the interpreter's recursion
     ],
+    ids=["cut short", "not JSON-RPC", "nested too deep"],
 )
 def test_anything_else_stays_the_error_it_was(line: str) -> None:
     error = refusal(line)
