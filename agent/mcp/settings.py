@@ -38,6 +38,9 @@ CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # `${VAR}` or `${VAR:-default}` in a value: replaced from the user's environment when the server
 # starts (Claude Code's .mcp.json convention), so a key need not be written into the file.
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# A default that holds another `${`: not supported (Claude Code's convention has none), and read
+# by VARIABLE it would end at the inner `}`, leaving a stray one; such a value is an error.
+NESTED_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:-[^}]*\$\{")
 # Variables a project's .mcp.json may not read from the user's environment: names that look
 # like credentials (OPENAI_API_KEY, GITHUB_TOKEN, DB_PASS, AWS_SECRET_ACCESS_KEY, BASIC_AUTH,
 # GOOGLE_APPLICATION_CREDENTIALS, SSH_PRIVATE_KEY, SESSION_COOKIE). The file comes with the
@@ -134,6 +137,12 @@ class ServerSettings:
         withheld = set(self.withheld(environ))
 
         def one(text: str) -> str:
+            if NESTED_DEFAULT.search(text):
+                raise SettingsError(
+                    f"MCP server {self.name!r}: a default may not hold another ${{...}} "
+                    "(write ${VAR:-text})"
+                )
+
             def replace(match: re.Match[str]) -> str:
                 name, default = match.group(1), match.group(2)
                 value = None if name in withheld else environ.get(name)

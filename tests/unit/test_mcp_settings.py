@@ -137,6 +137,15 @@ def test_variables_are_expanded_from_the_environment_when_a_server_starts() -> N
         server.expanded({"TOOL_DIR": "/x"})
 
 
+def test_a_default_holding_another_variable_is_one_line_not_a_stray_brace() -> None:
+    (server,) = from_config({"s": {"command": "run", "args": ["${HOME_DIR:-${OTHER}}"]}}, "c")
+    with pytest.raises(SettingsError) as refused:
+        server.expanded({"HOME_DIR": "/home/me", "OTHER": "x"})
+    assert str(refused.value) == (
+        "MCP server 's': a default may not hold another ${...} (write ${VAR:-text})"
+    )
+
+
 def test_a_project_server_is_never_given_a_variable_that_names_or_holds_a_secret() -> None:
     entry = {
         "command": "${TOOL_DIR}/run",
