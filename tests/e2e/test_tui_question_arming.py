@@ -32,14 +32,17 @@ async def test_keys_pressed_as_a_question_opens_answer_nothing(
         )
         question = app.screen
         await pilot.press("y", "enter", "n", "escape")  # typing on, unaware of the question
-        clock.now += ARMING_SECONDS * 0.9
+        for key in "then update the changelog":  # a key every 0.2 s, for far past 0.4 s
+            clock.now += ARMING_SECONDS / 2
+            await pilot.press("space" if key == " " else key)
+        clock.now += ARMING_SECONDS * 0.9  # a pause, though not yet a stop
         await pilot.press("y")
         await pilot.pause()
-        assert app.screen is question  # nothing answered it ...
+        assert app.screen is question  # nothing answered it (the "a" of "update": always) ...
         assert not (workspace / "a.txt").exists()
         assert app.query_one(PromptInput).value == ""  # ... nor went to the prompt below
-        clock.now += ARMING_SECONDS * 0.1
-        await pilot.press("y")  # read, and answered
+        clock.now += ARMING_SECONDS  # the typing has stopped: the question is read
+        await pilot.press("y")  # and answered
         await wait_for(pilot, lambda: work_finished(app), "the turn to end")
         assert (workspace / "a.txt").read_text() == "hi"
 
