@@ -271,7 +271,9 @@ class PleatApp(App[None]):
             if self.work_kind == "idle" and self.busy and self.turn is not None:
                 self.turn.cancel()  # any key ends an idle fold
             if not self.arming.takes(self.screen, event.key):
-                return  # typed for the prompt as a question opened: it answers nothing
+                if event.is_printable and event.character:  # typed for the prompt: kept there
+                    self.prompt.insert(event.character)
+                return  # and it answers nothing
         await super().on_event(event)
 
     def permission_mode_changed(self, mode: Mode) -> None:

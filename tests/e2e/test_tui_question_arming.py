@@ -40,7 +40,8 @@ async def test_keys_pressed_as_a_question_opens_answer_nothing(
         await pilot.pause()
         assert app.screen is question  # nothing answered it (the "a" of "update": always) ...
         assert not (workspace / "a.txt").exists()
-        assert app.query_one(PromptInput).value == ""  # ... nor went to the prompt below
+        # ... and the text typed went where it was meant to go: the prompt below
+        assert app.query_one(PromptInput).value == "ynthen update the changelogy"
         clock.now += ARMING_SECONDS  # the typing has stopped: the question is read
         await pilot.press("y")  # and answered
         await wait_for(pilot, lambda: work_finished(app), "the turn to end")
