@@ -16,7 +16,7 @@ from pathlib import Path
 from sessions.checkpoint_store import CheckpointStore, content_ref, is_store_ref
 from sessions.journal import Replayed, replay_journal
 from sessions.lineage import Checkpoint, FileChange, Scope, Turn
-from sessions.messages import Message
+from sessions.messages import Message, is_summary
 from tools.base import ToolError
 from tools.file_restore import Current, current
 from tools.git_snapshots import MAX_SNAPSHOT_FILE_BYTES, GitSnapshotError, GitSnapshots, blob_id
@@ -116,10 +116,13 @@ def plan_rewind(
 
 
 def history_before(journal: Path, live: list[Message], turn: Turn) -> list[Message]:
-    """The conversation as it was just before the turn's request: cut from the live history, or,
-    for a folded turn, rebuilt by replaying the journal up to that request."""
+    """The conversation as it was just before the turn's request: cut from the live history
+    when nothing folded since the turn, else rebuilt by replaying the journal up to that
+    request. A fold after the turn began (one that kept it in its tail, or folded it) wrote a
+    summary with the turn in view, which must not outlive the turn's undoing; the journal
+    knows which summary came before the turn and which after (so any summary means a replay)."""
     ids = [m.id for m in live]
-    if turn.id in ids:
+    if turn.id in ids and not any(map(is_summary, live[: ids.index(turn.id)])):
         history = live[: ids.index(turn.id)]
     else:
         history = replay_journal(journal, stop_before=turn.id).history

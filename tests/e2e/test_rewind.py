@@ -26,6 +26,8 @@ pytestmark = pytest.mark.slow
 OLD_BYTES = b"caf\xe9 \xff\r\nna\xc3\xafve \xe2\x9c\x93\r\nno newline at the end"
 # A fold that keeps only the last message: the turns before it are folded.
 SMALL_TAIL = ("--compaction", "tail_messages=1")
+# A fold that keeps the last exchange (a request and its answer) in the tail.
+KEEP_ONE_TURN = "tail_messages=2"
 OLD_EDITED = "r\u00e9sum\u00e9 \u2713\nkeep this line\n".encode()
 
 
@@ -137,6 +139,39 @@ def test_undo_after_a_fold_rebuilds_the_conversation_from_the_journal(
     chunks = list(pleat_home.glob("sessions/*/chunks/*"))
     assert [c.name for c in chunks] == ["chunk-0001.md"]
     assert [m["role"] for m in server.requests[-1].messages] == ["system", "user"]
+
+
+def test_undo_of_a_turn_a_fold_kept_drops_the_summary_written_after_it(
+    server: ScriptedServer, workspace: Path, pleat_home: Path
+) -> None:
+    """A fold after the turn summarised the conversation with the turn in view: undone, the
+    conversation is the one before the turn (as the journal has it), not that summary."""
+
+    def respond(body: dict[str, Any]) -> Reply:
+        if is_compression(body):
+            return summary_reply("work", "the user asked ALPHA, then BETA; beta.txt written")
+        return Text("ok")
+
+    server.fallback = respond
+    ok(run_pleat(workspace, server, "-p", "ALPHA"))
+    ok(run_pleat(workspace, server, "-p", "BETA", "--continue"))
+    ok(
+        run_pleat(
+            workspace, server, "-p", "/compact", "--continue", "--compaction", "tail_messages=2"
+        )
+    )
+    (compaction,) = records(pleat_home, "compaction")
+    beta = user_ids(pleat_home)[1]
+    assert beta in {m["id"] for m in compaction["history"]}, "the fold did not keep the turn"
+
+    ok(run_pleat(workspace, server, "-p", "/undo", "--continue"))
+    ok(run_pleat(workspace, server, "-p", "GAMMA", "--continue"))
+    sent = server.requests[-1].messages
+    assert [(m["role"], m["content"]) for m in sent[1:]] == [
+        ("user", "ALPHA"),
+        ("assistant", "ok"),
+        ("user", "GAMMA"),
+    ]
 
 
 def git(workspace: Path, *args: str) -> str:
