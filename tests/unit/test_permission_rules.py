@@ -228,6 +228,39 @@ def test_a_bare_rule_allows_every_call(workspace: Path) -> None:
         "\\rm -rf x",
         'sudo "rm" -rf x',
         "echo $($($($($($(rm -rf x))))))",  # too deep to read: refused all the same
+        # a program given by its path is its name
+        "/bin/rm -rf x",
+        "/usr/bin/rm -rf x",
+        "ls; '/bin/rm' -rf x",
+        "/usr/bin/sudo /bin/rm -rf x",
+        # wrappers beyond sudo and env, their options and arguments skipped
+        "flock lk rm -rf x",
+        "flock -w 5 lk rm -rf x",
+        "flock lk -c 'rm -rf x'",
+        "taskset -c 0 rm -rf x",
+        "taskset 0x1 rm -rf x",
+        "setpriv --reuid 1000 rm -rf x",
+        "unshare -r --mount=/m rm -rf x",
+        "chroot / rm -rf x",
+        "chroot --userspec=a:b / rm -rf x",
+        "chrt -f 5 rm -rf x",
+        "ionice -c 2 -n 0 rm -rf x",
+        "stdbuf -o0 rm -rf x",
+        "stdbuf --output L rm -rf x",
+        "timeout --signal KILL 5 rm -rf x",
+        "nsenter -t 1 -m rm -rf x",
+        "runuser -u bob rm -rf x",
+        "su -c 'rm -rf x' bob",
+        "sg wheel rm -rf x",
+        "sg wheel -c 'rm -rf x'",
+        "firejail --net=none rm -rf x",
+        "doas -u root rm -rf x",
+        "pkexec --user root rm -rf x",
+        "busybox rm -rf x",
+        "watch -n 1 'rm -rf x'",
+        "strace -f -o /dev/null rm -rf x",
+        "nice flock lk sudo rm -rf x",
+        "sudo --user root rm -rf x",  # a long option whose value is the next word
     ],
 )
 def test_deny_rules_look_into_every_part(command: str, workspace: Path) -> None:
@@ -237,6 +270,18 @@ def test_deny_rules_look_into_every_part(command: str, workspace: Path) -> None:
 def test_deny_rules_do_not_match_words_in_text(workspace: Path) -> None:
     assert denies(["run_command(rm *)"], "git commit -m 'rm the old files'", workspace) is None
     assert denies(["run_command(rm *)"], "rmdir build", workspace) is None
+    assert denies(["run_command(rm *)"], "/bin/rmdir build", workspace) is None
+    assert denies(["run_command(rm *)"], "timeout 60 pytest -k rm", workspace) is None
+    assert denies(["run_command(rm *)"], "nice -n 5 grep -r rm .", workspace) is None
+
+
+def test_deny_rules_see_through_padded_wrappers(workspace: Path) -> None:
+    """A wrapper whose words cannot be read for sure: every word after it is tried as the
+    command, and a part padded past LOOSE_WRAPPER_WORDS is refused by any deny rule."""
+    padded = "setpriv " + "--groups 1 " * 40 + "rm -rf x"
+    assert denies(["run_command(rm *)"], padded, workspace) == Rule("run_command", "rm *")
+    assert denies(["run_command(git push *)"], "flock -n lk git push -f", workspace)
+    assert denies(["run_command(rm *)"], "flock lk ls -la", workspace) is None
 
 
 def test_hostile_command_lines_are_judged_quickly(workspace: Path) -> None:
