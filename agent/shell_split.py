@@ -475,3 +475,8 @@ def _shell_script(command: str) -> str | None:
             if "c" in word[1:]:
                 return words[index + 1] if index + 1 < len(words) else None
     return None
+
+
+def command_words(part: str) -> list[str]:
+    """A command's words as the shell reads them (split outside quotes, quotes taken out)."""
+    return [_unquote(word) for word in _words(part)]

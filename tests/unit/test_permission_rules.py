@@ -351,6 +351,21 @@ def test_rules_name_their_tool(workspace: Path) -> None:
         ("python -c 'print(2*3)'", []),  # its own `*` would be read as a wildcard
         ("pytest > out.txt", []),  # no rule can allow it: not offered
         ("echo $(date)", []),
+        # programs that can run any command: the exact command only
+        ("sed -n 1p f", ["sed -n 1p f"]),
+        ("tar tf a.tar", ["tar tf a.tar"]),
+        ("flock lk true", ["flock lk true"]),
+        ("watch ls", ["watch ls"]),
+        ("strace ls", ["strace ls"]),
+        ("chroot / ls", ["chroot / ls"]),
+        ("script -c ls", ["script -c ls"]),
+        ("parallel echo ::: a", ["parallel echo ::: a"]),
+        ("make test", ["make test"]),
+        ("awk '{print $1}' f", ["awk '{print $1}' f"]),
+        ("find . -name x", ["find . -name x"]),
+        ("git log --ext-diff", ["git log --ext-diff"]),
+        ("rsync -e ssh a b:", ["rsync -e ssh a b:"]),
+        ("rsync -av a b", ["rsync *"]),  # no option that runs a command
     ],
 )
 def test_always_rules(command: str, expected: list[str], workspace: Path) -> None:
@@ -362,3 +377,72 @@ def test_always_rules(command: str, expected: list[str], workspace: Path) -> Non
 
 def test_always_for_an_edit_is_the_tool(workspace: Path) -> None:
     assert always_rules(EDIT, {"path": "a.py"}, workspace) == (Rule("edit_file"),)
+
+
+@pytest.mark.parametrize(
+    ("rule", "command"),
+    [
+        ("sed *", "sed -n '1e touch X' f"),
+        ("sed *", "sed 's/a/b/e' f"),
+        ("sed *", "sed -i -e '$e id' f"),
+        ("sed *", "sed -n '1w stolen' f"),
+        ("sed *", "sed -f script.sed f"),
+        ("tar *", "tar xf a.tar --to-command='touch X'"),
+        ("tar *", "tar cf /dev/null f --checkpoint=1 --checkpoint-action=exec='touch X'"),
+        ("tar *", "tar -I 'sh -c id' -xf a.tar"),
+        ("tar *", "tar --use-compress=sh -xf a.tar"),  # a prefix of --use-compress-program
+        ("tar *", "tar xIf sh a.tar"),
+        ("find *", "find . -name x -exec rm {} +"),
+        ("find *", "find . -delete"),
+        ("git *", "git -c core.pager='rm -rf x' log"),
+        ("git *", "git -c alias.x='!rm -rf x' x"),
+        ("git *", "git submodule foreach 'rm -rf x'"),
+        ("git *", "git rebase -x 'rm -rf x' main"),
+        ("git *", "git config core.pager 'rm -rf x'"),
+        ("git log *", "git log --ext-diff"),
+        ("make *", "make test CC='rm -rf x'"),
+        ("make *", "make -f evil.mk"),
+        ("awk *", "awk '{system(\"rm -rf x\")}' f"),
+        ("awk *", "awk '{print | \"sh\"}' f"),
+        ("rsync *", "rsync -e 'sh -c id' a b:"),
+        ("rsync *", "rsync -avze sh a b:"),
+        ("flock *", "flock lk sh -c 'rm -rf x'"),
+        ("env *", "env rm -rf x"),
+        ("xargs *", "xargs rm -rf"),
+        ("watch *", "watch 'rm -rf x'"),
+        ("less *", "less '+!rm -rf x' f"),
+        ("rg *", "rg --pre sh x"),
+    ],
+)
+def test_a_wildcard_rule_does_not_allow_arguments_that_run_a_command(
+    rule: str, command: str, workspace: Path
+) -> None:
+    """A rule with a `*` for a program that runs a command when its arguments say so (review
+    finding: `sed *`, `tar *`, `flock *` ... written by "always" ran anything): such a call
+    asks, and only a rule spelling the command out allows it."""
+    assert not allows([f"run_command({rule})"], command, workspace)
+    assert allows([f"run_command({command})"], command, workspace)
+
+
+@pytest.mark.parametrize(
+    ("rule", "command"),
+    [
+        ("sed *", "sed -n 1p f"),
+        ("sed *", "sed 's/hello/world/g' f"),
+        ("sed *", "sed -i.bak -e 's/a/b/' f"),
+        ("sed *", "sed -n '/start/,/end/p' f"),
+        ("tar *", "tar -czf a.tgz src"),
+        ("tar *", "tar xvf a.tar -C out"),
+        ("find *", "find . -name x -type f"),
+        ("git *", "git log --oneline -5"),
+        ("git *", "git config --get user.name"),
+        ("make *", "make -j4 test"),
+        ("awk *", "awk '{print $1}' f"),
+        ("rsync *", "rsync -avz a b:"),
+        ("less *", "less -R f"),
+    ],
+)
+def test_a_wildcard_rule_still_allows_ordinary_use(
+    rule: str, command: str, workspace: Path
+) -> None:
+    assert allows([f"run_command({rule})"], command, workspace)
