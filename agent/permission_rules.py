@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.command_escapes import runs_another_command
 from agent.shell_split import ASSIGNMENT, TOO_DEEP, WRAPPERS, split_command
 from tools.errors import ToolError
 from tools.paths import display_path, resolve_in_workspace
@@ -38,11 +39,27 @@ TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 # Characters a rule may not hold: control characters, which a terminal would hide or act on.
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # Programs that run whatever their arguments say: "always" for one of them would allow every
-# program, so it allows that exact command only (`python -m X` allows `python -m X *`).
-INTERPRETERS = WRAPPERS | frozenset(
-    {"sh", "bash", "zsh", "dash", "ksh", "fish", "eval", "source", ".", "python", "python3",
-     "node", "deno", "bun", "ruby", "perl", "php", "lua", "Rscript", "osascript", "awk",
-     "ssh", "find"}
+# program, so it allows that exact command only (`python -m X` allows `python -m X *`). A rule
+# with a `*` configured for one of them allows what its arguments say; for those whose ordinary
+# use runs nothing, agent/command_escapes.py asks when the arguments make them run a command.
+INTERPRETERS = (
+    # Wrappers: the rest of the line is another command (sudo, env, xargs, flock, chroot ...).
+    WRAPPERS
+    # Shells, and the words that make the shell run text.
+    | {"sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "pwsh", "nu", "xonsh", "eval",
+       "source", ".", "exec"}
+    # Language interpreters and REPLs: their argument is a program.
+    | {"python", "python3", "ipython", "node", "deno", "bun", "ruby", "perl", "php", "lua",
+       "luajit", "Rscript", "R", "julia", "tclsh", "wish", "expect", "osascript", "guile",
+       "racket", "sbcl", "erl", "elixir", "groovy", "jshell", "runghc"}
+    # Text tools with a command language that reaches the shell: awk's system(), sed's `e`.
+    | {"awk", "gawk", "mawk", "nawk", "sed", "gsed"}
+    # Tools that run a command their arguments name: find -exec, tar --to-command, make's
+    # recipes (any variable on the line overrides one), debuggers, editors (`vim -c '!rm'`).
+    | {"find", "gfind", "tar", "gtar", "bsdtar", "make", "gmake", "gdb", "lldb", "vim", "vi",
+       "nvim", "ex", "emacs"}
+    # Remote shells: the command runs elsewhere, and ProxyCommand runs here.
+    | {"ssh", "scp", "sftp"}
 )  # fmt: skip
 # Programs whose first argument is a subcommand worth naming in an "always" rule: `git status`
 # allows `git status *`, not every git command (`git push --force`); without a subcommand
@@ -50,7 +67,7 @@ INTERPRETERS = WRAPPERS | frozenset(
 SUBCOMMAND_PROGRAMS = frozenset(
     {"git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "docker", "podman", "kubectl", "pip",
      "pip3", "uv", "poetry", "gh", "dotnet", "mvn", "gradle", "brew", "apt", "conda", "hatch",
-     "tox", "nox", "rustup", "deno", "helm", "terraform", "systemctl", "make"}
+     "tox", "nox", "rustup", "deno", "helm", "terraform", "systemctl"}
 )  # fmt: skip
 # Their subcommands that take one more word naming what to run (`npm run test`).
 RUNNER_SUBCOMMANDS = frozenset({"run", "exec", "x"})
@@ -194,7 +211,9 @@ def allowing_rules(
 ) -> tuple[Rule, ...]:
     """The allow rules that together let the call run, or () when they do not: a bare rule
     alone; for a command, each of its parts matched by some rule, and the line plain (no
-    substitution, redirection to a file, control character ...: agent/shell_split.py)."""
+    substitution, redirection to a file, control character ...: agent/shell_split.py); a part
+    whose arguments make its program run another command (agent/command_escapes.py) only by a
+    rule without a `*`."""
     mine = [rule for rule in rules if names(rule, tool)]
     bare = next((rule for rule in mine if rule.pattern is None), None)
     if bare is not None:
@@ -210,7 +229,15 @@ def allowing_rules(
         return ()
     used: list[Rule] = []
     for view in parts.allow_views():
-        rule = next((rule for rule in mine if _matches(rule, view, tool)), None)
+        exact = runs_another_command(view)  # `find . -exec ...`: only a rule without a `*`
+        rule = next(
+            (
+                rule
+                for rule in mine
+                if _matches(rule, view, tool) and not (exact and "*" in (rule.pattern or ""))
+            ),
+            None,
+        )
         if rule is None:
             return ()
         used.append(rule)
@@ -294,6 +321,8 @@ def _command_prefix(command: str) -> str | None:
         pattern = " ".join(words[:3]) + " *" if _is_word(words[2]) else command
     elif program in INTERPRETERS or ASSIGNMENT.match(words[0]):
         pattern = command  # an assignment (LD_PRELOAD=...) changes what any program does
+    elif runs_another_command(command):
+        pattern = command  # `git log --ext-diff`, `rsync -e sh`: a `*` rule would not allow it
     elif program in SUBCOMMAND_PROGRAMS and not named:
         pattern = command  # `git -c core.pager=... log`: no subcommand to name, this only
     elif program in SUBCOMMAND_PROGRAMS:

@@ -10,10 +10,11 @@ quote. Such a line is not `plain`: no allow rule
 lets it run (it is asked, or refused headless). Deny rules are checked against every part, as
 written and with its quotes taken out (`r''m` is `rm`), including what sits inside substitutions,
 `sh -c`, `eval` and `env -S`, with leading variable assignments and wrappers such as `sudo`,
-`env`, `timeout` and `xargs` taken off first; a line nested too deep to read is refused by any
-deny rule of the tool. This is a guard against an agent's
-ordinary mistakes, not a sandbox: a command can always reach a program some other way (a script
-it wrote, an alias), which is why the default mode asks.
+`env`, `timeout`, `flock` and `xargs` taken off first (past a wrapper whose words cannot be read
+for sure, every word is tried as the command) and a program given by its path read as its name
+(`/bin/rm` is `rm`); a line nested too deep to read is refused by any deny rule of the tool.
+This is a guard against an agent's ordinary mistakes, not a sandbox: a command can always reach
+a program some other way (a script it wrote, an alias), which is why the default mode asks.
 """
 
 from __future__ import annotations
@@ -28,30 +29,113 @@ COMMAND_SEPARATORS = frozenset(";&|\n\r")
 # Programs that run the rest of their line as a command after their own options, and those of
 # their options that take a value as the next word (`sudo -u root rm`, `nice -n 5 make`,
 # `timeout -s KILL 10 pytest`, `xargs -I {} rm {}`, `time -o log rm`). Their options are skipped
-# up to the first word that is neither an option nor an option's value.
+# up to the first word that is neither an option nor an option's value. The harmless ones
+# (SAFE_WRAPPERS) list every option that takes a value, long forms included, as allow rules trust
+# this reading; for the others the list is a best effort and deny rules do not rely on it (see
+# LOOSE_WRAPPER_WORDS).
 WRAPPER_OPTIONS: dict[str, frozenset[str]] = {
-    "time": frozenset({"-o", "-f"}),
-    "nice": frozenset({"-n"}),
+    # Timing, pacing, bounding: looked through for allow rules too.
+    "time": frozenset({"-o", "-f", "--output", "--format"}),
+    "nice": frozenset({"-n", "--adjustment"}),
     "nohup": frozenset(),
-    "timeout": frozenset({"-k", "-s"}),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "ionice": frozenset({"-c", "-n"}),
-    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"}),
+    "timeout": frozenset({"-k", "-s", "--kill-after", "--signal"}),
+    "stdbuf": frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}),
+    "ionice": frozenset({"-c", "-n", "-p", "-P", "-u", "--class", "--classdata", "--pid",
+                         "--pgid", "--uid"}),
+    # Another user, group, root or privilege set.
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user",
+                       "--group", "--close-from", "--chdir", "--host", "--prompt", "--role",
+                       "--type", "--other-user", "--command-timeout"}),
     "doas": frozenset({"-u", "-C"}),
-    "env": frozenset({"-u", "-C", "-S"}),
+    "pkexec": frozenset({"--user"}),
+    "runuser": frozenset({"-u", "-g", "-G", "-s", "--user", "--group", "--supp-group",
+                          "--shell", "-w", "--whitelist-environment"}),
+    "su": frozenset({"-g", "-G", "-s", "--group", "--supp-group", "--shell", "-w",
+                     "--whitelist-environment"}),
+    "sg": frozenset(),
+    "setpriv": frozenset({"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps",
+                          "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label",
+                          "--apparmor-profile"}),
+    "chroot": frozenset({"--userspec", "--groups"}),
+    "unshare": frozenset({"-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd",
+                          "--propagation", "--map-user", "--map-group", "--map-users",
+                          "--map-groups"}),
+    "nsenter": frozenset({"-t", "-S", "-G", "-r", "-w", "--target", "--setuid", "--setgid",
+                          "--root", "--wd"}),
+    "firejail": frozenset(),
+    "fakeroot": frozenset({"-l", "-s", "-i", "--lib", "--faked"}),
+    "fakechroot": frozenset(),
+    "proot": frozenset({"-r", "-b", "-w", "--rootfs", "--bind", "--cwd"}),
+    # Scheduling, CPUs, limits, locks, sessions.
+    "chrt": frozenset({"-T", "-P", "-D", "--sched-runtime", "--sched-period",
+                       "--sched-deadline"}),
+    "taskset": frozenset(),
+    "numactl": frozenset({"-C", "-N", "-m", "-p", "-i", "--physcpubind", "--cpunodebind",
+                          "--membind", "--preferred", "--interleave"}),
+    "prlimit": frozenset({"-p", "--pid"}),
+    "cgexec": frozenset({"-g"}),
+    "flock": frozenset({"-w", "-E", "--timeout", "--wait", "--conflict-exit-code"}),
+    "setsid": frozenset(),
+    "setarch": frozenset(),
+    "linux32": frozenset(),
+    "linux64": frozenset(),
+    "systemd-run": frozenset({"-p", "-u", "-E", "--unit", "--property", "--setenv",
+                              "--description", "--slice", "--uid", "--gid"}),
+    "systemd-inhibit": frozenset({"--what", "--who", "--why", "--mode"}),
+    # The environment, the process image, buffering, the network path.
+    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir"}),
     "command": frozenset(),
     "builtin": frozenset(),
     "exec": frozenset({"-a"}),
-    "xargs": frozenset({"-I", "-L", "-P", "-d", "-E", "-a", "-n", "-s"}),
-    "setsid": frozenset(),
-    "chrt": frozenset(),
     "unbuffer": frozenset(),
-}
+    "eatmydata": frozenset(),
+    "nocache": frozenset(),
+    "torsocks": frozenset(),
+    "proxychains": frozenset({"-f"}),
+    "proxychains4": frozenset({"-f"}),
+    "trickle": frozenset({"-u", "-d", "-w", "-t", "-l", "-n"}),
+    "chpst": frozenset({"-u", "-U", "-e", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c"}),
+    "dbus-launch": frozenset(),
+    "xvfb-run": frozenset({"-n", "-s", "-f", "-e", "-p", "--server-num", "--server-args",
+                           "--auth-file", "--error-file"}),
+    "busybox": frozenset(),
+    "toybox": frozenset(),
+    # Commands from their arguments or input, repeated, traced, recorded or remote.
+    "xargs": frozenset({"-I", "-L", "-P", "-d", "-E", "-a", "-n", "-s", "--max-args",
+                        "--max-procs", "--delimiter", "--arg-file", "--max-lines", "--max-chars",
+                        "--eof", "--process-slot-var"}),
+    "parallel": frozenset({"-j", "-S", "-a", "--jobs", "--sshlogin", "--arg-file"}),
+    "sem": frozenset({"-j", "--jobs", "--id"}),
+    "watch": frozenset({"-n", "-d", "--interval", "--differences"}),
+    "strace": frozenset({"-e", "-o", "-p", "-s", "-u", "-a", "-b", "-E", "-I", "-O", "-P", "-S",
+                         "-X"}),
+    "ltrace": frozenset({"-e", "-o", "-p", "-s", "-u", "-a", "-l", "-n", "-x", "-A", "-D", "-F"}),
+    "valgrind": frozenset(),
+    "catchsegv": frozenset(),
+    "script": frozenset({"-c", "-E", "-I", "-O", "-B", "-T", "-m", "--command", "--log-in",
+                         "--log-out", "--log-io", "--log-timing"}),
+    "ssh": frozenset({"-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m",
+                      "-O", "-o", "-p", "-Q", "-R", "-S", "-W", "-w", "-B"}),
+}  # fmt: skip
 WRAPPERS = frozenset(WRAPPER_OPTIONS)
 # The wrappers harmless enough to look through for allow rules too (they only time, pace or
 # bound the command), as Claude Code does for timeout, nice and nohup. `time -o FILE` writes a
 # file (GNU time): such a line is not plain (OUTPUT_OPTION), so no allow rule covers it.
 SAFE_WRAPPERS = frozenset({"time", "nice", "nohup", "timeout", "stdbuf", "ionice"})
+# Wrappers whose own words before the command are a fixed count of positional arguments after
+# the options: a lock file (`flock LOCK rm`), a CPU mask (`taskset 0x1 rm`), a new root
+# (`chroot / rm`), a group (`sg wheel rm`), an architecture (`setarch x86_64 rm`), a host.
+WRAPPER_POSITIONALS = {
+    "flock": 1, "taskset": 1, "chroot": 1, "sg": 1, "setarch": 1, "chrt": 1, "ssh": 1,
+}  # fmt: skip
+# How many words after a wrapper other than the SAFE_WRAPPERS deny rules try as the start of the
+# command it runs: their options and arguments are too many and too irregular (`sudo --user
+# root`, `unshare --mount=/x`, `firejail --net=none`) to be sure where the command starts, so
+# every word there is tried (`flock -w 5 lk rm x` is denied by `rm *`, as is `flock -w 5 rm
+# x`). Real wrappers end their own words far sooner; a part with more words after such a
+# wrapper than this is judged TOO_DEEP (refused by any deny rule with a pattern), so padding
+# cannot push a command out of sight.
+LOOSE_WRAPPER_WORDS = 32
 # Shells whose `-c` argument is itself a command line (deny rules look inside it).
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 # How deep deny rules follow substitutions and `sh -c '...'` inside one another: one level is the
@@ -235,19 +319,32 @@ def strip_wrappers(
     part: str, wrappers: frozenset[str] = WRAPPERS, *, assignments: bool = False
 ) -> str:
     """The command a wrapper runs (`timeout 60 pytest -q` -> `pytest -q`), repeatedly; with
-    `assignments`, leading `NAME=value` words are taken off too (for deny rules only: an
-    assignment such as LD_PRELOAD changes what a command does, so allow rules see it)."""
+    `assignments` (for deny rules only), leading `NAME=value` words are taken off too (an
+    assignment such as LD_PRELOAD changes what a command does, so allow rules see it), and a
+    wrapper given by its path (`/usr/bin/sudo`) is one too (for allow rules, `./nice` is a
+    script of the workspace, not nice)."""
     words = _words(part)
-    start = 0
+    return " ".join(words[_command_start(words, wrappers, assignments)[0] :])
+
+
+def _command_start(
+    words: list[str], wrappers: frozenset[str], deny: bool
+) -> tuple[int, int | None]:
+    """Where the command under the wrappers starts, and where the first wrapper other than the
+    SAFE_WRAPPERS sits (None when there is none): deny rules try every word after it."""
+    start, loose = 0, None
     while start < len(words):
         word = _unquote(words[start])
-        if assignments and ASSIGNMENT.match(word):
+        program = word.rsplit("/", 1)[-1] if deny else word
+        if deny and ASSIGNMENT.match(word):
             start += 1
-        elif word in wrappers:
-            start = _skip_options(words, start + 1, word)
+        elif program in wrappers:
+            if loose is None and program not in SAFE_WRAPPERS:
+                loose = start
+            start = _skip_options(words, start + 1, program)
         else:
             break
-    return " ".join(words[start:])
+    return start, loose
 
 
 def _words(part: str) -> list[str]:
@@ -302,21 +399,24 @@ def _unquote(text: str) -> str:
 
 
 def _skip_options(words: list[str], start: int, wrapper: str) -> int:
-    """The index of the first word after a wrapper's options and values."""
+    """The index of the first word after a wrapper's options, their values and its positional
+    arguments (WRAPPER_POSITIONALS)."""
     index = start
+    positionals = WRAPPER_POSITIONALS.get(wrapper, 0)
     while index < len(words):
         word = _unquote(words[index])
         if word == "--":
-            return index + 1
+            index += 1
+            break
         if word.startswith("-") and len(word) > 1:
             index += 2 if word in WRAPPER_OPTIONS[wrapper] else 1
         elif wrapper == "env" and ASSIGNMENT.match(word):
             index += 1
-        elif wrapper in ("timeout", "nice", "chrt") and DURATION.fullmatch(word):
+        elif wrapper in ("timeout", "nice") and DURATION.fullmatch(word):
             index += 1
         else:
-            return index
-    return index
+            break
+    return min(index + positionals, len(words))
 
 
 def _deny_views(parts: tuple[str, ...], inner: tuple[str, ...], depth: int) -> tuple[str, ...]:
@@ -325,15 +425,39 @@ def _deny_views(parts: tuple[str, ...], inner: tuple[str, ...], depth: int) -> t
     views: list[str] = []
     nested = list(inner)
     for part in parts:
-        bare = strip_wrappers(part, assignments=True)
-        views += [part, bare, _unquote(part), _unquote(bare)]
-        nested += [s for text in (part, bare) if (s := _shell_script(text)) is not None]
+        words = _words(part)
+        start, loose = _command_start(words, WRAPPERS, True)
+        bares = [" ".join(words[start:])]
+        if loose is not None:  # any word after it may be the command (LOOSE_WRAPPER_WORDS)
+            if len(words) - loose - 1 > LOOSE_WRAPPER_WORDS:
+                views.append(TOO_DEEP)
+            for index in range(loose + 1, min(len(words), loose + 1 + LOOSE_WRAPPER_WORDS)):
+                word = _unquote(words[index])
+                if " " in word:  # `su -c 'rm x'`, `watch 'rm x'`, `ssh host 'rm x'`
+                    nested.append(word)
+                elif not word.startswith("-"):
+                    bares.append(" ".join(words[index:]))
+        for bare in (part, *bares):
+            views += [bare, _unquote(bare), *_by_name(bare)]
+            if (script := _shell_script(bare)) is not None:
+                nested.append(script)
     if nested and depth >= MAX_NESTED:
         views.append(TOO_DEEP)
     elif nested:
         for text in nested:
             views += split_command(text, depth + 1).deny_views()
     return tuple(dict.fromkeys(view for view in views if view))
+
+
+def _by_name(command: str) -> list[str]:
+    """A command whose program is given by its path, as its name (`/usr/bin/rm x` -> `rm x`,
+    as written and unquoted), for deny rules: a rule names a program, not where it lies."""
+    words = _words(command)
+    program = _unquote(words[0]) if words else ""
+    if "/" not in program or program.endswith("/"):
+        return []
+    named = " ".join([program.rsplit("/", 1)[-1], *words[1:]])
+    return [named, _unquote(named)]
 
 
 def _shell_script(command: str) -> str | None:
@@ -351,3 +475,8 @@ def _shell_script(command: str) -> str | None:
             if "c" in word[1:]:
                 return words[index + 1] if index + 1 < len(words) else None
     return None
+
+
+def command_words(part: str) -> list[str]:
+    """A command's words as the shell reads them (split outside quotes, quotes taken out)."""
+    return [_unquote(word) for word in _words(part)]

@@ -90,6 +90,37 @@ def test_a_deny_rule_beats_yes(server: ScriptedServer, workspace: Path, pleat_ho
     assert not made.startswith("refused")
 
 
+def test_a_deny_rule_sees_through_paths_and_wrappers_with_yes(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """`--yes --deny 'run_command(rm *)'`: rm given by its path or under a wrapper beyond sudo
+    and env (flock, taskset, setpriv, unshare, chroot) is refused too; nothing is removed."""
+    commands = [
+        "/bin/rm a1",
+        "flock lk rm a2",
+        "taskset -c 0 rm a3",
+        "setpriv rm a4",
+        "unshare rm a5",
+        "chroot / rm a6",
+    ]
+    for name in ("a1", "a2", "a3", "a4", "a5", "a6"):
+        (workspace / name).write_text("keep")
+    server.push(
+        ToolCalls([("run_command", {"command": command}) for command in commands]),
+        Text("done"),
+    )
+    done = run_pleat(workspace, server, "-p", "clean up", "--deny", "run_command(rm *)")
+    assert done.returncode == 0, done.stderr
+    results = tool_results(server, 1)
+    assert len(results) == len(commands)
+    refusal = 'refused: run_command is denied by the rule "run_command(rm *)"'
+    for command, result in zip(commands, results, strict=True):
+        assert result.startswith(refusal), command
+    assert sorted(p.name for p in workspace.iterdir() if p.name.startswith("a")) == [
+        "a1", "a2", "a3", "a4", "a5", "a6",
+    ]  # fmt: skip
+
+
 def test_an_allow_rule_lets_a_command_run_in_ask_mode(
     server: ScriptedServer, workspace: Path, pleat_home: Path
 ) -> None:

@@ -228,6 +228,39 @@ def test_a_bare_rule_allows_every_call(workspace: Path) -> None:
         "\\rm -rf x",
         'sudo "rm" -rf x',
         "echo $($($($($($(rm -rf x))))))",  # too deep to read: refused all the same
+        # a program given by its path is its name
+        "/bin/rm -rf x",
+        "/usr/bin/rm -rf x",
+        "ls; '/bin/rm' -rf x",
+        "/usr/bin/sudo /bin/rm -rf x",
+        # wrappers beyond sudo and env, their options and arguments skipped
+        "flock lk rm -rf x",
+        "flock -w 5 lk rm -rf x",
+        "flock lk -c 'rm -rf x'",
+        "taskset -c 0 rm -rf x",
+        "taskset 0x1 rm -rf x",
+        "setpriv --reuid 1000 rm -rf x",
+        "unshare -r --mount=/m rm -rf x",
+        "chroot / rm -rf x",
+        "chroot --userspec=a:b / rm -rf x",
+        "chrt -f 5 rm -rf x",
+        "ionice -c 2 -n 0 rm -rf x",
+        "stdbuf -o0 rm -rf x",
+        "stdbuf --output L rm -rf x",
+        "timeout --signal KILL 5 rm -rf x",
+        "nsenter -t 1 -m rm -rf x",
+        "runuser -u bob rm -rf x",
+        "su -c 'rm -rf x' bob",
+        "sg wheel rm -rf x",
+        "sg wheel -c 'rm -rf x'",
+        "firejail --net=none rm -rf x",
+        "doas -u root rm -rf x",
+        "pkexec --user root rm -rf x",
+        "busybox rm -rf x",
+        "watch -n 1 'rm -rf x'",
+        "strace -f -o /dev/null rm -rf x",
+        "nice flock lk sudo rm -rf x",
+        "sudo --user root rm -rf x",  # a long option whose value is the next word
     ],
 )
 def test_deny_rules_look_into_every_part(command: str, workspace: Path) -> None:
@@ -237,6 +270,18 @@ def test_deny_rules_look_into_every_part(command: str, workspace: Path) -> None:
 def test_deny_rules_do_not_match_words_in_text(workspace: Path) -> None:
     assert denies(["run_command(rm *)"], "git commit -m 'rm the old files'", workspace) is None
     assert denies(["run_command(rm *)"], "rmdir build", workspace) is None
+    assert denies(["run_command(rm *)"], "/bin/rmdir build", workspace) is None
+    assert denies(["run_command(rm *)"], "timeout 60 pytest -k rm", workspace) is None
+    assert denies(["run_command(rm *)"], "nice -n 5 grep -r rm .", workspace) is None
+
+
+def test_deny_rules_see_through_padded_wrappers(workspace: Path) -> None:
+    """A wrapper whose words cannot be read for sure: every word after it is tried as the
+    command, and a part padded past LOOSE_WRAPPER_WORDS is refused by any deny rule."""
+    padded = "setpriv " + "--groups 1 " * 40 + "rm -rf x"
+    assert denies(["run_command(rm *)"], padded, workspace) == Rule("run_command", "rm *")
+    assert denies(["run_command(git push *)"], "flock -n lk git push -f", workspace)
+    assert denies(["run_command(rm *)"], "flock lk ls -la", workspace) is None
 
 
 def test_hostile_command_lines_are_judged_quickly(workspace: Path) -> None:
@@ -306,6 +351,21 @@ def test_rules_name_their_tool(workspace: Path) -> None:
         ("python -c 'print(2*3)'", []),  # its own `*` would be read as a wildcard
         ("pytest > out.txt", []),  # no rule can allow it: not offered
         ("echo $(date)", []),
+        # programs that can run any command: the exact command only
+        ("sed -n 1p f", ["sed -n 1p f"]),
+        ("tar tf a.tar", ["tar tf a.tar"]),
+        ("flock lk true", ["flock lk true"]),
+        ("watch ls", ["watch ls"]),
+        ("strace ls", ["strace ls"]),
+        ("chroot / ls", ["chroot / ls"]),
+        ("script -c ls", ["script -c ls"]),
+        ("parallel echo ::: a", ["parallel echo ::: a"]),
+        ("make test", ["make test"]),
+        ("awk '{print $1}' f", ["awk '{print $1}' f"]),
+        ("find . -name x", ["find . -name x"]),
+        ("git log --ext-diff", ["git log --ext-diff"]),
+        ("rsync -e ssh a b:", ["rsync -e ssh a b:"]),
+        ("rsync -av a b", ["rsync *"]),  # no option that runs a command
     ],
 )
 def test_always_rules(command: str, expected: list[str], workspace: Path) -> None:
@@ -317,3 +377,72 @@ def test_always_rules(command: str, expected: list[str], workspace: Path) -> Non
 
 def test_always_for_an_edit_is_the_tool(workspace: Path) -> None:
     assert always_rules(EDIT, {"path": "a.py"}, workspace) == (Rule("edit_file"),)
+
+
+@pytest.mark.parametrize(
+    ("rule", "command"),
+    [
+        ("sed *", "sed -n '1e touch X' f"),
+        ("sed *", "sed 's/a/b/e' f"),
+        ("sed *", "sed -i -e '$e id' f"),
+        ("sed *", "sed -n '1w stolen' f"),
+        ("sed *", "sed -f script.sed f"),
+        ("tar *", "tar xf a.tar --to-command='touch X'"),
+        ("tar *", "tar cf /dev/null f --checkpoint=1 --checkpoint-action=exec='touch X'"),
+        ("tar *", "tar -I 'sh -c id' -xf a.tar"),
+        ("tar *", "tar --use-compress=sh -xf a.tar"),  # a prefix of --use-compress-program
+        ("tar *", "tar xIf sh a.tar"),
+        ("find *", "find . -name x -exec rm {} +"),
+        ("find *", "find . -delete"),
+        ("git *", "git -c core.pager='rm -rf x' log"),
+        ("git *", "git -c alias.x='!rm -rf x' x"),
+        ("git *", "git submodule foreach 'rm -rf x'"),
+        ("git *", "git rebase -x 'rm -rf x' main"),
+        ("git *", "git config core.pager 'rm -rf x'"),
+        ("git log *", "git log --ext-diff"),
+        ("make *", "make test CC='rm -rf x'"),
+        ("make *", "make -f evil.mk"),
+        ("awk *", "awk '{system(\"rm -rf x\")}' f"),
+        ("awk *", "awk '{print | \"sh\"}' f"),
+        ("rsync *", "rsync -e 'sh -c id' a b:"),
+        ("rsync *", "rsync -avze sh a b:"),
+        ("flock *", "flock lk sh -c 'rm -rf x'"),
+        ("env *", "env rm -rf x"),
+        ("xargs *", "xargs rm -rf"),
+        ("watch *", "watch 'rm -rf x'"),
+        ("less *", "less '+!rm -rf x' f"),
+        ("rg *", "rg --pre sh x"),
+    ],
+)
+def test_a_wildcard_rule_does_not_allow_arguments_that_run_a_command(
+    rule: str, command: str, workspace: Path
+) -> None:
+    """A rule with a `*` for a program that runs a command when its arguments say so (review
+    finding: `sed *`, `tar *`, `flock *` ... written by "always" ran anything): such a call
+    asks, and only a rule spelling the command out allows it."""
+    assert not allows([f"run_command({rule})"], command, workspace)
+    assert allows([f"run_command({command})"], command, workspace)
+
+
+@pytest.mark.parametrize(
+    ("rule", "command"),
+    [
+        ("sed *", "sed -n 1p f"),
+        ("sed *", "sed 's/hello/world/g' f"),
+        ("sed *", "sed -i.bak -e 's/a/b/' f"),
+        ("sed *", "sed -n '/start/,/end/p' f"),
+        ("tar *", "tar -czf a.tgz src"),
+        ("tar *", "tar xvf a.tar -C out"),
+        ("find *", "find . -name x -type f"),
+        ("git *", "git log --oneline -5"),
+        ("git *", "git config --get user.name"),
+        ("make *", "make -j4 test"),
+        ("awk *", "awk '{print $1}' f"),
+        ("rsync *", "rsync -avz a b:"),
+        ("less *", "less -R f"),
+    ],
+)
+def test_a_wildcard_rule_still_allows_ordinary_use(
+    rule: str, command: str, workspace: Path
+) -> None:
+    assert allows([f"run_command({rule})"], command, workspace)
