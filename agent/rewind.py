@@ -120,7 +120,14 @@ class Rewinder:
         outcome = RewindOutcome(plan)
         recorder = self.agent.checkpoints
         workspace = self.agent.context.workspace
-        for restore in reversed(plan.restores):  # newest first: a directory empties in turn
+        # Removals first, deepest first: a file pleat made where a directory stood (or files
+        # in a directory where a file stood) go before the old file or directory comes back.
+        removals = sorted(
+            (r for r in plan.restores if r.target is None),
+            key=lambda r: (-r.path.count("/"), r.path),
+        )
+        writes = [r for r in plan.restores if r.target is not None]
+        for restore in removals + writes:
             if restore.conflict and restore.path not in overwrite:
                 outcome.kept.append(restore.path)
                 continue
@@ -136,6 +143,5 @@ class Rewinder:
                 outcome.failed.append(f"{restore.path}: {error}")
                 continue
             (outcome.removed if restore.target is None else outcome.restored).append(restore.path)
-        outcome.restored.reverse()
-        outcome.removed.reverse()
+        outcome.removed.sort()
         return outcome

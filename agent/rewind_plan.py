@@ -187,6 +187,11 @@ def _plan_files(
         conflict = path in edited_between or (
             latest.after_known and not matches(now_there, latest.after)
         )
+        if now_there.kind == "dir" and latest.after_known and latest.after is None:
+            # pleat removed the file and a directory stands there now (a command's `rm f &&
+            # mkdir f`): not a conflict; the undo removes the files pleat made in it first, and
+            # the directory goes only when nothing else is left in it.
+            conflict = path in edited_between
         restore = Restore(path, earliest.before, earliest.mode, conflict, earliest.made_dir)
         plan.restores.append(restore)
 

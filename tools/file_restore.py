@@ -18,13 +18,13 @@ LINK_MODE, EXECUTABLE_MODE = "120000", "100755"
 # (10 MiB), while a command's output file of gigabytes is simply taken as changed.
 MAX_COMPARE_BYTES = 256 * 1024 * 1024
 
-Kind = Literal["file", "link", "missing", "other"]
+Kind = Literal["file", "link", "missing", "dir", "other"]
 
 
 @dataclass(frozen=True)
 class Current:
-    """What is at a path now: a file (its bytes), a link (its target), nothing, or something
-    else (a directory, a device, a file too big to compare)."""
+    """What is at a path now: a file (its bytes), a link (its target), nothing, a directory,
+    or something else (a device, a file too big to compare)."""
 
     kind: Kind
     data: bytes = b""
@@ -53,6 +53,8 @@ def current(workspace: Path, rel: str) -> Current:
             return Current("missing")
         if stat.S_ISLNK(info.st_mode):
             return Current("link", os.fsencode(os.readlink(name, dir_fd=parent)))
+        if stat.S_ISDIR(info.st_mode):
+            return Current("dir")
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_COMPARE_BYTES:
             return Current("other")
         fd = os.open(name, os.O_RDONLY | NOFOLLOW | os.O_NONBLOCK, dir_fd=parent)
@@ -69,8 +71,10 @@ def put_back(
 ) -> None:
     """Give the workspace path `rel` its old state: `data` as a file (or, with the link mode, as
     a symbolic link's target), or no file at all when `data` is None (then the directories up
-    to `made_dir`, made for it, go too when empty). Directories are made as needed, nothing
-    outside the workspace is reached. Raises ToolError."""
+    to `made_dir`, made for it, go too when empty). A directory standing where the file must
+    be goes first when it holds nothing but empty directories (what is left once an undo
+    removed the files pleat made in it), and is refused otherwise. Directories are made as
+    needed, nothing outside the workspace is reached. Raises ToolError."""
     root = workspace_root(workspace)
     name = rel.rsplit("/", 1)[-1]
     try:
@@ -85,7 +89,8 @@ def put_back(
                 os.symlink(os.fsdecode(data), name, dir_fd=parent)
             finally:
                 os.close(parent)
-        else:  # renamed over whatever file or link is there (a directory is refused)
+        else:  # renamed over whatever file or link is there
+            _clear_directory(root, rel, name)
             atomic_write(root, root / rel, rel, data)
             if mode == EXECUTABLE_MODE:
                 _make_executable(root, rel, name)
@@ -122,14 +127,47 @@ def _remove_empty_dirs(root: Path, rel: str, top: str) -> None:
 
 
 def _unlink_entry(parent: int, name: str, rel: str) -> None:
-    """Remove the file or link at `name`; a directory there is refused."""
+    """Remove the file or link at `name`, or a directory there holding only empty ones."""
     try:
         info = os.stat(name, dir_fd=parent, follow_symlinks=False)
     except FileNotFoundError:
         return
     if stat.S_ISDIR(info.st_mode):
-        raise ToolError(f"cannot restore {rel}: a directory is there now")
-    os.unlink(name, dir_fd=parent)
+        _remove_empty_tree(parent, name, rel)
+    else:
+        os.unlink(name, dir_fd=parent)
+
+
+def _clear_directory(root: Path, rel: str, name: str) -> None:
+    """Remove a directory at `rel` holding only empty ones (a file is to be written there)."""
+    try:
+        parent = _parent(root, rel, create=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return  # the write makes the parents
+    try:
+        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        if stat.S_ISDIR(info.st_mode):
+            _remove_empty_tree(parent, name, rel)
+    except FileNotFoundError:
+        return
+    finally:
+        os.close(parent)
+
+
+def _remove_empty_tree(parent: int, name: str, rel: str) -> None:
+    """Remove the directory `name` and the empty directories below it; anything else in it (a
+    file, a link: not pleat's to remove) refuses, and is left as it is."""
+    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW, dir_fd=parent)
+    try:
+        with os.scandir(fd) as entries:
+            inside = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
+        for entry_name, is_dir in inside:
+            if not is_dir:
+                raise ToolError(f"cannot restore {rel}: a directory holding other files is there")
+            _remove_empty_tree(fd, entry_name, rel)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=parent)
 
 
 def _make_executable(root: Path, rel: str, name: str) -> None:

@@ -1,0 +1,85 @@
+"""/undo of a command's changes at the edges, headless as real processes in real git repos: a
+directory a command turned into a file (and the reverse) comes back whole."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from pleat_process import run_pleat
+from scripted_server import ScriptedServer, Text, ToolCalls
+
+from agent.exit_codes import EXIT_OK
+
+# Slow (runs pleat as a process): left out of the fast set.
+pytestmark = pytest.mark.slow
+
+
+def git(workspace: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=workspace, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def git_repo(workspace: Path) -> None:
+    """A repository with one commit (README), the workspace at its root."""
+    git(workspace, "init", "-q")
+    git(workspace, "config", "user.email", "dev@example.com")
+    git(workspace, "config", "user.name", "dev")
+    (workspace / "README").write_text("readme\n")
+    git(workspace, "add", ".")
+    git(workspace, "commit", "-qm", "start")
+
+
+def command_then_undo(
+    server: ScriptedServer, workspace: Path, command: str
+) -> subprocess.CompletedProcess[str]:
+    """Run `command` as the model's one tool call, then /undo it; the undo's process."""
+    server.push(ToolCalls([("run_command", {"command": command})]), Text("ran it"))
+    ran = run_pleat(workspace, server, "-p", "run it")
+    assert ran.returncode == EXIT_OK, ran.stderr
+    return run_pleat(workspace, server, "-p", "/undo", "--continue")
+
+
+def test_a_directory_swapped_for_a_file_and_back_is_restored_whole(
+    server: ScriptedServer, workspace: Path, no_git_above: None
+) -> None:
+    """`notes/` (an untracked file in it) became a file, the file `cfg` became a directory: the
+    undo removes what the command made in the way, then puts the old tree back."""
+    git_repo(workspace)
+    (workspace / "notes").mkdir()
+    (workspace / "notes" / "todo.txt").write_text("MY UNTRACKED NOTES\n")
+    (workspace / "cfg").write_text("cfg file\n")
+    command = "rm -rf notes && echo oops > notes; rm cfg && mkdir -p cfg/deep && echo x > cfg/in"
+    done = command_then_undo(server, workspace, command)
+
+    assert done.returncode == EXIT_OK, done.stderr
+    assert (workspace / "notes" / "todo.txt").read_text() == "MY UNTRACKED NOTES\n"
+    assert (workspace / "cfg").read_text() == "cfg file\n"
+    assert sorted(done.stdout.splitlines()[1:]) == [
+        "removed cfg/in",
+        "removed notes",
+        "restored cfg",
+        "restored notes/todo.txt",
+    ]
+    assert "kept your version" not in done.stderr and "not restored" not in done.stderr
+
+
+def test_a_directory_holding_the_users_file_where_a_file_was_is_left_alone(
+    server: ScriptedServer, workspace: Path, no_git_above: None
+) -> None:
+    """The command turned `cfg` into a directory and the user put a file of theirs in it: the
+    old `cfg` cannot come back without losing it, so nothing of theirs goes and the undo says
+    so."""
+    git_repo(workspace)
+    (workspace / "cfg").write_text("cfg file\n")
+    server.push(ToolCalls([("run_command", {"command": "rm cfg && mkdir cfg"})]), Text("ran"))
+    assert run_pleat(workspace, server, "-p", "run it").returncode == EXIT_OK
+    (workspace / "cfg" / "mine.txt").write_text("the user's\n")
+
+    done = run_pleat(workspace, server, "-p", "/undo", "--continue")
+    assert (workspace / "cfg" / "mine.txt").read_text() == "the user's\n"
+    assert "pleat: not restored: cfg: cannot restore cfg: a directory holding other files" in (
+        done.stderr
+    )
