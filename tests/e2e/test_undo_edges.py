@@ -1,8 +1,10 @@
 """/undo of a command's changes at the edges, headless as real processes in real git repos: a
-directory a command turned into a file (and the reverse) comes back whole."""
+directory a command turned into a file (and the reverse) comes back whole; an undo that kept the
+user's version reports a success in JSON."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -10,7 +12,7 @@ import pytest
 from pleat_process import run_pleat
 from scripted_server import ScriptedServer, Text, ToolCalls
 
-from agent.exit_codes import EXIT_OK
+from agent.exit_codes import EXIT_KEPT, EXIT_OK
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow
@@ -83,3 +85,34 @@ def test_a_directory_holding_the_users_file_where_a_file_was_is_left_alone(
     assert "pleat: not restored: cfg: cannot restore cfg: a directory holding other files" in (
         done.stderr
     )
+
+
+def test_an_undo_that_kept_the_users_file_is_a_success_in_json(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """The undo was done (exit 4 says some files were kept): the JSON result is no error, and
+    its text says what went back and what was kept."""
+    server.push(
+        ToolCalls(
+            [
+                ("write_file", {"path": "a.txt", "content": "pleat's\n"}),
+                ("write_file", {"path": "b.txt", "content": "pleat's too\n"}),
+            ]
+        ),
+        Text("wrote them"),
+    )
+    assert run_pleat(workspace, server, "-p", "write").returncode == EXIT_OK
+    (workspace / "a.txt").write_text("the user's\n")
+
+    done = run_pleat(workspace, server, "-p", "/undo", "--continue", "--output-format", "json")
+    assert done.returncode == EXIT_KEPT, done.stderr
+    result = json.loads(done.stdout)
+    assert result["type"] == "result" and result["subtype"] == "success"
+    assert result["is_error"] is False
+    assert result["result"].splitlines() == [
+        "undid turn 1: write",
+        "removed b.txt",
+        "kept your version of a.txt: it changed after pleat wrote it",
+    ]
+    assert (workspace / "a.txt").read_text() == "the user's\n"
+    assert not (workspace / "b.txt").exists()
