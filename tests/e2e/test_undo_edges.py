@@ -1,6 +1,6 @@
 """/undo of a command's changes at the edges, headless as real processes in real git repos: a
 directory a command turned into a file (and the reverse) comes back whole; an undo that kept the
-user's version reports a success in JSON."""
+user's version reports a success in JSON; files whose names hold a newline are undone too."""
 
 from __future__ import annotations
 
@@ -116,3 +116,21 @@ def test_an_undo_that_kept_the_users_file_is_a_success_in_json(
     ]
     assert (workspace / "a.txt").read_text() == "the user's\n"
     assert not (workspace / "b.txt").exists()
+
+
+def test_files_whose_names_hold_a_newline_are_undone_and_named_on_one_line(
+    server: ScriptedServer, workspace: Path, no_git_above: None
+) -> None:
+    git_repo(workspace)
+    (workspace / "nl\nname.txt").write_text("orig\n")
+    git(workspace, "add", ".")
+    git(workspace, "commit", "-qm", "a name with a newline")
+    command = (
+        "printf 'changed\\n' > \"$(printf 'nl\\nname.txt')\"; echo new > \"$(printf 'new\\nfile')\""
+    )
+    done = command_then_undo(server, workspace, command)
+
+    assert done.returncode == EXIT_OK, done.stderr
+    assert (workspace / "nl\nname.txt").read_text() == "orig\n"
+    assert not (workspace / "new\nfile").exists()
+    assert done.stdout.splitlines()[1:] == ["restored nl\\nname.txt", "removed new\\nfile"]
