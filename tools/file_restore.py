@@ -12,8 +12,11 @@ from tools.base import ToolError
 from tools.file_changes import atomic_write
 from tools.paths import NOFOLLOW, open_directory_in_workspace, workspace_root
 
-# Git's mode for a symbolic link, and for an executable file (sessions/lineage.py FILE_MODES).
-LINK_MODE, EXECUTABLE_MODE = "120000", "100755"
+# Git's mode for a symbolic link, an executable file and a plain one (sessions/lineage.py
+# FILE_MODES).
+LINK_MODE, EXECUTABLE_MODE, REGULAR_MODE = "120000", "100755", "100644"
+# The execute bits (owner, group, others) a plain file loses when its old mode comes back.
+EXECUTE_BITS = 0o111
 # Largest file read to compare with what pleat wrote: far past what the file tools write
 # (10 MiB), while a command's output file of gigabytes is simply taken as changed.
 MAX_COMPARE_BYTES = 256 * 1024 * 1024
@@ -28,6 +31,7 @@ class Current:
 
     kind: Kind
     data: bytes = b""
+    executable: bool = False  # a file its owner may execute (git's 100755)
 
 
 def _parent(workspace: Path, rel: str, create: bool) -> int:
@@ -59,7 +63,8 @@ def current(workspace: Path, rel: str) -> Current:
             return Current("other")
         fd = os.open(name, os.O_RDONLY | NOFOLLOW | os.O_NONBLOCK, dir_fd=parent)
         with os.fdopen(fd, "rb") as stream:
-            return Current("file", stream.read(MAX_COMPARE_BYTES + 1))
+            executable = bool(info.st_mode & stat.S_IXUSR)
+            return Current("file", stream.read(MAX_COMPARE_BYTES + 1), executable)
     except OSError as error:
         raise ToolError(f"cannot read {rel}: {error.strerror or error}") from None
     finally:
@@ -92,8 +97,8 @@ def put_back(
         else:  # renamed over whatever file or link is there
             _clear_directory(root, rel, name)
             atomic_write(root, root / rel, rel, data)
-            if mode == EXECUTABLE_MODE:
-                _make_executable(root, rel, name)
+            if mode in (EXECUTABLE_MODE, REGULAR_MODE):
+                _set_executable(root, rel, name, mode == EXECUTABLE_MODE)
     except OSError as error:
         raise ToolError(f"cannot restore {rel}: {error.strerror or error}") from None
 
@@ -170,11 +175,14 @@ def _remove_empty_tree(parent: int, name: str, rel: str) -> None:
     os.rmdir(name, dir_fd=parent)
 
 
-def _make_executable(root: Path, rel: str, name: str) -> None:
-    """Executable where readable (as git checks an executable out: 0755 under a 022 umask)."""
+def _set_executable(root: Path, rel: str, name: str, executable: bool) -> None:
+    """Executable where readable (as git checks an executable out: 0755 under a 022 umask), or
+    executable by nobody (a plain file)."""
     parent = _parent(root, rel, create=False)
     try:
         mode = stat.S_IMODE(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
-        os.chmod(name, mode | (mode & 0o444) >> 2, dir_fd=parent)
+        wanted = mode | (mode & 0o444) >> 2 if executable else mode & ~EXECUTE_BITS
+        if wanted != mode:
+            os.chmod(name, wanted, dir_fd=parent)
     finally:
         os.close(parent)

@@ -1,10 +1,13 @@
 """/undo of a command's changes at the edges, headless as real processes in real git repos: a
 directory a command turned into a file (and the reverse) comes back whole; an undo that kept the
-user's version reports a success in JSON; files whose names hold a newline are undone too."""
+user's version reports a success in JSON; files whose names hold a newline are undone too; file
+modes come back, and directories a command made go once empty."""
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -134,3 +137,34 @@ def test_files_whose_names_hold_a_newline_are_undone_and_named_on_one_line(
     assert (workspace / "nl\nname.txt").read_text() == "orig\n"
     assert not (workspace / "new\nfile").exists()
     assert done.stdout.splitlines()[1:] == ["restored nl\\nname.txt", "removed new\\nfile"]
+
+
+def test_modes_come_back_and_directories_a_command_made_go(
+    server: ScriptedServer, workspace: Path, no_git_above: None
+) -> None:
+    git_repo(workspace)
+    (workspace / "run.sh").write_text("#!/bin/sh\necho hi\n")
+    (workspace / "tool.sh").write_text("#!/bin/sh\n")
+    os.chmod(workspace / "tool.sh", 0o755)
+    (workspace / "d").mkdir()
+    (workspace / "d" / "kept.txt").write_text("kept\n")
+    git(workspace, "add", ".")
+    git(workspace, "commit", "-qm", "scripts")
+    command = (
+        "chmod +x run.sh; chmod -x tool.sh; mkdir -p nd/sub && echo n > nd/sub/f.txt; "
+        "echo n > d/new.txt"
+    )
+    done = command_then_undo(server, workspace, command)
+
+    assert done.returncode == EXIT_OK, done.stderr
+    assert stat.S_IMODE((workspace / "run.sh").stat().st_mode) & 0o111 == 0
+    assert stat.S_IMODE((workspace / "tool.sh").stat().st_mode) & 0o111 == 0o111
+    assert not (workspace / "nd").exists(), "the directories the command made stay"
+    assert sorted(p.name for p in (workspace / "d").iterdir()) == ["kept.txt"]
+    assert sorted(done.stdout.splitlines()[1:]) == [
+        "removed d/new.txt",
+        "removed nd/sub/f.txt",
+        "restored run.sh",
+        "restored tool.sh",
+    ]
+    assert git(workspace, "status", "--porcelain") == ""
