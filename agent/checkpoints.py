@@ -205,6 +205,7 @@ class CheckpointRecorder:
         except GitSnapshotError as error:
             point.uncovered = f"no snapshot after the command: {error}"
             return []
+        existed = _directories(before)
         return [
             FileChange(
                 change.path,
@@ -212,6 +213,7 @@ class CheckpointRecorder:
                 None if change.after is None else f"git:{change.after.blob}",
                 True,
                 None if change.before is None else change.before.mode,
+                made_dir=None if change.before is not None else _made(change.path, existed),
             )
             for change in changes(before, after)
         ]
@@ -253,6 +255,27 @@ def _missing_ancestor(workspace: Path, rel: str) -> str | None:
     for depth in range(1, len(parts) + 1):
         directory = "/".join(parts[:depth])
         if not (workspace / directory).is_dir():
+            return directory
+    return None
+
+
+def _directories(snapshot: Snapshot) -> set[str]:
+    """The directories holding a file of the snapshot (withheld ones too)."""
+    found: set[str] = set()
+    for path in [*snapshot.files, *snapshot.withheld]:
+        parts = path.split("/")[:-1]
+        found.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
+    return found
+
+
+def _made(path: str, existed: set[str]) -> str | None:
+    """The topmost directory above a file a command created that held no file git saw before
+    it (taken as made by the command: an undo removes it only once empty, so one that was
+    there empty is at worst removed empty, and one holding ignored files stays), or None."""
+    parts = path.split("/")[:-1]
+    for depth in range(1, len(parts) + 1):
+        directory = "/".join(parts[:depth])
+        if directory not in existed:
             return directory
     return None
 

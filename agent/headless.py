@@ -35,6 +35,7 @@ from agent.exit_codes import (
     EXIT_CONFIG,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
+    EXIT_KEPT,
     EXIT_OK,
     EXIT_TERMINATED,
 )
@@ -245,17 +246,20 @@ ERROR_PREFIX = "pleat: error: "
 
 
 class _ErrorLines(io.StringIO):
-    """Passes what a command writes to stderr through, keeping its last error line."""
+    """Passes what a command writes to stderr through, keeping its lines (without the `pleat: `
+    they start with) and its last error line."""
 
     def __init__(self, stream: TextIO) -> None:
         super().__init__()
         self.stream = stream
         self.last: str | None = None
+        self.lines: list[str] = []
 
     def write(self, text: str) -> int:
         for line in text.splitlines():
             if line.startswith(ERROR_PREFIX):
                 self.last = line[len(ERROR_PREFIX) :]
+            self.lines.append(line.removeprefix("pleat: "))
         return self.stream.write(text)
 
     def flush(self) -> None:
@@ -349,7 +353,10 @@ def run_headless(
         code = asyncio.run(until_terminated(served, stopped))
         if report is not None and handler is not None:
             answer = captured.getvalue().strip()
-            failed = None if code == EXIT_OK else (errors.last or f"{command} failed")
+            if code == EXIT_KEPT:  # an undo done, keeping some files: what it kept is the news
+                answer = "\n".join([answer, *errors.lines]).strip()
+            done_well = code in (EXIT_OK, EXIT_KEPT)
+            failed = None if done_well else (errors.last or f"{command} failed")
             report.finish(TurnDone("answer" if failed is None else "error", text=answer), failed)
     except KeyboardInterrupt:
         print("\npleat: interrupted", file=sys.stderr)

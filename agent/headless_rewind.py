@@ -10,7 +10,14 @@ from typing import TextIO
 
 from agent.exit_codes import EXIT_CONFIG, EXIT_FAILED, EXIT_KEPT, EXIT_OK
 from agent.loop import Agent
-from agent.rewind import REWIND_USAGE, Rewinder, RewindRefused, parse_rewind, turn_label
+from agent.rewind import (
+    REWIND_USAGE,
+    Rewinder,
+    RewindRefused,
+    one_line,
+    parse_rewind,
+    turn_label,
+)
 from sessions.lineage import Scope
 from sessions.store import Session
 
@@ -58,13 +65,15 @@ async def _rewind(
         return EXIT_FAILED
     out.write(outcome.summary(undo=number is None) + "\n")
     for path in outcome.restored:
-        out.write(f"restored {path}\n")
+        out.write(f"restored {one_line(path)}\n")
     for path in outcome.removed:
-        out.write(f"removed {path}\n")
+        out.write(f"removed {one_line(path)}\n")
     for path in outcome.kept:
-        err.write(f"pleat: kept your version of {path}: it changed after pleat wrote it\n")
+        err.write(
+            f"pleat: kept your version of {one_line(path)}: it changed after pleat wrote it\n"
+        )
     for line in outcome.failed:
-        err.write(f"pleat: not restored: {line}\n")
+        err.write(f"pleat: not restored: {one_line(line)}\n")
     for note in plan.notes:
         err.write(f"pleat: note: {note}\n")
     return EXIT_KEPT if outcome.kept or outcome.failed else EXIT_OK

@@ -23,7 +23,15 @@ from tools.base import ToolError
 from tools.file_restore import put_back
 from tools.git_snapshots import GitSnapshotError
 
-__all__ = ["RewindOutcome", "RewindPlan", "RewindRefused", "Rewinder", "first_line", "turn_label"]
+__all__ = [
+    "RewindOutcome",
+    "RewindPlan",
+    "RewindRefused",
+    "Rewinder",
+    "first_line",
+    "one_line",
+    "turn_label",
+]
 
 
 # How /rewind is written, in its usage lines (TUI and headless).
@@ -31,6 +39,12 @@ REWIND_USAGE = "/rewind [N [files|conversation|both]]"
 # A turn number as /rewind takes it: ASCII digits only (`"²".isdigit()` is true, int() refuses
 # it), and at most six of them (no conversation has a million requests).
 TURN_NUMBER = re.compile(r"[0-9]{1,6}")
+
+
+def one_line(text: str) -> str:
+    """A line naming a file, kept one line: a newline in a file name is shown as `\\n` (other
+    control characters are the terminal sanitizer's to show)."""
+    return text.replace("\n", "\\n")
 
 
 def parse_rewind(arg: str) -> tuple[int, Scope] | None:
@@ -120,7 +134,14 @@ class Rewinder:
         outcome = RewindOutcome(plan)
         recorder = self.agent.checkpoints
         workspace = self.agent.context.workspace
-        for restore in reversed(plan.restores):  # newest first: a directory empties in turn
+        # Removals first, deepest first: a file pleat made where a directory stood (or files
+        # in a directory where a file stood) go before the old file or directory comes back.
+        removals = sorted(
+            (r for r in plan.restores if r.target is None),
+            key=lambda r: (-r.path.count("/"), r.path),
+        )
+        writes = [r for r in plan.restores if r.target is not None]
+        for restore in removals + writes:
             if restore.conflict and restore.path not in overwrite:
                 outcome.kept.append(restore.path)
                 continue
@@ -136,6 +157,5 @@ class Rewinder:
                 outcome.failed.append(f"{restore.path}: {error}")
                 continue
             (outcome.removed if restore.target is None else outcome.restored).append(restore.path)
-        outcome.restored.reverse()
-        outcome.removed.reverse()
+        outcome.removed.sort()
         return outcome

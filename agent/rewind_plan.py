@@ -19,7 +19,14 @@ from sessions.lineage import Checkpoint, FileChange, Scope, Turn
 from sessions.messages import Message, is_summary
 from tools.base import ToolError
 from tools.file_restore import Current, current
-from tools.git_snapshots import MAX_SNAPSHOT_FILE_BYTES, GitSnapshotError, GitSnapshots, blob_id
+from tools.git_snapshots import (
+    EXECUTABLE,
+    MAX_SNAPSHOT_FILE_BYTES,
+    REGULAR,
+    GitSnapshotError,
+    GitSnapshots,
+    blob_id,
+)
 from tools.registry import ToolRegistry
 
 # Characters of a turn's first line shown in lists and messages.
@@ -184,12 +191,17 @@ def _plan_files(
         except ToolError as error:
             plan.notes.append(f"{error}; not restored")
             continue
-        if matches(now_there, earliest.before):
+        if matches(now_there, earliest.before, earliest.mode):
             continue  # already as it was
         latest = last[path]
         conflict = path in edited_between or (
             latest.after_known and not matches(now_there, latest.after)
         )
+        if now_there.kind == "dir" and latest.after_known and latest.after is None:
+            # pleat removed the file and a directory stands there now (a command's `rm f &&
+            # mkdir f`): not a conflict; the undo removes the files pleat made in it first, and
+            # the directory goes only when nothing else is left in it.
+            conflict = path in edited_between
         restore = Restore(path, earliest.before, earliest.mode, conflict, earliest.made_dir)
         plan.restores.append(restore)
 
@@ -261,8 +273,12 @@ def same_content(left: str | None, right: str | None, git: GitSnapshots | None) 
         return None
 
 
-def matches(now_there: Current, ref: str | None) -> bool:
-    """Whether what is at a path now is the content `ref` names (None: no file)."""
+def matches(now_there: Current, ref: str | None, mode: str | None = None) -> bool:
+    """Whether what is at a path now is the content `ref` names (None: no file), and, given a
+    git `mode`, whether a file is executable as that mode says."""
+    if mode in (REGULAR, EXECUTABLE) and now_there.kind == "file":
+        if now_there.executable != (mode == EXECUTABLE):
+            return False
     if ref is None:
         return now_there.kind == "missing"
     if now_there.kind not in ("file", "link"):

@@ -12,22 +12,26 @@ from tools.base import ToolError
 from tools.file_changes import atomic_write
 from tools.paths import NOFOLLOW, open_directory_in_workspace, workspace_root
 
-# Git's mode for a symbolic link, and for an executable file (sessions/lineage.py FILE_MODES).
-LINK_MODE, EXECUTABLE_MODE = "120000", "100755"
+# Git's mode for a symbolic link, an executable file and a plain one (sessions/lineage.py
+# FILE_MODES).
+LINK_MODE, EXECUTABLE_MODE, REGULAR_MODE = "120000", "100755", "100644"
+# The execute bits (owner, group, others) a plain file loses when its old mode comes back.
+EXECUTE_BITS = 0o111
 # Largest file read to compare with what pleat wrote: far past what the file tools write
 # (10 MiB), while a command's output file of gigabytes is simply taken as changed.
 MAX_COMPARE_BYTES = 256 * 1024 * 1024
 
-Kind = Literal["file", "link", "missing", "other"]
+Kind = Literal["file", "link", "missing", "dir", "other"]
 
 
 @dataclass(frozen=True)
 class Current:
-    """What is at a path now: a file (its bytes), a link (its target), nothing, or something
-    else (a directory, a device, a file too big to compare)."""
+    """What is at a path now: a file (its bytes), a link (its target), nothing, a directory,
+    or something else (a device, a file too big to compare)."""
 
     kind: Kind
     data: bytes = b""
+    executable: bool = False  # a file its owner may execute (git's 100755)
 
 
 def _parent(workspace: Path, rel: str, create: bool) -> int:
@@ -53,11 +57,14 @@ def current(workspace: Path, rel: str) -> Current:
             return Current("missing")
         if stat.S_ISLNK(info.st_mode):
             return Current("link", os.fsencode(os.readlink(name, dir_fd=parent)))
+        if stat.S_ISDIR(info.st_mode):
+            return Current("dir")
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_COMPARE_BYTES:
             return Current("other")
         fd = os.open(name, os.O_RDONLY | NOFOLLOW | os.O_NONBLOCK, dir_fd=parent)
         with os.fdopen(fd, "rb") as stream:
-            return Current("file", stream.read(MAX_COMPARE_BYTES + 1))
+            executable = bool(info.st_mode & stat.S_IXUSR)
+            return Current("file", stream.read(MAX_COMPARE_BYTES + 1), executable)
     except OSError as error:
         raise ToolError(f"cannot read {rel}: {error.strerror or error}") from None
     finally:
@@ -69,8 +76,10 @@ def put_back(
 ) -> None:
     """Give the workspace path `rel` its old state: `data` as a file (or, with the link mode, as
     a symbolic link's target), or no file at all when `data` is None (then the directories up
-    to `made_dir`, made for it, go too when empty). Directories are made as needed, nothing
-    outside the workspace is reached. Raises ToolError."""
+    to `made_dir`, made for it, go too when empty). A directory standing where the file must
+    be goes first when it holds nothing but empty directories (what is left once an undo
+    removed the files pleat made in it), and is refused otherwise. Directories are made as
+    needed, nothing outside the workspace is reached. Raises ToolError."""
     root = workspace_root(workspace)
     name = rel.rsplit("/", 1)[-1]
     try:
@@ -85,10 +94,11 @@ def put_back(
                 os.symlink(os.fsdecode(data), name, dir_fd=parent)
             finally:
                 os.close(parent)
-        else:  # renamed over whatever file or link is there (a directory is refused)
+        else:  # renamed over whatever file or link is there
+            _clear_directory(root, rel, name)
             atomic_write(root, root / rel, rel, data)
-            if mode == EXECUTABLE_MODE:
-                _make_executable(root, rel, name)
+            if mode in (EXECUTABLE_MODE, REGULAR_MODE):
+                _set_executable(root, rel, name, mode == EXECUTABLE_MODE)
     except OSError as error:
         raise ToolError(f"cannot restore {rel}: {error.strerror or error}") from None
 
@@ -122,21 +132,57 @@ def _remove_empty_dirs(root: Path, rel: str, top: str) -> None:
 
 
 def _unlink_entry(parent: int, name: str, rel: str) -> None:
-    """Remove the file or link at `name`; a directory there is refused."""
+    """Remove the file or link at `name`, or a directory there holding only empty ones."""
     try:
         info = os.stat(name, dir_fd=parent, follow_symlinks=False)
     except FileNotFoundError:
         return
     if stat.S_ISDIR(info.st_mode):
-        raise ToolError(f"cannot restore {rel}: a directory is there now")
-    os.unlink(name, dir_fd=parent)
+        _remove_empty_tree(parent, name, rel)
+    else:
+        os.unlink(name, dir_fd=parent)
 
 
-def _make_executable(root: Path, rel: str, name: str) -> None:
-    """Executable where readable (as git checks an executable out: 0755 under a 022 umask)."""
+def _clear_directory(root: Path, rel: str, name: str) -> None:
+    """Remove a directory at `rel` holding only empty ones (a file is to be written there)."""
+    try:
+        parent = _parent(root, rel, create=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return  # the write makes the parents
+    try:
+        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        if stat.S_ISDIR(info.st_mode):
+            _remove_empty_tree(parent, name, rel)
+    except FileNotFoundError:
+        return
+    finally:
+        os.close(parent)
+
+
+def _remove_empty_tree(parent: int, name: str, rel: str) -> None:
+    """Remove the directory `name` and the empty directories below it; anything else in it (a
+    file, a link: not pleat's to remove) refuses, and is left as it is."""
+    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | NOFOLLOW, dir_fd=parent)
+    try:
+        with os.scandir(fd) as entries:
+            inside = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in entries]
+        for entry_name, is_dir in inside:
+            if not is_dir:
+                raise ToolError(f"cannot restore {rel}: a directory holding other files is there")
+            _remove_empty_tree(fd, entry_name, rel)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=parent)
+
+
+def _set_executable(root: Path, rel: str, name: str, executable: bool) -> None:
+    """Executable where readable (as git checks an executable out: 0755 under a 022 umask), or
+    executable by nobody (a plain file)."""
     parent = _parent(root, rel, create=False)
     try:
         mode = stat.S_IMODE(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
-        os.chmod(name, mode | (mode & 0o444) >> 2, dir_fd=parent)
+        wanted = mode | (mode & 0o444) >> 2 if executable else mode & ~EXECUTE_BITS
+        if wanted != mode:
+            os.chmod(name, wanted, dir_fd=parent)
     finally:
         os.close(parent)

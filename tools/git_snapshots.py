@@ -194,8 +194,8 @@ class GitSnapshots:
                     self._remember(name, key, entry, started)
             elif stat.S_ISREG(info.st_mode):
                 mode = EXECUTABLE if info.st_mode & stat.S_IXUSR else REGULAR
-                if "\n" in name or info.st_size > MAX_SNAPSHOT_FILE_BYTES:
-                    withheld.add(name)  # git reads one path a line; too big to copy each time
+                if info.st_size > MAX_SNAPSHOT_FILE_BYTES:
+                    withheld.add(name)  # too big to copy at each command
                 elif not os.access(path, os.R_OK) or self.holds_secret(path):
                     withheld.add(name)
                 else:
@@ -270,6 +270,14 @@ class GitSnapshots:
         if not files:
             return []
         paths = [str(self.workspace / name) for name, _, _ in files]
+        if any("\n" in path for path in paths):  # --stdin-paths reads one path a line
+            lined = [path for path in paths if "\n" in path]
+            named = {path: self._hash_named(path) for path in lined}
+            rest = [f for f, path in zip(files, paths, strict=True) if "\n" not in path]
+            named.update(
+                zip((str(self.workspace / f[0]) for f in rest), self._hash_files(rest), strict=True)
+            )
+            return [named[path] for path in paths]
         batch = self._hash_paths(paths)
         if batch is not None:
             return list(batch)
@@ -283,6 +291,17 @@ class GitSnapshots:
             one = self._hash_paths([path])
             blobs.append(one[0] if one else None)
         return blobs
+
+    def _hash_named(self, path: str) -> str | None:
+        """The blob id of one file named on the command line (a name holding a newline, which
+        --stdin-paths cannot take), None when it could not be read."""
+        done = self._git(
+            ["hash-object", "-w", "--no-filters", "--", path], timeout=SNAPSHOT_TIMEOUT_SECONDS
+        )
+        if done is None or done.returncode != 0:
+            return None
+        blob = done.stdout.decode().strip()
+        return blob or None
 
     def _hash_paths(self, paths: list[str]) -> list[str] | None:
         if any("\n" in path for path in paths):

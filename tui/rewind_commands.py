@@ -7,7 +7,14 @@ prompt when the conversation went back.
 
 from __future__ import annotations
 
-from agent.rewind import REWIND_USAGE, Rewinder, RewindOutcome, RewindRefused, parse_rewind
+from agent.rewind import (
+    REWIND_USAGE,
+    Rewinder,
+    RewindOutcome,
+    RewindRefused,
+    one_line,
+    parse_rewind,
+)
 from sessions.lineage import Scope
 from tui import lifecycle
 from tui.host import Host
@@ -96,11 +103,11 @@ async def _show(host: Host, outcome: RewindOutcome, *, undo: bool) -> None:
             lines.append("your draft stays in the input; the request is one ↑ away")
         else:
             host.prompt.value = outcome.prompt  # the request, to edit and send again
-    lines += [f"restored {path}" for path in outcome.restored]
-    lines += [f"removed {path}" for path in outcome.removed]
-    lines += [f"kept your version of {path}" for path in outcome.kept]
+    lines += [f"restored {one_line(path)}" for path in outcome.restored]
+    lines += [f"removed {one_line(path)}" for path in outcome.removed]
+    lines += [f"kept your version of {one_line(path)}" for path in outcome.kept]
     lines += [f"note: {note}" for note in outcome.plan.notes]
     await host.conversation.add_notice("\n".join(lines))
     for line in outcome.failed:
-        await host.conversation.add_notice(f"not restored: {line}", "error")
+        await host.conversation.add_notice(f"not restored: {one_line(line)}", "error")
     await lifecycle.refresh_meter_soon(host)

@@ -255,9 +255,16 @@ def test_put_back_never_leaves_the_workspace(workspace: Path, tmp_path: Path) ->
     with pytest.raises(ToolError):
         put_back(workspace, "escape/victim", None, None)
     assert (outside / "victim").read_text() == "safe"
-    (workspace / "d").mkdir()
-    with pytest.raises(ToolError, match="a directory is there now"):
+    (workspace / "d" / "empty").mkdir(parents=True)
+    (workspace / "d" / "f").write_text("not pleat's")
+    with pytest.raises(ToolError, match="a directory holding other files is there"):
         put_back(workspace, "d", None, None)
+    with pytest.raises(ToolError, match="a directory holding other files is there"):
+        put_back(workspace, "d", b"old", None)
+    assert (workspace / "d" / "f").read_text() == "not pleat's"
+    (workspace / "d" / "f").unlink()  # only empty directories left: they make way
+    put_back(workspace, "d", b"old", None)
+    assert (workspace / "d").read_bytes() == b"old"
 
 
 # -- brackets of sub-agents working side by side ----------------------------------------------
