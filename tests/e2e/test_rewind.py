@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from git_support import git
 from pleat_process import run_pleat
 from scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from tui_support import is_compression, summary_reply
@@ -172,12 +173,6 @@ def test_undo_of_a_turn_a_fold_kept_drops_the_summary_written_after_it(
         ("assistant", "ok"),
         ("user", "GAMMA"),
     ]
-
-
-def git(workspace: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=workspace, capture_output=True, text=True, check=True
-    ).stdout
 
 
 def git_state(workspace: Path) -> dict[str, str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from git_support import git_repo
 from pleat_process import RUN_TIMEOUT_SECONDS, run_pleat
 from scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from subagent_support import Meeting, is_subagent
@@ -84,12 +85,6 @@ def test_undo_of_the_parents_turn_takes_back_what_its_subagents_changed(
     assert not (workspace / "made").exists()  # the directory the write made goes too
 
 
-def git(workspace: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=workspace, capture_output=True, text=True, check=True
-    ).stdout
-
-
 def meeting_command(mine: str, other: str) -> str:
     """Mark that this command started, wait (bounded) for the other's mark, then write
     `mine`.txt saying whether they met: run side by side, each one's checkpoint bracket holds
@@ -134,12 +129,7 @@ def test_undo_takes_back_the_commands_of_subagents_that_ran_side_by_side(
     """Two sub-agents at work at once each run a command in a git workspace: their commands
     run one after the other (each checkpoint bracket holds its own command's changes alone),
     so /undo of the parent's turn takes back all of them and exits 0."""
-    git(workspace, "init", "-q")
-    git(workspace, "config", "user.email", "dev@example.com")
-    git(workspace, "config", "user.name", "dev")
-    (workspace / "keep.txt").write_text("kept\n")
-    git(workspace, "add", ".")
-    git(workspace, "commit", "-qm", "start")
+    git_repo(workspace, {"keep.txt": b"kept\n"})
     model = TwoCommandingSubagents()
     server.fallback = model
     done = ok(run_pleat(workspace, server, "-p", "run both"))

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from git_support import git, git_repo
 from pleat_process import run_pleat
 from scripted_server import ScriptedServer, Text, ToolCalls
 
@@ -19,22 +20,6 @@ from agent.exit_codes import EXIT_KEPT, EXIT_OK
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow
-
-
-def git(workspace: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=workspace, capture_output=True, text=True, check=True
-    ).stdout
-
-
-def git_repo(workspace: Path) -> None:
-    """A repository with one commit (README), the workspace at its root."""
-    git(workspace, "init", "-q")
-    git(workspace, "config", "user.email", "dev@example.com")
-    git(workspace, "config", "user.name", "dev")
-    (workspace / "README").write_text("readme\n")
-    git(workspace, "add", ".")
-    git(workspace, "commit", "-qm", "start")
 
 
 def command_then_undo(
