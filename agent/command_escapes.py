@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agent.shell_split import SAFE_WRAPPERS, WRAPPERS, command_words
+from agent.shell_split import command_words
+from agent.shell_wrappers import SAFE_WRAPPERS, WRAPPERS
 
 # sed commands that run or write: `e` (run a command, GNU), `w`/`W` (write a file), after an
 # optional address (`1`, `$`, `/re/`, `1,5`, `!`) at the start of a command.

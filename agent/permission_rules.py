@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.command_escapes import runs_another_command
-from agent.shell_split import ASSIGNMENT, TOO_DEEP, WRAPPERS, split_command
+from agent.shell_split import ASSIGNMENT, TOO_DEEP, split_command
+from agent.shell_wrappers import WRAPPERS
 from tools.errors import ToolError
 from tools.paths import display_path, resolve_in_workspace
 from tools.web_address import web_address
