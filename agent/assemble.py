@@ -12,7 +12,7 @@ from agent.agent_compactor import compactor_for
 from agent.agent_definitions import load_definitions
 from agent.checkpoints import make_recorder
 from agent.config import Config
-from agent.hooks import HookRunner
+from agent.hooks import HookRunner, HookSet
 from agent.llm import LLM
 from agent.loop import Agent
 from agent.mcp.manager import McpServers
@@ -67,12 +67,14 @@ def build_agent(
     permissions: Permissions | None = None,
     review_plan: PlanReviewer = review_headless,
     mcp: McpServers | None = None,
+    hooks: HookSet | None = None,
 ) -> Agent:
     """One agent for one workspace and session (the caller opens and closes the session);
     raises ConfigError when no model is configured. `permissions` (the front end's, which it
     may change: Shift+Tab) default to the configuration's; `review_plan` shows a plan to the
     user (headless: nobody to show it to); the tools of `mcp`'s servers join as they start (the
-    front end starts and stops them: they outlive a session switch)."""
+    front end starts and stops them: they outlive a session switch); `hooks` are the run's
+    (agent/claude_settings.py gathers them; default: config.toml's)."""
     llm = LLM(config.model_settings())
     if permissions is None:
         permissions = permissions_from(config)
@@ -114,7 +116,7 @@ def build_agent(
         last_id=session.highest_id,
         permissions=permissions,
         hooks=HookRunner(
-            config.hooks,
+            hooks if hooks is not None else HookSet(config.hooks),
             workspace,
             session_id=session.id,
             transcript_path=session.journal.path,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agent.assemble import build_agent, open_session, permissions_from
+from agent.claude_settings import gather_hooks, waiting_line
 from agent.config import Config, ConfigError, config_path
 from agent.config_file import toml_string
 from agent.events import (
@@ -44,6 +45,7 @@ from agent.fork import ForkRefused, fork_session
 from agent.headless_custom import CommandRefused, custom_prompt, tui_only_refusal
 from agent.headless_json import JsonReport, OutputFormat
 from agent.headless_rewind import run_rewind, run_undo
+from agent.hooks import HookSet
 from agent.loop import Agent
 from agent.mcp.headless import headless_servers, run_mcp, with_servers
 from agent.model_discovery import first_model
@@ -191,6 +193,31 @@ async def after_session_start(
     return await work()
 
 
+async def until_session_end(agent: Agent, work: Coroutine[Any, Any, int]) -> int:
+    """Run `work`, then the session's SessionEnd hooks (reason "other", as Claude Code gives a
+    `-p` run's end), also when the run fails or is stopped (Ctrl+C, SIGTERM); what they say
+    goes to stderr."""
+    try:
+        return await work
+    finally:
+        for notice in await agent.hooks.session_end("other"):
+            render(notice, sys.stdout, sys.stderr)
+
+
+def headless_hooks(config: Config, workspace: Path, approve: bool, err: TextIO) -> HookSet:
+    """The run's hooks (agent/claude_settings.py): config.toml's, the user's Claude Code
+    settings', and a project's when approved (`approve`: --yes); a line on `err` for each part
+    not used and for each project file whose hooks wait for approval."""
+    gathered = gather_hooks(config.hooks, workspace, approve_all=approve)
+    hooks = gathered.hooks
+    lines = [*hooks.notes, *map(waiting_line, gathered.waiting)]
+    if (idle := hooks.idle_note()) is not None:
+        lines.append(idle)
+    for line in lines:
+        print(f"pleat: note: {line}", file=err)
+    return hooks
+
+
 async def until_terminated(work: Coroutine[Any, Any, int], stopped: Stopped) -> int:
     """Run `work`; a stop signal (SIGTERM, or SIGHUP when the terminal goes: agent.stop_signals)
     cancels it like Ctrl+C does (the agent answers open tool calls with 'cancelled' and notes
@@ -301,6 +328,7 @@ def run_headless(
     mcp = headless_servers(
         config.mcp_servers, workspace, approve_everything=approve_everything, err=sys.stderr
     )
+    hooks = headless_hooks(config, workspace, approve_everything, sys.stderr)
     stopped = Stopped()
     try:
         agent = build_agent(
@@ -311,6 +339,7 @@ def run_headless(
             history=history,
             permissions=permissions,
             mcp=mcp,
+            hooks=hooks,
         )
         for problem in permissions.rule_problems(agent.registry):
             print(f"pleat: note: {problem}", file=sys.stderr)
@@ -348,7 +377,7 @@ def run_headless(
                     custom.images,
                 )
         agent.hooks.session_started("resume" if resume or continue_latest else "startup")
-        started = after_session_start(agent, work, sys.stderr)
+        started = until_session_end(agent, after_session_start(agent, work, sys.stderr))
         served = with_servers(mcp, agent, started, sys.stderr)
         code = asyncio.run(until_terminated(served, stopped))
         if report is not None and handler is not None:

@@ -9,6 +9,8 @@ timeout = 10                     # seconds (default 60)
 
 Claude Code's shape is read too, so a `settings.json` hook carries over as it is written there:
 a table with `matcher` and `hooks = [{ type = "command", command = "...", timeout = 10 }]`.
+Claude Code's settings files themselves (agent/claude_settings.py) are read leniently
+(parse_claude_hooks): what pleat cannot run is left out with a line, never a failure to start.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from typing import Any
 
 from sessions.short_text import quoted
 
-# The events, named and ordered as Claude Code names them (its other events have no pleat
-# counterpart; PostCompact is pleat's: after a fold, with the chunk it wrote).
+# The events pleat runs, named and ordered as Claude Code names them (PostCompact is pleat's too:
+# after a fold, with the chunk it wrote; SessionEnd runs when pleat quits or the session closes).
 HOOK_EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
@@ -32,6 +34,35 @@ HOOK_EVENTS = (
     "PostCompact",
     "Stop",
     "SubagentStop",
+    "SessionEnd",
+)
+# Claude Code's other documented events: pleat does not run them yet. A hooks block copied from
+# Claude Code that names one is read all the same (its hooks are kept and said to be idle, in
+# one line: agent.hooks.HookSet.notes), never a failure to start.
+CLAUDE_ONLY_EVENTS = (
+    "Setup",
+    "InstructionsLoaded",
+    "UserPromptExpansion",
+    "PermissionRequest",
+    "PermissionDenied",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "SubagentStart",
+    "TaskCreated",
+    "TaskCompleted",
+    "StopFailure",
+    "TeammateIdle",
+    "ConfigChange",
+    "CwdChanged",
+    "FileChanged",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "Elicitation",
+    "ElicitationResult",
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "MessageDisplay",
 )
 # Seconds a hook may run when its table does not say: Claude Code's original default. A hook
 # holds up what it guards (a tool call, a prompt) while it runs; a linter or a check takes
@@ -42,6 +73,10 @@ MAX_HOOK_TIMEOUT_SECONDS = 600.0
 # The keys of a hook table, and of an entry of Claude Code's `hooks` list.
 TABLE_KEYS = ("matcher", "command", "timeout", "hooks")
 ENTRY_KEYS = ("type", "command", "timeout")
+# Keys of a Claude Code entry that a settings.json may hold and pleat reads past: how the hook is
+# shown or scheduled there (a status line, in the background, once a session, which shell, a
+# condition). pleat runs such a hook as an ordinary one, which only runs it more often.
+CLAUDE_ENTRY_KEYS = ("async", "asyncTimeout", "once", "statusMessage", "shell", "if")
 # A matcher made only of these characters is a list of exact names (`Edit|Write`), as Claude
 # Code reads it; anything else is a regular expression searched for in the name.
 EXACT_NAMES = re.compile(r"[A-Za-z0-9_|]+")
@@ -96,25 +131,86 @@ class HookSpec:
 
 
 def parse_hooks(value: Any) -> tuple[HookSpec, ...]:
-    """Every hook of a `hooks` table, in the file's order per event. Raises HookConfigError."""
+    """Every hook of a `hooks` table (config.toml's), in the file's order per event. Raises
+    HookConfigError: pleat's own file is checked strictly."""
+    _events(value)
+    specs: list[HookSpec] = []
+    for event, tables in value.items():
+        if event not in HOOK_EVENTS and event not in CLAUDE_ONLY_EVENTS:
+            known = ", ".join(HOOK_EVENTS)
+            raise HookConfigError(f"hooks.{event} is not a hook event (known: {known})")
+        for index, table in enumerate(_tables(event, tables)):
+            specs.extend(_table(event, f"hooks.{event}[{index}]", table))
+    return tuple(specs)
+
+
+def parse_claude_hooks(value: Any, source: str) -> tuple[tuple[HookSpec, ...], tuple[str, ...]]:
+    """The hooks of a Claude Code settings file's `hooks` block, read leniently: a table pleat
+    cannot use (a prompt or HTTP hook, a bad matcher, an event Claude Code may have added since)
+    is left out with one line saying so, and the rest are kept. Returns (hooks, problems)."""
+    try:
+        _events(value)
+    except HookConfigError as error:
+        return (), (f"{source}: {error}; its hooks are not used",)
+    specs: list[HookSpec] = []
+    problems: list[str] = []
+    for event, tables in value.items():
+        if event not in HOOK_EVENTS and event not in CLAUDE_ONLY_EVENTS:
+            problems.append(f"{source}: hooks.{event} is not an event pleat knows; not used")
+            continue
+        try:
+            listed = _tables(event, tables)
+        except HookConfigError as error:
+            problems.append(f"{source}: {error}; not used")
+            continue
+        for index, table in enumerate(listed):
+            label = f"hooks.{event}[{index}]"
+            for entry in _claude_entries(label, table, problems, source):
+                try:
+                    specs.extend(_table(event, label, entry))
+                except HookConfigError as error:
+                    problems.append(f"{source}: {error}; that hook is not used")
+    return tuple(specs), tuple(problems)
+
+
+def _events(value: Any) -> None:
     if not isinstance(value, dict):
         raise HookConfigError(
             f"hooks must be a table of events, e.g. [[hooks.PreToolUse]], got {quoted(value)}"
         )
-    specs: list[HookSpec] = []
-    for event, tables in value.items():
-        if event not in HOOK_EVENTS:
-            raise HookConfigError(
-                f"hooks.{event} is not a hook event (known: {', '.join(HOOK_EVENTS)})"
+
+
+def _tables(event: str, tables: Any) -> list[dict[str, Any]]:
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise HookConfigError(
+            f"hooks.{event} must be an array of tables ([[hooks.{event}]]), got {quoted(tables)}"
+        )
+    return tables
+
+
+def _claude_entries(
+    label: str, table: dict[str, Any], problems: list[str], source: str
+) -> list[dict[str, Any]]:
+    """A settings.json table split into one table per entry of its `hooks` list, each with the
+    table's matcher, Claude Code's extra keys dropped and other kinds of hook left out."""
+    entries = table.get("hooks")
+    if not isinstance(entries, list):
+        return [table]  # pleat's own shape, or a mistake _table names
+    kept: list[dict[str, Any]] = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            kept.append({"matcher": table.get("matcher", ""), "hooks": [entry]})
+            continue
+        kind = entry.get("type", "command")
+        if kind != "command":
+            problems.append(
+                f"{source}: {label}.hooks[{index}] is a {quoted(kind)} hook; pleat runs command "
+                "hooks only, so it is not used"
             )
-        if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
-            raise HookConfigError(
-                f"hooks.{event} must be an array of tables ([[hooks.{event}]]), "
-                f"got {quoted(tables)}"
-            )
-        for index, table in enumerate(tables):
-            specs.extend(_table(event, f"hooks.{event}[{index}]", table))
-    return tuple(specs)
+            continue
+        plain = {k: v for k, v in entry.items() if k not in CLAUDE_ENTRY_KEYS}
+        kept.append({"matcher": table.get("matcher", ""), "hooks": [plain]})
+    return kept
 
 
 def _table(event: str, label: str, table: dict[str, Any]) -> list[HookSpec]:

@@ -6,8 +6,13 @@
 - UserPromptSubmit: before a prompt enters the history (a queued one too, when delivered).
   Exit 2: the prompt is not sent, stderr to the user. Stdout: context for the model.
 - PreToolUse: after a call's arguments validate, before the permission check (so it blocks in
-  full-auto too). Exit 2: the tool does not run; its stderr is the call's error result.
-- PostToolUse: after a tool ran. Exit 2: its stderr is added to the result the model reads.
+  full-auto too). Exit 2 (or a deny): the tool does not run; its stderr is the call's error
+  result. Claude Code's JSON answer is read whole (agent/tool_hooks.py): "allow" answers the
+  question the call would ask, "ask" asks where the mode would run it (deny rules and plan mode
+  still refuse either way), `updatedInput` changes the call's input (checked again against the
+  tool's schema), `additionalContext` joins the result.
+- PostToolUse: after a tool ran. Exit 2 (or `decision: "block"`): its stderr (or reason) is
+  added to the result the model reads; so is `additionalContext`.
 - PreCompact: before a fold's compression call. Exit 2: stderr to the user (the fold goes on,
   or the context would overflow). Stdout: added to the fold's focus.
 - PostCompact: after a fold committed (its chunk on disk). Exit 2: stderr to the user.
@@ -15,6 +20,14 @@
   input, at most MAX_STOP_CONTINUATIONS times a turn.
 - SubagentStop: the same, when a sub-agent's task ends with an answer (its matcher selects the
   agent's type, e.g. `general-purpose`).
+- SessionEnd: the session closes (pleat quits, or /new, /resume or /fork leaves it), with its
+  `reason`. Nothing can be blocked; failures are said.
+
+Every event reads `continue: false` (with `stopReason`, said to the user) as Claude Code does: a
+PreToolUse or PostToolUse hook ends the turn after its call (the call does not run, for
+PreToolUse), a UserPromptSubmit hook blocks the prompt, a Stop hook ends the turn even if another
+asks to go on. `systemMessage` is a line for the user; `suppressOutput` keeps what the hook said
+from the user (it still reaches the model where the event gives it one).
 
 A sub-agent's hooks (its runner made by HookRunner.for_subagent) run PreToolUse, PostToolUse,
 PreCompact, PostCompact and SubagentStop, never SessionStart, UserPromptSubmit (its prompt is
@@ -45,10 +58,18 @@ from agent.hooks import HookRun, HookRunner, one_line, tool_subjects
 from agent.permissions import Permissions
 from agent.prompt_images import Attached
 from agent.prompt_queue import PromptQueue, joined
+from agent.tool_hooks import (
+    FEEDBACK_HEADER,
+    PreToolOutcome,
+    post_payload,
+    pre_outcome,
+    pre_payload,
+    with_context,
+)
 from sessions import messages as msg
 from sessions.archive import ChunkArchive
 from sessions.messages import Message, ToolCall, is_summary
-from tools.base import ToolContext, ToolOutput
+from tools.base import Tool, ToolContext, ToolOutput
 from tools.output_budget import clip_to_budget
 from tools.output_guard import keep_within_budget
 
@@ -62,8 +83,6 @@ MANUAL_REASONS = frozenset({"manual", "fork", "model_switch"})
 CONTEXT_HEADER = "[pleat: context added by the user's hooks]"
 STOP_HEADER = "[pleat: a Stop hook asks you to go on before ending the turn]"
 SUBAGENT_STOP_HEADER = "[pleat: a SubagentStop hook asks you to go on before giving your answer]"
-BLOCKED_HEADER = "[blocked by a PreToolUse hook] "
-FEEDBACK_HEADER = "[a PostToolUse hook says] "
 
 
 def _said(runs: Sequence[HookRun], what: Literal["reason", "context"] = "reason") -> str:
@@ -93,7 +112,7 @@ class AgentHooks:
     no-op. Lines for the user gather in `notices`; the loop yields them at its next event."""
 
     def __init__(self, runner: HookRunner | None, agent: HookedAgent) -> None:
-        self.runner = runner if runner is not None and runner.specs else None
+        self.runner = runner  # its set may grow: a project's hooks, approved after start
         self.agent = agent
         # A sub-agent's hooks: no prompt events, and SubagentStop for Stop (see the module).
         self.subagent = runner.subagent if runner is not None else {}
@@ -102,6 +121,10 @@ class AgentHooks:
         self._start_gate = asyncio.Lock()  # a turn waits for a SessionStart in progress
         self._context: list[str] = []  # stdout for the model, added after the next prompt
         self._stops = 0  # Stop continuations in this turn
+        # A tool hook's `continue: false`: the turn ends once its round of calls is answered
+        # (the loop takes it: take_stop); what the hook gave as its stopReason.
+        self.stop_requested: str | None = None
+        self._ran_start = False  # a SessionStart ran (or was armed) for this session
 
     def has(self, event: str) -> bool:
         return self.runner is not None and self.runner.has(event)
@@ -117,13 +140,36 @@ class AgentHooks:
         if self.runner is None:
             return []
         runs = await self.runner.run(event, self.agent.permissions.mode, fields, subjects)
-        self.notices += [HookNotice(event, r.failure(), failed=True) for r in runs if r.failed]
+        for run in runs:
+            if run.failed:
+                self.notices.append(HookNotice(event, run.failure(), failed=True))
+            if run.system_message:
+                self.notices.append(HookNotice(event, f"{run.spec.name}: {run.system_message}"))
         return runs
 
-    def _tell_user(self, event: str, runs: Sequence[HookRun], what: str = "") -> None:
-        """Exit 2 where nothing can be blocked: its stderr, as a line for the user."""
+    def _matches(self, event: str, subjects: Sequence[str]) -> bool:
+        """Whether any hook would run (a payload costs work to build: paths resolved)."""
+        return self.runner is not None and bool(self.runner.matching(event, subjects))
+
+    def _stopping(self, event: str, runs: Sequence[HookRun]) -> str | None:
+        """A `continue: false` among the runs: its stopReason (said to the user), or None."""
         for run in runs:
-            if run.blocked:
+            if run.stops:
+                why = run.stop_reason or "(no reason given)"
+                self.notices.append(HookNotice(event, f"{run.spec.name} stopped: {why}"))
+                return why
+        return None
+
+    def take_stop(self) -> str | None:
+        """The stop a tool hook asked for this round (cleared), or None."""
+        stop, self.stop_requested = self.stop_requested, None
+        return stop
+
+    def _tell_user(self, event: str, runs: Sequence[HookRun], what: str = "") -> None:
+        """Exit 2 where nothing can be blocked: its stderr, as a line for the user (not for a
+        hook that asked to keep its output from the user)."""
+        for run in runs:
+            if run.blocked and not run.suppressed:
                 said = one_line(run.reason) or "(no message)"
                 self.notices.append(HookNotice(event, f"{run.spec.name}{what}: {said}"))
 
@@ -136,6 +182,13 @@ class AgentHooks:
         """A session opened ("startup", "resume", "clear" for /new, "fork"): its SessionStart
         hooks run once, from run_session_start or, if a prompt comes first, before it."""
         self._start = source if self.has("SessionStart") else None
+        self._ran_start = self._start is not None
+
+    def hooks_added(self, source: str) -> None:
+        """Hooks joined the run (a project's, approved after the session opened): a
+        SessionStart among them runs before the next prompt, unless one ran already."""
+        if not self._ran_start:
+            self.session_started(source)
 
     async def run_session_start(self) -> list[HookNotice]:
         """Run a pending SessionStart (once); the lines it has for the user."""
@@ -171,6 +224,10 @@ class AgentHooks:
 
     async def _check_prompt(self, prompt: str) -> str | None:
         runs = await self._run("UserPromptSubmit", {"prompt": prompt})
+        stopping = [run for run in runs if run.stops]
+        if stopping:
+            said = one_line(stopping[0].stop_reason) or "(no reason given)"
+            return f"prompt not sent: {stopping[0].spec.name} stopped it: {said}"
         blocking = [run for run in runs if run.blocked]
         if blocking:
             said = one_line(_said(blocking)) or "(no message)"
@@ -211,37 +268,63 @@ class AgentHooks:
     # -- PreToolUse, PostToolUse -----------------------------------------------------------
 
     async def pre_tool_use(
-        self, call: ToolCall, args: dict[str, Any], ctx: ToolContext
-    ) -> ToolOutput | None:
-        """The error result of a call a hook blocked (its stderr, cut to the budget), or None
-        when the call may go on (to the permission check)."""
-        fields = {"tool_name": call.name, "tool_input": args, "tool_use_id": call.id}
-        runs = await self._run("PreToolUse", fields, tool_subjects(call.name))
+        self, call: ToolCall, tool: Tool, args: dict[str, Any], ctx: ToolContext
+    ) -> PreToolOutcome:
+        """What the PreToolUse hooks decided for the call (agent/tool_hooks.py); a refusal is
+        already cut to the budget the call's result has."""
+        subjects = tool_subjects(call.name)
+        if not self._matches("PreToolUse", subjects):
+            return PreToolOutcome()
+        fields = await asyncio.to_thread(pre_payload, call, args, ctx.workspace)
+        runs = await self._run("PreToolUse", fields, subjects)
+        known = tool.parameters.get("properties", {})
+        outcome = pre_outcome(runs, call, args, ctx.workspace, known)
+        if outcome.stop is not None:
+            self._stopping("PreToolUse", runs)
+            self.stop_requested = outcome.stop
         blocking = [run for run in runs if run.blocked]
-        if not blocking:
-            return None
-        said = _said(blocking) or "(the hook gave no reason)"
-        line = f"{blocking[0].spec.name} blocked {call.name}: {one_line(said)}"
-        self.notices.append(HookNotice("PreToolUse", line))
-        output = ToolOutput(BLOCKED_HEADER + said, is_error=True, meta={"hook": "PreToolUse"})
-        return await asyncio.to_thread(keep_within_budget, output, ctx)
+        if blocking and outcome.refusal is not None:
+            said = one_line(_said(blocking)) or "(the hook gave no reason)"
+            if not all(run.suppressed for run in blocking):
+                line = f"{blocking[0].spec.name} blocked {call.name}: {said}"
+                self.notices.append(HookNotice("PreToolUse", line))
+        for name in outcome.changed_by:
+            self.notices.append(
+                HookNotice("PreToolUse", f"{name} changed the input of {call.name}")
+            )
+        if outcome.refusal is None:
+            return outcome
+        output = ToolOutput(outcome.refusal, is_error=True, meta={"hook": "PreToolUse"})
+        kept = await asyncio.to_thread(keep_within_budget, output, ctx)
+        return dataclasses.replace(outcome, refusal=kept.text)
 
     async def post_tool_use(
-        self, call: ToolCall, args: dict[str, Any], output: ToolOutput, ctx: ToolContext
+        self,
+        call: ToolCall,
+        args: dict[str, Any],
+        output: ToolOutput,
+        ctx: ToolContext,
+        context: str = "",
     ) -> ToolOutput:
-        """The result, with what a hook that exited 2 said added for the model."""
-        fields = {
-            "tool_name": call.name,
-            "tool_input": args,
-            "tool_use_id": call.id,
-            "tool_response": {"output": output.text, "is_error": output.is_error},
-        }
-        runs = await self._run("PostToolUse", fields, tool_subjects(call.name))
-        said = _said(runs)
-        if not said:
+        """The result, with what the hooks said for the model added: a PostToolUse hook's
+        block (exit 2, or `decision: "block"`) and `additionalContext`, and `context` (what the
+        PreToolUse hooks added)."""
+        subjects = tool_subjects(call.name)
+        parts = [with_context(output, "PreToolUse", context)] if context else [output.text]
+        if self._matches("PostToolUse", subjects):
+            fields = await asyncio.to_thread(post_payload, call, args, output, ctx.workspace)
+            runs = await self._run("PostToolUse", fields, subjects)
+            if (stop := self._stopping("PostToolUse", runs)) is not None:
+                self.stop_requested = stop
+            if said := _said(runs):
+                self._tell_user("PostToolUse", runs, f" on {call.name} (told the model)")
+                parts.append(f"{FEEDBACK_HEADER}{said}")
+            added = "\n".join(run.added_context for run in runs if run.added_context)
+            if added:
+                parts.append(f"[a PostToolUse hook adds] {added}")
+        if len(parts) == 1 and not context:
             return output
-        self._tell_user("PostToolUse", runs, f" on {call.name} (told the model)")
-        text = f"{output.text}\n{FEEDBACK_HEADER}{said}"
+        text = "\n".join(parts)
         return await asyncio.to_thread(
             keep_within_budget, dataclasses.replace(output, text=text), ctx
         )
@@ -293,8 +376,8 @@ class AgentHooks:
         subjects = (self.subagent["agent_type"],) if self.subagent else ()
         runs = await self._run(event, fields, subjects)
         blocking = [run for run in runs if run.blocked]
-        if not blocking:
-            return None
+        if self._stopping(event, runs) is not None or not blocking:
+            return None  # `continue: false` ends the turn, whatever another hook asks
         said = _said(blocking) or "(the hook gave no reason)"
         name = blocking[0].spec.name
         if self._stops >= MAX_STOP_CONTINUATIONS:
@@ -306,3 +389,16 @@ class AgentHooks:
         header = SUBAGENT_STOP_HEADER if self.subagent else STOP_HEADER
         body = self._for_model(f"{header}\n{said}")
         return msg.user(body, injected=True, hook=event)
+
+    # -- SessionEnd ------------------------------------------------------------------------
+
+    async def session_end(self, reason: str) -> list[HookNotice]:
+        """The session closes (`reason`: Claude Code's "clear" for /new, "resume", "other",
+        "prompt_input_exit" when the user quits): its SessionEnd hooks, and what they said."""
+        if self.subagent or not self.has("SessionEnd"):
+            return []
+        earlier = self.take_notices()
+        runs = await self._run("SessionEnd", {"reason": reason}, (reason,))
+        self._tell_user("SessionEnd", runs)
+        mine, self.notices = self.notices, earlier
+        return mine

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.hook_config import HookSpec
+from agent.claude_tools import tool_names
+from agent.hook_config import HOOK_EVENTS, HookSpec
 from agent.terminal_text import visible
 from sessions import model_json
 from sessions.model_json import ModelJsonError
@@ -39,21 +40,6 @@ READ_CHUNK_BYTES = 65_536
 DRAIN_SECONDS = 2.0
 # Seconds to wait for a killed hook's shell to be reaped.
 REAP_SECONDS = 5.0
-# The names a Claude Code matcher gives pleat's tools, so `matcher = "Bash"` or `"Edit|Write"`
-# carries over: a hook matches a tool by either name.
-CLAUDE_TOOL_NAMES = {
-    "run_command": "Bash",
-    "read_file": "Read",
-    "write_file": "Write",
-    "edit_file": "Edit",
-    "glob": "Glob",
-    "grep": "Grep",
-    "list_dir": "LS",
-    "todo_write": "TodoWrite",
-    "exit_plan_mode": "ExitPlanMode",
-    "web_fetch": "WebFetch",
-    "task": "Task",
-}
 # Exit codes with a meaning: 0 goes on, 2 blocks (what it blocks depends on the event).
 EXIT_GO_ON, EXIT_BLOCK = 0, 2
 # Characters of a hook's words in a line for the user: a reason with a path or two, on two
@@ -74,9 +60,10 @@ class HookRun:
 
     A hook says "block" by exiting 2 with a reason on stderr, or, as Claude Code also reads,
     by exiting 0 with a JSON answer on stdout: `{"decision": "block", "reason": ...}`, or
-    `{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": ...}}`;
-    `hookSpecificOutput.additionalContext` is then its context. Other fields of the answer
-    (an "allow" that would skip the permission check among them) are not read."""
+    `{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": ...}}`.
+    The rest of Claude Code's answer is read too: `permissionDecision` "allow" or "ask",
+    `updatedInput`, `additionalContext`, `continue: false` with `stopReason`, `suppressOutput`
+    and `systemMessage` (what each does at each event: agent/hook_events.py)."""
 
     spec: HookSpec
     exit_code: int | None
@@ -101,20 +88,32 @@ class HookRun:
         specific = self.answer.get("hookSpecificOutput")
         return specific.get(key) if isinstance(specific, dict) else None
 
+    def _text(self, found: Any) -> str:
+        return visible(found.strip()) if isinstance(found, str) else ""
+
+    @property
+    def decision(self) -> str | None:
+        """PreToolUse's permission decision: "allow", "ask" or "deny" (None: it leaves the call
+        to the permission check, as "defer" does); Claude Code's older `decision` "approve" is
+        "allow"."""
+        found = self._specific("permissionDecision")
+        if found in ("allow", "ask", "deny"):
+            return str(found)
+        return "allow" if self.answer.get("decision") == "approve" else None
+
     @property
     def blocked(self) -> bool:
         if self.exit_code == EXIT_BLOCK:
             return True
-        denied = self._specific("permissionDecision") == "deny"
-        return denied or self.answer.get("decision") == "block"
+        return self.decision == "deny" or self.answer.get("decision") == "block"
 
     @property
     def reason(self) -> str:
-        """Why a blocking hook blocks: its stderr, or its JSON answer's reason."""
+        """Why a blocking hook blocks (or why it decided as it did): its stderr, or its JSON
+        answer's reason."""
         if self.exit_code == EXIT_BLOCK:
             return self.stderr.strip()
-        found = self._specific("permissionDecisionReason") or self.answer.get("reason")
-        return visible(found.strip()) if isinstance(found, str) else ""
+        return self._text(self._specific("permissionDecisionReason") or self.answer.get("reason"))
 
     @property
     def context(self) -> str:
@@ -124,8 +123,37 @@ class HookRun:
             return ""
         if not self.answer:
             return self.stdout.strip()
-        found = self._specific("additionalContext")
-        return visible(found.strip()) if isinstance(found, str) else ""
+        return self.added_context
+
+    @property
+    def added_context(self) -> str:
+        """The JSON answer's additionalContext alone (a tool event reads no plain stdout)."""
+        return self._text(self._specific("additionalContext"))
+
+    @property
+    def updated_input(self) -> dict[str, Any] | None:
+        """PreToolUse's `updatedInput`: the tool input to run the call with instead."""
+        found = self._specific("updatedInput")
+        return found if isinstance(found, dict) and self.decision != "deny" else None
+
+    @property
+    def stops(self) -> bool:
+        """`continue: false`: the hook stops the turn (or the session's work) altogether."""
+        return self.answer.get("continue") is False
+
+    @property
+    def stop_reason(self) -> str:
+        return self._text(self.answer.get("stopReason"))
+
+    @property
+    def suppressed(self) -> bool:
+        """`suppressOutput`: what the hook said is not shown to the user."""
+        return self.answer.get("suppressOutput") is True
+
+    @property
+    def system_message(self) -> str:
+        """`systemMessage`: a line for the user (never for the model)."""
+        return self._text(self.answer.get("systemMessage"))
 
     @property
     def failed(self) -> bool:
@@ -152,20 +180,58 @@ def hook_environment(workspace: Path, secrets: Iterable[str] = ()) -> dict[str, 
     return env
 
 
+class HookSet:
+    """The hooks of one run, from every source (config.toml, Claude Code's settings files:
+    agent/claude_settings.py), each command once per event and matcher (a hook in two files
+    runs once, as in Claude Code). A project's hooks join when the user approves them, so the
+    agents of the run share one set."""
+
+    def __init__(self, specs: Iterable[HookSpec] = (), notes: Iterable[str] = ()) -> None:
+        self.specs: tuple[HookSpec, ...] = ()
+        # Lines for the user about the hooks' sources: what was left out, and why.
+        self.notes: list[str] = list(notes)
+        self.add(specs)
+
+    def add(self, specs: Iterable[HookSpec]) -> None:
+        """Add hooks not already in the set."""
+        seen = {(s.event, s.matcher.pattern, s.command) for s in self.specs}
+        added: list[HookSpec] = []
+        for spec in specs:
+            key = (spec.event, spec.matcher.pattern, spec.command)
+            if key not in seen:
+                seen.add(key)
+                added.append(spec)
+        self.specs = (*self.specs, *added)
+
+    def idle_events(self) -> list[str]:
+        """Claude Code's events that hooks of the set name but pleat does not run (yet)."""
+        return sorted({spec.event for spec in self.specs if spec.event not in HOOK_EVENTS})
+
+    def idle_note(self) -> str | None:
+        """One line naming the events whose hooks are kept but never run, or None."""
+        idle = self.idle_events()
+        if not idle:
+            return None
+        return (
+            f"hooks for {', '.join(idle)} are read but not run: pleat does not have "
+            f"{'these events' if len(idle) > 1 else 'this event'} yet"
+        )
+
+
 class HookRunner:
     """The hooks of one session: runs those of an event that match, concurrently (as Claude
     Code does), each with the event's JSON on stdin."""
 
     def __init__(
         self,
-        specs: Sequence[HookSpec],
+        hooks: HookSet | Sequence[HookSpec],
         workspace: Path,
         *,
         session_id: str,
         transcript_path: Path | None,
         secrets: Iterable[str] = (),
     ) -> None:
-        self.specs = tuple(specs)
+        self.hooks = hooks if isinstance(hooks, HookSet) else HookSet(hooks)
         self.workspace = workspace
         self.session_id = session_id
         self.transcript_path = transcript_path
@@ -178,7 +244,7 @@ class HookRunner:
         """The same hooks for a sub-agent (agent/subagents.py): its payloads keep the session's
         id and transcript and name the sub-agent's (its sub-session) besides."""
         runner = HookRunner(
-            self.specs,
+            self.hooks,
             self.workspace,
             session_id=self.session_id,
             transcript_path=self.transcript_path,
@@ -190,6 +256,10 @@ class HookRunner:
             "agent_transcript_path": str(transcript),
         }
         return runner
+
+    @property
+    def specs(self) -> tuple[HookSpec, ...]:
+        return self.hooks.specs
 
     def has(self, event: str) -> bool:
         return any(spec.event == event for spec in self.specs)
@@ -227,8 +297,7 @@ class HookRunner:
 
 def tool_subjects(name: str) -> tuple[str, ...]:
     """The names a matcher may select a tool by: pleat's, and Claude Code's where it has one."""
-    alias = CLAUDE_TOOL_NAMES.get(name)
-    return (name, alias) if alias else (name,)
+    return tool_names(name)
 
 
 async def run_hook(spec: HookSpec, stdin: bytes, cwd: Path, env: Mapping[str, str]) -> HookRun:

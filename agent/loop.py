@@ -343,6 +343,12 @@ class Agent:
                 self._close_interrupted_turn(notes.UNRECORDED_TOOL_RESULT, notes.UNRECORDED_NOTE)
                 yield TurnDone("error", iterations=iteration)
                 return
+            if (stop := self.hooks.take_stop()) is not None:  # a hook's `continue: false`
+                for notice in self.hooks.take_notices():
+                    yield notice
+                yield ErrorEvent("hook", f"a hook stopped the turn: {stop}")
+                yield TurnDone("error", iterations=iteration)
+                return
         yield ErrorEvent(
             "iteration_cap",
             f"stopped after {self.max_tool_iterations} model calls in one request "

@@ -157,13 +157,22 @@ class Permissions:
         return judge
 
     async def check(
-        self, tool: Tool, args: dict[str, Any], context: ToolContext, approve: Approver
+        self,
+        tool: Tool,
+        args: dict[str, Any],
+        context: ToolContext,
+        approve: Approver,
+        *,
+        hook: Literal["allow", "ask"] | None = None,
     ) -> str | None:
-        """None when the call may run; otherwise the refusal the model reads as its result."""
+        """None when the call may run; otherwise the refusal the model reads as its result.
+        A PreToolUse hook's decision (agent/tool_hooks.py) weighs in as in Claude Code: "allow"
+        answers the question the call would ask, "ask" asks where the call would run; a deny
+        rule and plan mode refuse either way."""
         verdict = self.decide(tool, args, context.workspace)
         if verdict.action == "refuse":
             return f"refused: {verdict.reason}"
-        if verdict.action == "run":
+        if hook == "allow" or (verdict.action == "run" and hook != "ask"):
             return None
         preview = await tool.preview(args, context)
         always = tuple(map(str, verdict.always))

@@ -1,4 +1,5 @@
-"""One tool call of the agent: check its arguments, PreToolUse, the permissions, then the run and
+"""One tool call of the agent: check its arguments, PreToolUse (which may block the call, change
+its input, or decide its permission: agent/tool_hooks.py), the permissions, then the run and
 PostToolUse inside the checkpoint's bracket. Every failure becomes the call's result.
 
 PostToolUse runs inside the bracket (agent/checkpoints.py): what a hook changes after the tool
@@ -13,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from agent.tool_hooks import stopped_result
 from sessions.messages import ToolCall
 from tools.arguments import validate_arguments
 from tools.base import ToolError, ToolOutput
@@ -38,17 +40,28 @@ async def run_tool(agent: Agent, call: ToolCall, calls: int = 1) -> ToolOutput:
         said = " ".join(f"{type(error).__name__}: {error}".split())[:ERROR_CHARS]
         text = f"the arguments for {call.name} could not be checked against its schema ({said})"
         return ToolOutput(text, is_error=True)
-    if (blocked := await agent.hooks.pre_tool_use(call, args, context)) is not None:
-        return blocked
-    refusal = await agent.permissions.check(tool, args, context, agent.approve)
+    if agent.hooks.stop_requested is not None:  # a hook stopped the turn: no call after it
+        return ToolOutput(stopped_result(agent.hooks.stop_requested), is_error=True)
+    hooked = await agent.hooks.pre_tool_use(call, tool, args, context)
+    if hooked.refusal is not None:
+        return ToolOutput(hooked.refusal, is_error=True, meta={"hook": "PreToolUse"})
+    if hooked.arguments is not None:  # a hook's updatedInput: checked as the model's would be
+        try:
+            args = validate_arguments(tool, hooked.arguments)
+        except ToolError as error:
+            text = f"a PreToolUse hook changed the input of {call.name} to one not valid: {error}"
+            return ToolOutput(text, is_error=True)
+    refusal = await agent.permissions.check(
+        tool, args, context, agent.approve, hook=hooked.decision
+    )
     if refusal is not None:
         return ToolOutput(refusal, is_error=True)
     judge = agent.permissions.as_free_as(tool, args, context.workspace)
     context = dataclasses.replace(context, same_permission=judge)
 
     async def run_and_hooks() -> ToolOutput:
-        output = await agent.registry.dispatch(call.name, call.arguments, context)
-        return await agent.hooks.post_tool_use(call, args, output, context)
+        output = await agent.registry.dispatch(call.name, args, context)
+        return await agent.hooks.post_tool_use(call, args, output, context, hooked.context)
 
     checkpoints = None if tool.read_only else agent.checkpoints  # what it changes, for /undo
     if checkpoints is None:

@@ -192,6 +192,8 @@ class PleatApp(App[None]):
 
     async def on_unmount(self) -> None:
         await mcp_servers.stop(self)  # their processes end with pleat
+        if self.agent is not None:  # the user quits: the session's SessionEnd hooks
+            await self.agent.hooks.session_end("prompt_input_exit")
         if self.controller is not None:
             self.controller.close()
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from agent.config import ConfigError
 from agent.stop_signals import on_stop_signals
-from tui import custom_commands, mcp_servers
+from tui import custom_commands, hook_approval, mcp_servers
 from tui.help import configuration_help
 from tui.host import Host
 from tui.modes import show_rule_problems
@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from agent.loop import Agent
     from agent.model_discovery import FoundModel
     from sessions.messages import Message
+
+
+# Claude Code's SessionEnd reason for the session a switch leaves, by what opened the next one.
+SESSION_END_REASONS = {"clear": "clear", "resume": "resume", "fork": "other", "startup": "other"}
 
 
 async def start(host: Host) -> None:
@@ -43,6 +47,7 @@ async def start(host: Host) -> None:
     host.start_background(warm_up(host))
     host.start_background(custom_commands.load(host))
     host.start_background(mcp_servers.start(host))  # in parallel, in the background
+    host.start_background(hook_approval.start(host))
 
 
 def _open(host: Host, found: FoundModel | None) -> tuple[list[Message] | None, list[str]]:
@@ -99,6 +104,9 @@ async def show_session(
     host.status.cost = agent.usage.cost  # the session's bill so far, from its journal
     limit = agent.cap.limit
     host.status.cap = None if limit is None else (limit, agent.cap.start)
+    if (left := controller.left) is not None:  # the session this switch left: SessionEnd
+        controller.left = None
+        host.start_background(session_end_hooks(host, left, SESSION_END_REASONS[source]))
     agent.hooks.session_started(source)
     host.start_background(session_start_hooks(host, agent))
     if count:
@@ -110,6 +118,12 @@ async def session_start_hooks(host: Host, agent: Agent) -> None:
     """The session's SessionStart hooks (unless its first prompt ran them already), and what
     they said, as notices."""
     for notice in await agent.hooks.run_session_start():
+        await host.conversation.add_notice(notice.message, "error" if notice.failed else "note")
+
+
+async def session_end_hooks(host: Host, agent: Agent, reason: str) -> None:
+    """The SessionEnd hooks of a session left or closed, and what they said, as notices."""
+    for notice in await agent.hooks.session_end(reason):
         await host.conversation.add_notice(notice.message, "error" if notice.failed else "note")
 
 

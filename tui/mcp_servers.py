@@ -38,7 +38,7 @@ async def start(host: Host) -> None:
     if not project.servers:
         return
     if not await asyncio.to_thread(is_approved, host.workspace, project):
-        from tui.screens.mcp_approval import McpApprovalScreen
+        from tui.screens.project_approval import McpApprovalScreen
 
         if not await host.ask_screen(McpApprovalScreen(project)):
             names = ", ".join(server.name for server in project.servers)

@@ -106,7 +106,7 @@ async def _start_with(host: Host, model: FoundModel) -> None:
     """The first session, with `model`, after a start without one."""
     from sessions.lock import SessionBusy
     from sessions.store import SessionError
-    from tui import lifecycle, mcp_servers
+    from tui import hook_approval, lifecycle, mcp_servers
 
     assert host.controller is not None
     try:
@@ -118,6 +118,7 @@ async def _start_with(host: Host, model: FoundModel) -> None:
     await lifecycle.show_session(host, [], source="startup")
     host.start_background(lifecycle.warm_up(host))  # the meter, and idle folds
     host.start_background(mcp_servers.start(host))
+    host.start_background(hook_approval.start(host))
     await host.conversation.add_notice(
         f"model: {visible(model.name)} (a new session; Ctrl+S in /model saves it as the default)"
     )

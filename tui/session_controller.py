@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from agent.assemble import build_agent, open_session
+from agent.claude_settings import gather_hooks
 from agent.config import Config, ConfigError
 from agent.fork import fork_session
 from agent.llm import resolve_model
@@ -41,6 +42,14 @@ class SessionController:
         # starts them once the first session is open, and stops them when pleat quits).
         self.mcp = McpServers(workspace, self.config.mcp_servers if self.config else ())
         self.mcp_opened = False
+        # The hooks: config.toml's, the user's Claude Code settings', a project's once approved
+        # (tui/hook_approval.py asks at start); every agent of this run shares the one set.
+        gathered = gather_hooks(self.config.hooks if self.config else (), workspace)
+        self.hooks = gathered.hooks
+        self.hooks_waiting = gathered.waiting
+        # The agent of a session this run left (a switch): its SessionEnd hooks still run
+        # (tui/lifecycle.py takes it).
+        self.left: Agent | None = None
 
     def open(self, found: FoundModel | None = None) -> tuple[list[Message] | None, list[str]]:
         """The first session: new, or resumed, with the configured model (or `found`, when
@@ -164,6 +173,7 @@ class SessionController:
             permissions=self.approvals.permissions,
             review_plan=self.approvals.review_plan,
             mcp=self.mcp,
+            hooks=self.hooks,
         )
         if self.agent is not None:  # prompts queued during a fork or a switch still go
             agent.queued = self.agent.queued
@@ -180,5 +190,6 @@ class SessionController:
             raise
         if self.session is not None and self.session is not session:
             self.session.close()
+            self.left = self.agent  # its SessionEnd hooks run next (tui/lifecycle.py)
         self.session, self.agent = session, agent
         self.approvals.permissions.forget_session()  # "always" was said for the one before

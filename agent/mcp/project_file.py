@@ -10,15 +10,12 @@ never past a size limit, and parsed with the limits of sessions/model_json.py.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent.mcp.settings import ServerSettings, SettingsError, from_project_entry
-from sessions.atomic import atomic_write
+from sessions.approvals import Approvals, digest
 from sessions.model_json import ModelJsonError, loads
-from sessions.paths import data_home, private_dir
 from tools.paths import workspace_root
 from tools.workspace_text import read_workspace_text
 
@@ -26,11 +23,8 @@ PROJECT_FILE = ".mcp.json"
 # Bytes of .mcp.json read at most: a file naming a dozen servers is a few KiB; past 256 KiB it
 # is not a configuration, and it is not used.
 MAX_PROJECT_FILE_BYTES = 256 * 1024
-# Where approvals are kept, under $PLEAT_HOME.
-APPROVALS_FILE = "mcp-approvals.json"
-# Bytes of the approvals file read at most: one line per workspace ever approved; 4 MiB holds
-# tens of thousands (a larger one is damaged, and approvals start over).
-MAX_APPROVALS_BYTES = 4 * 1024 * 1024
+# Where approvals are kept, under $PLEAT_HOME: workspace -> the digest of its approved file.
+APPROVALS = Approvals("mcp-approvals.json")
 
 
 @dataclass(frozen=True)
@@ -51,20 +45,18 @@ def read_project_servers(workspace: Path) -> ProjectServers | None:
         return ProjectServers((), "", (found.skipped,))
     if found.text is None:
         return None
-    digest = hashlib.sha256(found.text.encode("utf-8", errors="replace")).hexdigest()
+    sha = digest(found.text)
     if found.cut:
         too_big = f"{PROJECT_FILE} is over {MAX_PROJECT_FILE_BYTES // 1024} KiB; not used"
-        return ProjectServers((), digest, (too_big,))
+        return ProjectServers((), sha, (too_big,))
     try:
         data = loads(found.text)
     except ModelJsonError as error:
-        return ProjectServers(
-            (), digest, (f"{PROJECT_FILE} is not valid JSON ({error}); not used",)
-        )
+        return ProjectServers((), sha, (f"{PROJECT_FILE} is not valid JSON ({error}); not used",))
     entries = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(entries, dict):
         wrong = f'{PROJECT_FILE} has no "mcpServers" object; not used'
-        return ProjectServers((), digest, (wrong,))
+        return ProjectServers((), sha, (wrong,))
     servers: list[ServerSettings] = []
     problems: list[str] = []
     for name in sorted(entries):
@@ -72,37 +64,15 @@ def read_project_servers(workspace: Path) -> ProjectServers | None:
             servers.append(from_project_entry(name, entries[name], PROJECT_FILE))
         except SettingsError as error:
             problems.append(f"{error}; that server is not used")
-    return ProjectServers(tuple(servers), digest, tuple(problems))
-
-
-def _approvals_path() -> Path:
-    return data_home() / APPROVALS_FILE
-
-
-def _approvals() -> dict[str, str]:
-    """Workspace -> the digest of its approved .mcp.json; empty when unreadable or damaged."""
-    try:
-        with _approvals_path().open("rb") as file:
-            raw = file.read(MAX_APPROVALS_BYTES + 1)
-        data = loads(raw.decode("utf-8")) if len(raw) <= MAX_APPROVALS_BYTES else {}
-    except (OSError, UnicodeDecodeError, ModelJsonError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+    return ProjectServers(tuple(servers), sha, tuple(problems))
 
 
 def is_approved(workspace: Path, project: ProjectServers) -> bool:
     """Whether the user approved exactly this content of the workspace's .mcp.json."""
-    key = str(workspace_root(workspace))
-    return bool(project.digest) and _approvals().get(key) == project.digest
+    return APPROVALS.approved(str(workspace_root(workspace)), project.digest)
 
 
 def approve(workspace: Path, project: ProjectServers) -> None:
     """Remember that the user approved this content of the workspace's .mcp.json (private to
     the user, written atomically). Raises OSError when it cannot be written."""
-    approvals = _approvals()
-    approvals[str(workspace_root(workspace))] = project.digest
-    private_dir(data_home())
-    text = json.dumps(dict(sorted(approvals.items())), indent=1) + "\n"
-    atomic_write(_approvals_path(), text.encode("utf-8"))
+    APPROVALS.approve(str(workspace_root(workspace)), project.digest)

@@ -28,15 +28,14 @@ from agent.events import (
 )
 from agent.hook_config import parse_hooks
 from agent.hook_events import (
-    BLOCKED_HEADER,
     CONTEXT_HEADER,
-    FEEDBACK_HEADER,
     MAX_STOP_CONTINUATIONS,
     STOP_HEADER,
     SUBAGENT_STOP_HEADER,
 )
 from agent.permissions import ApprovalRequest, Decision, approve_all, refuse_headless
 from agent.subagents import SUBAGENT_NOTE
+from agent.tool_hooks import BLOCKED_HEADER, FEEDBACK_HEADER
 from sessions.store import Session
 from tools.result_facts import ResultFacts
 
@@ -121,8 +120,10 @@ async def test_pre_tool_use_blocks_before_anyone_is_asked(
     assert "blocked run_command: rm is not allowed here; use git rm" in said.message
     first, second = logged(tmp_path, "pre")
     call = next(e for e in events if isinstance(e, ToolCallStarted)).call
-    assert first["tool_name"] == "run_command" and first["tool_use_id"] == call.id
+    assert first["tool_name"] == "Bash" and first["tool_use_id"] == call.id  # Claude Code's
     assert first["tool_input"] == {"command": "rm victim.txt"}
+    assert first["pleat_tool_name"] == "run_command"  # pleat's own, beside
+    assert first["pleat_tool_input"] == {"command": "rm victim.txt"}
     assert first["permission_mode"] == "ask" and first["session_id"] == session.id
     assert first["transcript_path"] == str(session.journal.path)
     assert second["tool_input"] == {"command": "touch made.txt"}
@@ -389,7 +390,7 @@ print(json.dumps({"hookSpecificOutput": {
 """
 
 
-async def test_a_json_deny_blocks_and_a_json_allow_skips_no_permission_check(
+async def test_a_json_deny_blocks_and_a_json_allow_answers_the_question_a_call_would_ask(
     server: ScriptedServer, workspace: Path, tmp_path: Path
 ) -> None:
     config = Config(
@@ -400,6 +401,7 @@ async def test_a_json_deny_blocks_and_a_json_allow_skips_no_permission_check(
     )
     session = Session.create(workspace, model=TEST_MODEL)
     agent = build_agent(config, workspace, refuse_headless, session=session)  # ask mode
+    (workspace / "a.txt").write_text("keep me\n")
     server.push(
         ToolCalls(
             [
@@ -410,10 +412,10 @@ async def test_a_json_deny_blocks_and_a_json_allow_skips_no_permission_check(
         Text("ok"),
     )
     await turn(agent, "go")
-    denied, refused = tool_results(server, 1)
+    denied, allowed = tool_results(server, 1)
     assert denied == f"{BLOCKED_HEADER}deny: rm a.txt"
-    assert refused.startswith("refused: ")  # the hook's "allow" is not a permission
-    assert not (workspace / "b.txt").exists()
+    assert allowed.endswith("exit code: 0")  # in ask mode, headless: the hook's allow ran it
+    assert (workspace / "b.txt").exists() and (workspace / "a.txt").exists()
     session.close()
 
 
@@ -520,8 +522,8 @@ async def test_a_sub_agent_runs_subagent_stop_and_no_prompt_or_stop_hooks(
         assert sub_id in transcript and await asyncio.to_thread(os.path.isfile, transcript)
         assert transcript != event["transcript_path"]
     parents_call, subs_call = logged(tmp_path, "pre")
-    assert parents_call["tool_name"] == "task" and "agent_id" not in parents_call
-    assert subs_call["tool_name"] == "list_dir" and subs_call["agent_id"] == sub_id
+    assert parents_call["tool_name"] == "Task" and "agent_id" not in parents_call
+    assert subs_call["tool_name"] == "LS" and subs_call["agent_id"] == sub_id
     last_sent = [str(r.messages[-1]["content"]) for r in server.requests]
     nudge = f"{SUBAGENT_STOP_HEADER}\nrun the tests first"
     assert last_sent.count(nudge) == 1  # the sub-agent read the hook's stderr, once

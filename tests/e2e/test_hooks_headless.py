@@ -14,7 +14,7 @@ from pleat_process import run_pleat
 from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.exit_codes import EXIT_FAILED
-from agent.hook_events import BLOCKED_HEADER
+from agent.tool_hooks import BLOCKED_HEADER
 
 # Slow: each test runs pleat as a process (litellm's import takes seconds).
 pytestmark = pytest.mark.slow
@@ -169,7 +169,7 @@ def test_a_stop_hook_runs_when_the_turn_ends(
 SQUEEZE = """\
 import json, pathlib, sys
 call = json.load(sys.stdin)
-path = pathlib.Path(call["cwd"]) / call["tool_input"]["path"]
+path = pathlib.Path(call["tool_input"]["file_path"])  # absolute, as Claude Code gives it
 path.write_text(path.read_text().replace("  ", " "))
 """
 

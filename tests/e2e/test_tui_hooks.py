@@ -10,7 +10,7 @@ from scripted_server import ScriptedServer, Text, ToolCalls
 from tui_support import command, exchange, make_app, model, small_policy, started, wait_for
 
 from agent.hook_config import parse_hooks
-from agent.hook_events import BLOCKED_HEADER
+from agent.tool_hooks import BLOCKED_HEADER
 from tui.widgets.notice import Notice
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.tool_call import ToolCallBlock

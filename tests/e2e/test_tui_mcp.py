@@ -20,7 +20,7 @@ from agent.mcp.settings import from_config
 from agent.tokens import payload_tokens
 from tui.app import PleatApp
 from tui.screens.approval import ApprovalScreen
-from tui.screens.mcp_approval import McpApprovalScreen
+from tui.screens.project_approval import McpApprovalScreen
 from tui.widgets.notice import Notice
 
 pytestmark = pytest.mark.slow
@@ -93,7 +93,7 @@ async def test_a_project_mcp_json_is_asked_about_once_and_again_when_it_changes(
             await started(pilot, app)
             if answer is not None:
                 await asked(pilot, app, McpApprovalScreen, "the question")
-                shown = str(app.screen.query_one(".mcp-server").render())
+                shown = str(app.screen.query_one(".project-approval-item").render())
                 assert "proj  runs  " in shown and str(ECHO_SERVER) in shown
                 await pilot.press(answer)
             else:
@@ -127,7 +127,7 @@ async def test_the_question_shows_everything_a_project_server_would_run_and_what
     async with app.run_test() as pilot:
         await started(pilot, app)
         await asked(pilot, app, McpApprovalScreen, "the question")
-        shown = [str(s.render()) for s in app.screen.query(".mcp-server")]
+        shown = [str(s.render()) for s in app.screen.query(".project-approval-item")]
         await pilot.press("n")
         await wait_for(pilot, lambda: notices(app), "the note")
     assert shown == [

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent.mcp.manager import McpServers
 from agent.mcp.project_file import (
-    APPROVALS_FILE,
+    APPROVALS,
     MAX_PROJECT_FILE_BYTES,
     approve,
     is_approved,
@@ -77,14 +77,14 @@ def test_an_approval_holds_for_that_content_only(workspace: Path, pleat_home: Pa
     assert project is not None and not is_approved(workspace, project)
     approve(workspace, project)
     assert is_approved(workspace, project)
-    assert oct((pleat_home / APPROVALS_FILE).stat().st_mode & 0o777) == "0o600"
+    assert oct((APPROVALS.path).stat().st_mode & 0o777) == "0o600"
     write(workspace, {"mcpServers": {"fs": {"command": "npx", "args": ["--evil"]}}})
     changed = read_project_servers(workspace)
     assert changed is not None and not is_approved(workspace, changed)
     other = workspace.parent / "other"
     other.mkdir()
     assert not is_approved(other, project)  # another workspace, same content: not approved
-    (pleat_home / APPROVALS_FILE).write_text("{damaged")
+    (APPROVALS.path).write_text("{damaged")
     assert not is_approved(workspace, project)  # a damaged file approves nothing ...
     approve(workspace, project)  # ... and is written anew
     assert is_approved(workspace, project)

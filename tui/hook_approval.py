@@ -1,0 +1,39 @@
+"""A project's Claude Code hooks in the TUI: asked about once the session is open (never before
+the first frame), used from then on when allowed; what was left out of the hooks, as notices."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tui.host import Host
+
+
+async def start(host: Host) -> None:
+    """Say what the hooks' sources left out, then ask about each project settings file whose
+    hooks were never approved in this content (agent/claude_settings.py). Once per run."""
+    from agent.claude_settings import approve
+
+    controller = host.controller
+    if controller is None:
+        return
+    hooks = controller.hooks
+    notes, hooks.notes = hooks.notes, []
+    for note in notes:
+        await host.conversation.add_notice(note, "error")
+    waiting, controller.hooks_waiting = controller.hooks_waiting, ()
+    for found in waiting:
+        from tui.screens.project_approval import HookApprovalScreen
+
+        if not await host.ask_screen(HookApprovalScreen(found)):
+            line = f"{found.label}'s hooks do not run; asked again next time"
+            await host.conversation.add_notice(line)
+            continue
+        hooks.add(found.specs)
+        if host.agent is not None:  # a SessionStart among them runs before the next prompt
+            host.agent.hooks.hooks_added("startup")
+        try:
+            await asyncio.to_thread(approve, found)
+        except OSError as error:  # used now all the same; asked again next time
+            await host.conversation.add_notice(f"cannot remember the approval: {error}", "error")
+    if (idle := hooks.idle_note()) is not None:
+        await host.conversation.add_notice(idle)
