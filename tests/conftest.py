@@ -47,8 +47,10 @@ def server() -> Iterator[ScriptedServer]:
 @pytest.fixture(autouse=True)
 def pleat_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own PLEAT_HOME, no PLEAT_* settings and no provider key from the
-    developer's shell, and model discovery asks no server (a test that wants discovery names
-    its own servers): nothing depends on what listens on this machine's usual ports."""
+    developer's shell, no Claude Code settings of the developer's (CLAUDE_CONFIG_DIR points at
+    an empty place: their hooks would run), and model discovery asks no server (a test that
+    wants discovery names its own servers): nothing depends on what listens on this machine's
+    usual ports."""
     import os
 
     for name in list(os.environ):
@@ -57,6 +59,7 @@ def pleat_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "pleat-home"
     monkeypatch.setenv("PLEAT_HOME", str(home))
     monkeypatch.setenv("PLEAT_LOCAL_MODEL_SERVERS", "")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-home"))
     return home
 
 

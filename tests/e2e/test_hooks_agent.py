@@ -6,13 +6,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
 from conftest import TEST_API_KEY, TEST_MODEL
 from faults_harness import headless_turn, open_agent, turn
+from hook_support import hook, hooks, logged, notices, tool_results
 from invariants import assert_history_valid
 from scripted_server import ScriptedServer, Text, ToolCalls
 
@@ -20,13 +19,11 @@ from agent.assemble import build_agent
 from agent.config import Config
 from agent.events import (
     Event,
-    HookNotice,
     PromptBlocked,
     PromptDelivered,
     ToolCallStarted,
     TurnDone,
 )
-from agent.hook_config import parse_hooks
 from agent.hook_events import (
     CONTEXT_HEADER,
     MAX_STOP_CONTINUATIONS,
@@ -39,44 +36,9 @@ from agent.tool_hooks import BLOCKED_HEADER, FEEDBACK_HEADER
 from sessions.store import Session
 from tools.result_facts import ResultFacts
 
-# A hook script's start: the event from stdin, appended to a log the test reads.
-PREAMBLE = """\
-import json, sys
-event = json.load(sys.stdin)
-with open({log!r}, "a") as log:
-    log.write(json.dumps(event) + "\\n")
-"""
-
-
-def hook(directory: Path, name: str, body: str = "") -> str:
-    """A Python hook script that logs its event to `name`.jsonl, then runs `body`; its command."""
-    log = directory / f"{name}.jsonl"
-    script = directory / f"{name}.py"
-    script.write_text(PREAMBLE.format(log=str(log)) + body)
-    return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
-
-
-def logged(directory: Path, name: str) -> list[dict[str, Any]]:
-    path = directory / f"{name}.jsonl"
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
 
 def chunk_text(path: str) -> str:
     return Path(path).read_text()
-
-
-def hooks(**events: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"hooks": parse_hooks(events)}
-
-
-def notices(events: list[Event]) -> list[HookNotice]:
-    return [e for e in events if isinstance(e, HookNotice)]
-
-
-def tool_results(server: ScriptedServer, request: int) -> list[str]:
-    return [m["content"] for m in server.requests[request].messages if m["role"] == "tool"]
 
 
 NO_RM = """

@@ -3,14 +3,25 @@ blocked tool shows the hook's reason, and SessionStart speaks as the session ope
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from scripted_server import ScriptedServer, Text, ToolCalls
-from tui_support import command, exchange, make_app, model, small_policy, started, wait_for
+from tui_support import (
+    asked,
+    command,
+    exchange,
+    make_app,
+    model,
+    small_policy,
+    started,
+    wait_for,
+)
 
 from agent.hook_config import parse_hooks
 from agent.tool_hooks import BLOCKED_HEADER
+from tui.screens.project_approval import HookApprovalScreen
 from tui.widgets.notice import Notice
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.tool_call import ToolCallBlock
@@ -102,3 +113,60 @@ async def test_session_start_runs_with_each_sessions_source(
         await wait_for(pilot, lambda: sources()[-1:] == ["fork"], "after /fork")
         assert app.session is not None and app.session.header["parent"] == first
     assert sources() == ["startup", "clear", "resume", "fork"]  # once per session opened
+
+
+# A Read guard written for Claude Code: it reads Claude Code's names only.
+ENV_GUARD = (
+    "python3 -c 'import json,sys; d=json.load(sys.stdin); "
+    'p=d["tool_input"].get("file_path",""); '
+    'sys.exit(0) if d["tool_name"]!="Read" or not p.endswith(".env") else '
+    '(print("no secrets, please", file=sys.stderr), sys.exit(2))\''
+)
+
+
+async def test_a_projects_claude_code_hooks_run_once_approved_and_are_asked_about_until_then(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "started.txt"
+    block = {
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Read", "hooks": [{"type": "command", "command": ENV_GUARD}]}
+            ],
+            "SessionStart": [{"hooks": [{"type": "command", "command": f"echo ran >> {log}"}]}],
+        }
+    }
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text(json.dumps(block))
+    (workspace / ".env").write_text("TOKEN=sk-secret-42\n")
+
+    async def read_env(answer: str | None) -> tuple[str, list[str]]:
+        server.push(ToolCalls([("read_file", {"path": ".env"})]), Text("read"))
+        app = make_app(server, workspace)
+        async with app.run_test() as pilot:
+            await started(pilot, app)
+            if answer is not None:
+                await asked(pilot, app, HookApprovalScreen, "the hooks question")
+                shown = [str(s.render()) for s in app.screen.query(".project-approval-item")]
+                assert shown == [
+                    "PreToolUse (Read): " + ENV_GUARD,
+                    f"SessionStart: echo ran >> {log}",
+                ]
+                await pilot.press(answer)
+            else:  # approved before: in the run's hooks from the start, nothing to ask
+                assert app.controller is not None and app.controller.hooks_waiting == ()
+                assert len(app.controller.hooks.specs) == 2
+            await wait_for(pilot, lambda: not isinstance(app.screen, HookApprovalScreen), "closed")
+            await exchange(pilot, app, "show me .env")
+            (block_widget,) = app.query(ToolCallBlock)
+            return str(block_widget.entry.result), notices(app)
+
+    result, said = await read_env("n")
+    assert "sk-secret-42" in result  # not approved: the guard did not run
+    assert any(".claude/settings.json's hooks do not run" in n for n in said)
+    assert not log.exists()
+    result, said = await read_env("y")
+    assert result == BLOCKED_HEADER + "no secrets, please"
+    assert log.read_text() == "ran\n"  # its SessionStart ran once approved
+    result, said = await read_env(None)  # remembered: no question
+    assert result == BLOCKED_HEADER + "no secrets, please"

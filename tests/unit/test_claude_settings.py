@@ -1,0 +1,131 @@
+"""Claude Code's settings files as a source of hooks: read leniently and as hostile input, the
+user's run as they are, a project's only once approved (by the content of its hooks)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.claude_settings import (
+    MAX_SETTINGS_BYTES,
+    approve,
+    gather_hooks,
+    project_settings_hooks,
+)
+from agent.config import ConfigError, load_config
+from agent.hook_config import HookSpec, Matcher, parse_claude_hooks
+from agent.hooks import HookSet
+
+
+def write(path: Path, data: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def entry(command: str, **more: Any) -> dict[str, Any]:
+    return {"type": "command", "command": command, **more}
+
+
+def test_a_settings_block_is_read_as_claude_code_writes_it_and_what_pleat_cannot_run_is_said() -> (
+    None
+):
+    block = {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [
+                    entry("./guard.sh", timeout=5, statusMessage="checking", once=True),
+                    {"type": "prompt", "prompt": "is this safe?"},
+                ],
+            }
+        ],
+        "Notification": [{"hooks": [entry("notify-send hi")]}],
+        "SessionEnd": [{"hooks": [entry("./bye.sh")]}],
+        "BrandNewEvent": [{"hooks": [entry("x")]}],
+        "Stop": [{"hooks": [entry("y", color="red")]}],
+    }
+    specs, problems = parse_claude_hooks(block, ".claude/settings.json")
+    assert specs == (
+        HookSpec("PreToolUse", "./guard.sh", Matcher("Bash"), 5.0),
+        HookSpec("Notification", "notify-send hi"),
+        HookSpec("SessionEnd", "./bye.sh"),
+    )
+    assert problems == (
+        ".claude/settings.json: hooks.PreToolUse[0].hooks[1] is a 'prompt' hook; pleat runs "
+        "command hooks only, so it is not used",
+        ".claude/settings.json: hooks.BrandNewEvent is not an event pleat knows; not used",
+        ".claude/settings.json: hooks.Stop[0].hooks[0]: unknown key 'color' (known: type, "
+        "command, timeout); that hook is not used",
+    )
+    idle = HookSet(specs)
+    assert (
+        idle.idle_note()
+        == "hooks for Notification are read but not run: pleat does not have this event yet"
+    )
+
+
+def test_config_toml_names_claude_codes_events_without_failing_and_still_refuses_a_typo(
+    pleat_home: Path,
+) -> None:
+    write(pleat_home / "config.toml", '[[hooks.Notification]]\ncommand = "x"\n')
+    assert load_config({}, environ={}).hooks == (HookSpec("Notification", "x"),)
+    write(pleat_home / "config.toml", '[[hooks.PreToolUse2]]\ncommand = "x"\n')
+    with pytest.raises(ConfigError, match=r"hooks\.PreToolUse2 is not a hook event"):
+        load_config({}, environ={})
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ("{not json", "is not valid JSON"),
+        ({"hooks": ["PreToolUse"]}, "hooks must be a table of events"),
+        ({"hooks": {"Stop": {"command": "x"}}}, "hooks.Stop must be an array of tables"),
+        ("x" * (MAX_SETTINGS_BYTES + 1), "is over 1024 KiB"),
+    ],
+)
+def test_a_damaged_project_file_costs_only_its_hooks(
+    workspace: Path, content: Any, problem: str
+) -> None:
+    write(workspace / ".claude" / "settings.json", content)
+    write(workspace / ".claude" / "settings.local.json", {"hooks": {"Stop": [{"command": "ok"}]}})
+    found = project_settings_hooks(workspace)
+    assert [f.label for f in found] == [".claude/settings.json", ".claude/settings.local.json"]
+    assert found[0].specs == () and problem in found[0].problems[0]
+    assert found[1].specs == (HookSpec("Stop", "ok"),)
+
+
+def test_a_project_file_that_leads_out_of_the_workspace_is_not_read(
+    workspace: Path, tmp_path: Path
+) -> None:
+    outside = write(tmp_path / "elsewhere.json", {"hooks": {"Stop": [{"command": "x"}]}})
+    (workspace / ".claude").mkdir()
+    os.symlink(outside, workspace / ".claude" / "settings.json")
+    (found,) = project_settings_hooks(workspace)
+    assert found.specs == () and "leads outside the workspace" in found.problems[0]
+
+
+def test_approval_holds_for_the_hooks_it_saw_and_the_users_file_needs_none(
+    workspace: Path, tmp_path: Path
+) -> None:
+    user = {"hooks": {"Stop": [{"hooks": [entry("./mine.sh")]}]}}
+    environ = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    write(tmp_path / "claude" / "settings.json", user)
+    project = {"permissions": {"allow": []}, "hooks": {"PreToolUse": [{"command": "./guard.sh"}]}}
+    path = write(workspace / ".claude" / "settings.json", project)
+    gathered = gather_hooks((HookSpec("Stop", "./mine.sh"),), workspace, environ)
+    assert gathered.hooks.specs == (HookSpec("Stop", "./mine.sh"),)  # the same hook once
+    (waiting,) = gathered.waiting
+    approve(waiting)
+    project["permissions"] = {"allow": ["Bash(ls)"]}  # other settings change: still approved
+    path.write_text(json.dumps(project))
+    gathered = gather_hooks((), workspace, environ)
+    assert gathered.waiting == () and HookSpec("PreToolUse", "./guard.sh") in gathered.hooks.specs
+    project["hooks"] = {"PreToolUse": [{"command": "./other.sh"}]}  # a hook changes: asked again
+    path.write_text(json.dumps(project))
+    assert len(gather_hooks((), workspace, environ).waiting) == 1
+    assert gather_hooks((), workspace, environ, approve_all=True).waiting == ()
