@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.hook_config import HookSpec, parse_claude_hooks
-from agent.hooks import HookSet
+from agent.hooks import HookSet, one_line
 from sessions.approvals import Approvals, digest
 from sessions.model_json import ModelJsonError, loads
 from tools.paths import workspace_root
@@ -50,6 +50,9 @@ class SettingsHooks:
     specs: tuple[HookSpec, ...]
     digest: str
     problems: tuple[str, ...] = ()
+    # Claude Code's `disableAllHooks: true`: the file runs none (the user's own file: no file
+    # of Claude Code's does; a project's cannot turn off the user's hooks).
+    disables: bool = False
 
 
 def user_settings_path(environ: Mapping[str, str]) -> Path:
@@ -75,7 +78,15 @@ def _read(path: Path, label: str, root: Path) -> SettingsHooks | None:
     except ModelJsonError as error:
         bad = f"{label} is not valid JSON ({error}); its hooks are not used"
         return SettingsHooks(label, key, (), "", (bad,))
-    if not isinstance(data, dict) or "hooks" not in data:
+    if not isinstance(data, dict):
+        return None
+    if data.get("disableAllHooks") is True:
+        whose = (
+            "no Claude Code settings file's hooks are" if root == ANYWHERE else "its hooks are not"
+        )
+        off = f"{label} sets disableAllHooks: {whose} used"
+        return SettingsHooks(label, key, (), "", (off,), disables=True)
+    if "hooks" not in data:
         return None
     block = data["hooks"]
     specs, problems = parse_claude_hooks(block, label)
@@ -127,16 +138,28 @@ def gather_hooks(
     hooks = HookSet(configured)
     user = user_settings_hooks(os.environ if environ is None else environ)
     sources = [user] if user is not None else []
+    if user is None or not user.disables:  # the workspace may be the home: its file once
+        taken = {found.key for found in sources}
+        sources += [f for f in project_settings_hooks(workspace) if f.key not in taken]
     waiting: list[SettingsHooks] = []
-    for found in [*sources, *project_settings_hooks(workspace)]:
+    for found in sources:
         hooks.notes.extend(found.problems)
         if not found.specs:
             continue
-        if found is user or approve_all or is_approved(found):
+        if found is user or is_approved(found):
             hooks.add(found.specs)
+        elif approve_all:
+            hooks.add(found.specs)
+            hooks.notes.append(approved_line(found))
         else:
             waiting.append(found)
     return RunHooks(hooks, tuple(waiting))
+
+
+def approved_line(found: SettingsHooks) -> str:
+    """Headless with --yes: the project's hooks that run without a question, named."""
+    names = "; ".join(f"{spec.event}: {spec.command}" for spec in found.specs)
+    return f"{found.label}'s hooks run (approved by --yes): {one_line(names)}"
 
 
 def waiting_line(waiting: SettingsHooks) -> str:

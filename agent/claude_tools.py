@@ -269,3 +269,19 @@ def claude_response(
     else:
         shape = {}
     return {**shape, **own}
+
+
+def pleat_rule(text: str) -> str:
+    """A Claude Code permission rule (`Bash(npm test:*)`, `Read(./.env)`) in pleat's names: the
+    tool renamed, Claude Code's older `:*` prefix form as pleat's ` *` (pleat's own rules and
+    ones it cannot read come back as they are, for the rule parser to judge)."""
+    match = re.fullmatch(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)\s*(?:\((.*)\))?\s*", text, re.DOTALL)
+    if match is None:
+        return text
+    name, pattern = match.groups()
+    tool = PLEAT_NAMES.get(name, name)
+    if pattern is None:
+        return tool
+    if pattern.endswith(":*"):
+        pattern = pattern[:-2] + " *"
+    return f"{tool}({pattern})"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sessions.short_text import quoted
@@ -73,10 +73,6 @@ MAX_HOOK_TIMEOUT_SECONDS = 600.0
 # The keys of a hook table, and of an entry of Claude Code's `hooks` list.
 TABLE_KEYS = ("matcher", "command", "timeout", "hooks")
 ENTRY_KEYS = ("type", "command", "timeout")
-# Keys of a Claude Code entry that a settings.json may hold and pleat reads past: how the hook is
-# shown or scheduled there (a status line, in the background, once a session, which shell, a
-# condition). pleat runs such a hook as an ordinary one, which only runs it more often.
-CLAUDE_ENTRY_KEYS = ("async", "asyncTimeout", "once", "statusMessage", "shell", "if")
 # A matcher made only of these characters is a list of exact names (`Edit|Write`), as Claude
 # Code reads it; anything else is a regular expression searched for in the name.
 EXACT_NAMES = re.compile(r"[A-Za-z0-9_|]+")
@@ -120,6 +116,14 @@ class HookSpec:
     command: str
     matcher: Matcher = Matcher()
     timeout: float = DEFAULT_HOOK_TIMEOUT_SECONDS
+    # Claude Code's `if`: a permission rule in pleat's names (`run_command(npm test *)`) a tool
+    # call must match for the hook to run ("": every call the matcher selects). Tool events
+    # only, as in Claude Code (agent/tool_hooks.py reads it).
+    condition: str = ""
+    # Claude Code's `onFailure: "block"`: a PreToolUse guard that fails or times out blocks.
+    block_on_failure: bool = False
+    # Whether the file gave `timeout` (SessionEnd's short default applies otherwise).
+    timeout_given: bool = field(default=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -145,9 +149,11 @@ def parse_hooks(value: Any) -> tuple[HookSpec, ...]:
 
 
 def parse_claude_hooks(value: Any, source: str) -> tuple[tuple[HookSpec, ...], tuple[str, ...]]:
-    """The hooks of a Claude Code settings file's `hooks` block, read leniently: a table pleat
-    cannot use (a prompt or HTTP hook, a bad matcher, an event Claude Code may have added since)
-    is left out with one line saying so, and the rest are kept. Returns (hooks, problems)."""
+    """The hooks of a Claude Code settings file's `hooks` block, read leniently: a hook pleat
+    cannot run as written (a prompt or HTTP hook, a bad matcher or condition, an event Claude
+    Code may have added since) is left out with one line saying so, never run without its
+    condition; keys pleat does not know are read past, a timeout out of range is brought into
+    it. Returns (hooks, problems)."""
     try:
         _events(value)
     except HookConfigError as error:
@@ -158,19 +164,96 @@ def parse_claude_hooks(value: Any, source: str) -> tuple[tuple[HookSpec, ...], t
         if event not in HOOK_EVENTS and event not in CLAUDE_ONLY_EVENTS:
             problems.append(f"{source}: hooks.{event} is not an event pleat knows; not used")
             continue
-        try:
-            listed = _tables(event, tables)
-        except HookConfigError as error:
-            problems.append(f"{source}: {error}; not used")
+        if not isinstance(tables, list):
+            problems.append(f"{source}: hooks.{event} must be a list; not used")
             continue
-        for index, table in enumerate(listed):
+        for index, table in enumerate(tables):
             label = f"hooks.{event}[{index}]"
-            for entry in _claude_entries(label, table, problems, source):
-                try:
-                    specs.extend(_table(event, label, entry))
-                except HookConfigError as error:
-                    problems.append(f"{source}: {error}; that hook is not used")
+            try:
+                specs.extend(_claude_table(event, label, table, problems, source))
+            except HookConfigError as error:
+                problems.append(f"{source}: {error}; not used")
     return tuple(specs), tuple(problems)
+
+
+def _claude_table(
+    event: str, label: str, table: Any, problems: list[str], source: str
+) -> list[HookSpec]:
+    """The hooks of one matcher group of a settings file: each entry of its `hooks` list
+    that pleat can run (one line in `problems` for each it cannot)."""
+    if not isinstance(table, dict):
+        raise HookConfigError(f"{label} must be an object with matcher and hooks")
+    matcher = _matcher(label, table.get("matcher", ""))
+    entries = table.get("hooks")
+    if entries is None and "command" in table:  # pleat's own shape: one command, no list
+        entries = [{k: v for k, v in table.items() if k != "matcher"}]
+    if not isinstance(entries, list):
+        raise HookConfigError(f"{label}.hooks must be a list")
+    specs: list[HookSpec] = []
+    for index, entry in enumerate(entries):
+        where = f"{label}.hooks[{index}]"
+        try:
+            specs.append(_claude_entry(event, where, entry, matcher, problems, source))
+        except HookConfigError as error:
+            problems.append(f"{source}: {error}; that hook is not used")
+    return specs
+
+
+def _claude_entry(
+    event: str, where: str, entry: Any, matcher: Matcher, problems: list[str], source: str
+) -> HookSpec:
+    """One entry of Claude Code's shape: a command hook, with its timeout, condition (`if`)
+    and `onFailure`. Raises HookConfigError for one pleat cannot run as written."""
+    if not isinstance(entry, dict):
+        raise HookConfigError(f"{where} must be an object like {{type: command, command: ...}}")
+    kind = entry.get("type", "command")
+    if kind != "command":
+        raise HookConfigError(f"{where} is a {quoted(kind)} hook; pleat runs command hooks only")
+    plain: dict[str, Any] = {"command": entry.get("command")}
+    if "timeout" in entry:
+        timeout = _lenient_timeout(entry["timeout"])
+        if timeout is None:
+            problems.append(
+                f"{source}: {where}.timeout {quoted(entry['timeout'])} is not seconds; "
+                f"{DEFAULT_HOOK_TIMEOUT_SECONDS:g} s it is"
+            )
+        else:
+            plain["timeout"] = timeout
+    spec = _spec(event, where, plain, matcher)
+    condition = entry.get("if")
+    if condition is not None:
+        spec = replace(spec, condition=_condition(where, condition))
+    return replace(spec, block_on_failure=entry.get("onFailure") == "block")
+
+
+def _lenient_timeout(value: Any) -> float | None:
+    """A settings file's timeout in seconds, brought into (0, MAX]; None when it is none."""
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not math.isfinite(value) or value <= 0:
+        return None
+    return float(min(value, MAX_HOOK_TIMEOUT_SECONDS))
+
+
+def _condition(where: str, text: Any) -> str:
+    """Claude Code's `if` (a permission rule, `Bash(npm test*)`) as a rule in pleat's names;
+    HookConfigError when it is not one (the hook must not run without it)."""
+    from agent.claude_tools import pleat_rule
+    from agent.permission_rules import RuleError, parse_rule  # only when a hook has one
+
+    if not isinstance(text, str):
+        raise HookConfigError(f"{where}.if must be a permission rule, got {quoted(text)}")
+    try:
+        return str(parse_rule(pleat_rule(text)))
+    except RuleError as error:
+        raise HookConfigError(
+            f"{where}.if {quoted(text)} is not a rule pleat reads: {error}"
+        ) from None
 
 
 def _events(value: Any) -> None:
@@ -186,31 +269,6 @@ def _tables(event: str, tables: Any) -> list[dict[str, Any]]:
             f"hooks.{event} must be an array of tables ([[hooks.{event}]]), got {quoted(tables)}"
         )
     return tables
-
-
-def _claude_entries(
-    label: str, table: dict[str, Any], problems: list[str], source: str
-) -> list[dict[str, Any]]:
-    """A settings.json table split into one table per entry of its `hooks` list, each with the
-    table's matcher, Claude Code's extra keys dropped and other kinds of hook left out."""
-    entries = table.get("hooks")
-    if not isinstance(entries, list):
-        return [table]  # pleat's own shape, or a mistake _table names
-    kept: list[dict[str, Any]] = []
-    for index, entry in enumerate(entries):
-        if not isinstance(entry, dict):
-            kept.append({"matcher": table.get("matcher", ""), "hooks": [entry]})
-            continue
-        kind = entry.get("type", "command")
-        if kind != "command":
-            problems.append(
-                f"{source}: {label}.hooks[{index}] is a {quoted(kind)} hook; pleat runs command "
-                "hooks only, so it is not used"
-            )
-            continue
-        plain = {k: v for k, v in entry.items() if k not in CLAUDE_ENTRY_KEYS}
-        kept.append({"matcher": table.get("matcher", ""), "hooks": [plain]})
-    return kept
 
 
 def _table(event: str, label: str, table: dict[str, Any]) -> list[HookSpec]:
@@ -260,7 +318,7 @@ def _spec(event: str, label: str, table: dict[str, Any], matcher: Matcher) -> Ho
             f"{label}.timeout must be seconds in (0, {MAX_HOOK_TIMEOUT_SECONDS:g}], "
             f"got {quoted(timeout)}"
         )
-    return HookSpec(event, command, matcher, float(timeout))
+    return HookSpec(event, command, matcher, float(timeout), timeout_given="timeout" in table)
 
 
 def _matcher(label: str, pattern: Any) -> Matcher:

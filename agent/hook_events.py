@@ -54,6 +54,7 @@ from agent.events import (
     PromptBlocked,
     TurnDone,
 )
+from agent.hook_config import HookSpec
 from agent.hooks import HookRun, HookRunner, one_line, tool_subjects
 from agent.permissions import Permissions
 from agent.prompt_images import Attached
@@ -61,6 +62,7 @@ from agent.prompt_queue import PromptQueue, joined
 from agent.tool_hooks import (
     FEEDBACK_HEADER,
     PreToolOutcome,
+    conditioned,
     post_payload,
     pre_outcome,
     pre_payload,
@@ -77,12 +79,22 @@ from tools.output_guard import keep_within_budget
 # more rounds of work needs the user, and each round costs model calls. Claude Code leaves the
 # bound to the hook (`stop_hook_active`); pleat tells the hook too, and stops anyway.
 MAX_STOP_CONTINUATIONS = 3
+# Seconds a SessionEnd hook may run when it names no timeout, and at most: quitting waits for
+# it, so it is short, as in Claude Code (1.5 s unless the hook asks for more, a minute at most).
+SESSION_END_SECONDS = 1.5
+MAX_SESSION_END_SECONDS = 60.0
 # Fold reasons the user asked for (Claude Code's trigger "manual"); the others are "auto".
 MANUAL_REASONS = frozenset({"manual", "fork", "model_switch"})
 # What the model reads before a hook's words, so it knows who speaks.
 CONTEXT_HEADER = "[pleat: context added by the user's hooks]"
 STOP_HEADER = "[pleat: a Stop hook asks you to go on before ending the turn]"
 SUBAGENT_STOP_HEADER = "[pleat: a SubagentStop hook asks you to go on before giving your answer]"
+
+
+def _ending(spec: HookSpec) -> HookSpec:
+    """A SessionEnd hook with the time it may take: quitting waits for it (see the constants)."""
+    seconds = spec.timeout if spec.timeout_given else SESSION_END_SECONDS
+    return dataclasses.replace(spec, timeout=min(seconds, MAX_SESSION_END_SECONDS))
 
 
 def _said(runs: Sequence[HookRun], what: Literal["reason", "context"] = "reason") -> str:
@@ -125,6 +137,7 @@ class AgentHooks:
         # (the loop takes it: take_stop); what the hook gave as its stopReason.
         self.stop_requested: str | None = None
         self._ran_start = False  # a SessionStart ran (or was armed) for this session
+        self._source: str | None = None  # how this session opened (startup, resume ...)
 
     def has(self, event: str) -> bool:
         return self.runner is not None and self.runner.has(event)
@@ -134,22 +147,24 @@ class AgentHooks:
         return taken
 
     async def _run(
-        self, event: str, fields: dict[str, Any], subjects: Sequence[str] = ()
+        self,
+        event: str,
+        fields: dict[str, Any],
+        subjects: Sequence[str] = (),
+        specs: Sequence[HookSpec] | None = None,
     ) -> list[HookRun]:
-        """Run the event's hooks; each failure becomes a notice."""
+        """Run the event's hooks (those `subjects` select, or `specs`); each failure becomes a
+        notice, each `systemMessage` a line for the user."""
         if self.runner is None:
             return []
-        runs = await self.runner.run(event, self.agent.permissions.mode, fields, subjects)
+        mode = self.agent.permissions.mode
+        runs = await self.runner.run(event, mode, fields, subjects, specs)
         for run in runs:
             if run.failed:
                 self.notices.append(HookNotice(event, run.failure(), failed=True))
             if run.system_message:
                 self.notices.append(HookNotice(event, f"{run.spec.name}: {run.system_message}"))
         return runs
-
-    def _matches(self, event: str, subjects: Sequence[str]) -> bool:
-        """Whether any hook would run (a payload costs work to build: paths resolved)."""
-        return self.runner is not None and bool(self.runner.matching(event, subjects))
 
     def _stopping(self, event: str, runs: Sequence[HookRun]) -> str | None:
         """A `continue: false` among the runs: its stopReason (said to the user), or None."""
@@ -181,14 +196,15 @@ class AgentHooks:
     def session_started(self, source: str) -> None:
         """A session opened ("startup", "resume", "clear" for /new, "fork"): its SessionStart
         hooks run once, from run_session_start or, if a prompt comes first, before it."""
+        self._source = source
         self._start = source if self.has("SessionStart") else None
         self._ran_start = self._start is not None
 
-    def hooks_added(self, source: str) -> None:
+    def hooks_added(self) -> None:
         """Hooks joined the run (a project's, approved after the session opened): a
         SessionStart among them runs before the next prompt, unless one ran already."""
-        if not self._ran_start:
-            self.session_started(source)
+        if not self._ran_start and self._source is not None:
+            self.session_started(self._source)
 
     async def run_session_start(self) -> list[HookNotice]:
         """Run a pending SessionStart (once); the lines it has for the user."""
@@ -213,6 +229,7 @@ class AgentHooks:
         show first: what the hooks said and, for a blocked prompt, PromptBlocked and the
         turn's end."""
         self._stops = 0
+        self.stop_requested = None  # a stop an interrupted turn left is not this turn's
         if self.subagent:  # the task's prompt: the parent's model wrote it
             return list(self.take_notices())
         self.notices += await self.run_session_start()
@@ -272,13 +289,13 @@ class AgentHooks:
     ) -> PreToolOutcome:
         """What the PreToolUse hooks decided for the call (agent/tool_hooks.py); a refusal is
         already cut to the budget the call's result has."""
-        subjects = tool_subjects(call.name)
-        if not self._matches("PreToolUse", subjects):
+        specs, loose = await self._tool_specs("PreToolUse", call, tool, args, ctx)
+        if not specs:
             return PreToolOutcome()
         fields = await asyncio.to_thread(pre_payload, call, args, ctx.workspace)
-        runs = await self._run("PreToolUse", fields, subjects)
+        runs = await self._run("PreToolUse", fields, specs=specs)
         known = tool.parameters.get("properties", {})
-        outcome = pre_outcome(runs, call, args, ctx.workspace, known)
+        outcome = pre_outcome(runs, call, args, ctx.workspace, known, loose)
         if outcome.stop is not None:
             self._stopping("PreToolUse", runs)
             self.stop_requested = outcome.stop
@@ -298,9 +315,22 @@ class AgentHooks:
         kept = await asyncio.to_thread(keep_within_budget, output, ctx)
         return dataclasses.replace(outcome, refusal=kept.text)
 
+    async def _tool_specs(
+        self, event: str, call: ToolCall, tool: Tool, args: dict[str, Any], ctx: ToolContext
+    ) -> tuple[list[HookSpec], set[HookSpec]]:
+        """The hooks of a tool event that run for this call, and those whose allow does not
+        count (agent/tool_hooks.py: conditions)."""
+        if self.runner is None:
+            return [], set()
+        specs = self.runner.matching(event, tool_subjects(call.name))
+        if not specs:
+            return [], set()
+        return await asyncio.to_thread(conditioned, specs, tool, args, ctx.workspace)
+
     async def post_tool_use(
         self,
         call: ToolCall,
+        tool: Tool,
         args: dict[str, Any],
         output: ToolOutput,
         ctx: ToolContext,
@@ -309,11 +339,11 @@ class AgentHooks:
         """The result, with what the hooks said for the model added: a PostToolUse hook's
         block (exit 2, or `decision: "block"`) and `additionalContext`, and `context` (what the
         PreToolUse hooks added)."""
-        subjects = tool_subjects(call.name)
         parts = [with_context(output, "PreToolUse", context)] if context else [output.text]
-        if self._matches("PostToolUse", subjects):
+        specs, _ = await self._tool_specs("PostToolUse", call, tool, args, ctx)
+        if specs:
             fields = await asyncio.to_thread(post_payload, call, args, output, ctx.workspace)
-            runs = await self._run("PostToolUse", fields, subjects)
+            runs = await self._run("PostToolUse", fields, specs=specs)
             if (stop := self._stopping("PostToolUse", runs)) is not None:
                 self.stop_requested = stop
             if said := _said(runs):
@@ -395,10 +425,13 @@ class AgentHooks:
     async def session_end(self, reason: str) -> list[HookNotice]:
         """The session closes (`reason`: Claude Code's "clear" for /new, "resume", "other",
         "prompt_input_exit" when the user quits): its SessionEnd hooks, and what they said."""
-        if self.subagent or not self.has("SessionEnd"):
+        if self.subagent or self.runner is None:
+            return []
+        specs = [_ending(spec) for spec in self.runner.matching("SessionEnd", (reason,))]
+        if not specs:
             return []
         earlier = self.take_notices()
-        runs = await self._run("SessionEnd", {"reason": reason}, (reason,))
+        runs = await self._run("SessionEnd", {"reason": reason}, specs=specs)
         self._tell_user("SessionEnd", runs)
         mine, self.notices = self.notices, earlier
         return mine

@@ -67,22 +67,37 @@ class HookRun:
 
     spec: HookSpec
     exit_code: int | None
-    stdout: str = ""
+    stdout: str = ""  # terminal-safe, with a note of what was not kept: for people and models
     stderr: str = ""
     problem: str = ""  # "timed out after 60 s", "cannot start: ...", "killed by signal 9"
+    # stdout as it was decoded, before it was made terminal-safe: what the JSON answer is read
+    # from (a raw DEL or C1 byte in a reason is valid JSON; its escaped form is not), and
+    # whether it was cut at MAX_HOOK_OUTPUT_BYTES.
+    raw_stdout: str = ""
+    stdout_cut: bool = False
+
+    @property
+    def _answer_text(self) -> str:
+        return self.raw_stdout.strip() if self.exit_code == EXIT_GO_ON else ""
 
     @functools.cached_property
     def answer(self) -> dict[str, Any]:
         """Claude Code's JSON answer (exit 0, stdout one JSON object), or {}: stdout past the
         limits of sessions/model_json.py (too deep, a giant number) is text, not an answer."""
-        text = self.stdout.strip()
-        if self.exit_code != EXIT_GO_ON or not text.startswith("{"):
+        text = self._answer_text
+        if not text.startswith("{") or self.stdout_cut:
             return {}
         try:
             value = model_json.loads(text)  # depth and size checked first: never a crash
         except ModelJsonError:
             return {}
         return value if isinstance(value, dict) else {}
+
+    @property
+    def answer_cut(self) -> bool:
+        """A JSON answer too long to be kept whole (so not read): a guard's deny must not pass
+        for a go-on, so PreToolUse takes it for a block."""
+        return self.stdout_cut and self._answer_text.startswith("{")
 
     def _specific(self, key: str) -> Any:
         specific = self.answer.get("hookSpecificOutput")
@@ -103,9 +118,17 @@ class HookRun:
 
     @property
     def blocked(self) -> bool:
-        if self.exit_code == EXIT_BLOCK:
+        if self.exit_code == EXIT_BLOCK or self._fails_closed:
             return True
         return self.decision == "deny" or self.answer.get("decision") == "block"
+
+    @property
+    def _fails_closed(self) -> bool:
+        """A guard that could not answer blocks: a PreToolUse answer cut at the limit, or a
+        failure of a hook written with Claude Code's `onFailure: "block"`."""
+        if self.spec.event == "PreToolUse" and self.answer_cut:
+            return True
+        return self.spec.block_on_failure and self.failed
 
     @property
     def reason(self) -> str:
@@ -113,6 +136,13 @@ class HookRun:
         answer's reason."""
         if self.exit_code == EXIT_BLOCK:
             return self.stderr.strip()
+        if self._fails_closed and self.failed:
+            return f"{self.failure()} (its onFailure is block)"
+        if self._fails_closed:
+            return (
+                f"the hook's JSON answer was over {MAX_HOOK_OUTPUT_BYTES // 1024} KiB, so it "
+                "could not be read; the call is blocked"
+            )
         return self._text(self._specific("permissionDecisionReason") or self.answer.get("reason"))
 
     @property
@@ -280,11 +310,17 @@ class HookRunner:
         }
 
     async def run(
-        self, event: str, mode: str, fields: Mapping[str, Any], subjects: Sequence[str] = ()
+        self,
+        event: str,
+        mode: str,
+        fields: Mapping[str, Any],
+        subjects: Sequence[str] = (),
+        specs: Sequence[HookSpec] | None = None,
     ) -> list[HookRun]:
-        """Run every hook of `event` whose matcher selects one of `subjects`; their outcomes in
-        the configuration's order (none: nothing matched)."""
-        specs = self.matching(event, subjects)
+        """Run every hook of `event` whose matcher selects one of `subjects` (or `specs`, when
+        the caller chose them); their outcomes in the configuration's order (none: nothing
+        matched)."""
+        specs = self.matching(event, subjects) if specs is None else specs
         if not specs:
             return []
         # ASCII JSON (any character escaped): valid whatever the text holds; `str` for a value
@@ -361,7 +397,10 @@ async def _supervise(
         if lingering:  # a background process still holds the output: it goes too
             _kill_group(process)
             await asyncio.wait(lingering, timeout=REAP_SECONDS)
-        stdout, stderr = (_text(*r.result()) if r.done() else "" for r in readers)
+        (raw, out_total), (err_kept, err_total) = (
+            r.result() if r.done() else (b"", 0) for r in readers
+        )
+        stdout, stderr = _text(raw, out_total), _text(err_kept, err_total)
     except asyncio.CancelledError:
         _kill_group(process)
         await asyncio.wait([asyncio.ensure_future(process.wait())], timeout=REAP_SECONDS)
@@ -377,10 +416,14 @@ async def _supervise(
         await asyncio.wait([feeder, *readers])
     code = process.returncode
     if problem or code is None:
-        return HookRun(spec, None, stdout, stderr, problem or "did not finish")
-    if code < 0:
-        return HookRun(spec, None, stdout, stderr, f"was killed by signal {-code}")
-    return HookRun(spec, code, stdout, stderr)
+        exit_code, problem = None, problem or "did not finish"
+    elif code < 0:
+        exit_code, problem = None, f"was killed by signal {-code}"
+    else:
+        exit_code = code
+    decoded = raw.decode("utf-8", errors="replace")
+    cut = out_total > len(raw)
+    return HookRun(spec, exit_code, stdout, stderr, problem, decoded, cut)
 
 
 async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:

@@ -61,7 +61,7 @@ async def run_tool(agent: Agent, call: ToolCall, calls: int = 1) -> ToolOutput:
 
     async def run_and_hooks() -> ToolOutput:
         output = await agent.registry.dispatch(call.name, args, context)
-        return await agent.hooks.post_tool_use(call, args, output, context, hooked.context)
+        return await agent.hooks.post_tool_use(call, tool, args, output, context, hooked.context)
 
     checkpoints = None if tool.read_only else agent.checkpoints  # what it changes, for /undo
     if checkpoints is None:

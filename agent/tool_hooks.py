@@ -10,6 +10,11 @@ The answers of several hooks of one call combine as Claude Code combines them: a
 `permissionDecision: "deny"`, `decision: "block"`) beats an ask, which beats an allow; the last
 `updatedInput` given wins; every `additionalContext` is kept; one `continue: false` stops the
 turn.
+
+A hook with Claude Code's `if` (a permission rule: agent/hook_config.py) runs when any part of
+the call matches it, as a deny rule matches (`npm test && rm -rf x` runs an `if: Bash(rm *)`
+guard); its allow and its updatedInput count only when the whole call matches, as an allow rule
+must (`npm test && rm -rf x` is not approved by an `if: Bash(npm test*)` hook).
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent.claude_tools import claude_input, claude_name, claude_response, pleat_arguments
+from agent.hook_config import HookSpec
 from agent.hooks import HookRun
 from sessions.messages import ToolCall
-from tools.base import ToolOutput
+from tools.base import Tool, ToolOutput
 
 # What the model reads before words a hook added to a call's result, so it knows who speaks.
 BLOCKED_HEADER = "[blocked by a PreToolUse hook] "
@@ -57,6 +63,30 @@ def post_payload(
     return {**pre_payload(call, args, workspace), "tool_response": response}
 
 
+def conditioned(
+    specs: Sequence[HookSpec], tool: Tool, args: Mapping[str, Any], workspace: Path
+) -> tuple[list[HookSpec], set[HookSpec]]:
+    """Of the hooks the matcher selected, those whose condition lets them run, and among them
+    those whose condition the whole call does not meet (their allow does not count)."""
+    if not any(spec.condition for spec in specs):
+        return list(specs), set()
+    from agent.permission_rules import allowing_rules, denying_rule, parse_rule
+
+    running: list[HookSpec] = []
+    loose: set[HookSpec] = set()
+    for spec in specs:
+        if not spec.condition:
+            running.append(spec)
+            continue
+        rule = parse_rule(spec.condition)
+        if denying_rule([rule], tool, args, workspace) is None:
+            continue  # no part of the call is what the hook is for
+        running.append(spec)
+        if not allowing_rules([rule], tool, args, workspace):
+            loose.add(spec)
+    return running, loose
+
+
 @dataclass(frozen=True)
 class PreToolOutcome:
     """What the PreToolUse hooks decided for one call."""
@@ -82,8 +112,10 @@ def pre_outcome(
     args: Mapping[str, Any],
     workspace: Path,
     known: Collection[str],
+    loose: Collection[HookSpec] = (),
 ) -> PreToolOutcome:
-    """The PreToolUse answers of one call, combined (see the module)."""
+    """The PreToolUse answers of one call, combined (see the module); the allow and the input
+    of a hook in `loose` do not count."""
     stopping = [run for run in runs if run.stops]
     stop = (stopping[0].stop_reason or "(no reason given)") if stopping else None
     context = "\n".join(run.added_context for run in runs if run.added_context)
@@ -93,11 +125,11 @@ def pre_outcome(
     if blocking:
         said = "\n".join(run.reason for run in blocking if run.reason)
         return PreToolOutcome(BLOCKED_HEADER + (said or "(the hook gave no reason)"), stop=stop)
-    decisions = {run.decision for run in runs}
+    decisions = {run.decision for run in runs if run.decision != "allow" or run.spec not in loose}
     decision: Decision | None = "ask" if "ask" in decisions else None
     if decision is None and "allow" in decisions:
         decision = "allow"
-    changing = [run for run in runs if run.updated_input is not None]
+    changing = [run for run in runs if run.updated_input is not None and run.spec not in loose]
     arguments = None
     if changing:
         updated = changing[-1].updated_input

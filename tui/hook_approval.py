@@ -30,7 +30,7 @@ async def start(host: Host) -> None:
             continue
         hooks.add(found.specs)
         if host.agent is not None:  # a SessionStart among them runs before the next prompt
-            host.agent.hooks.hooks_added("startup")
+            host.agent.hooks.hooks_added()
         try:
             await asyncio.to_thread(approve, found)
         except OSError as error:  # used now all the same; asked again next time

@@ -16,6 +16,8 @@ from scripted_server import ScriptedServer, Text, ToolCalls
 from agent.assemble import build_agent, permissions_from
 from agent.config import Config
 from agent.events import ErrorEvent, TurnDone
+from agent.hook_config import HookSpec, Matcher
+from agent.hooks import HookSet
 from agent.loop import Agent
 from agent.permissions import ApprovalRequest, Decision
 from sessions.store import Session
@@ -38,12 +40,19 @@ class Asked:
 
 
 def agent_for(
-    server: ScriptedServer, workspace: Path, approve: Asked, mode: str = "ask", **config: Any
+    server: ScriptedServer,
+    workspace: Path,
+    approve: Asked,
+    mode: str = "ask",
+    hook_set: HookSet | None = None,
+    **config: Any,
 ) -> tuple[Session, Agent]:
     settings = Config(model=TEST_MODEL, api_base=server.base_url, api_key=TEST_API_KEY, **config)
     session = Session.create(workspace, model=TEST_MODEL)
     permissions = permissions_from(settings, full_auto=mode == "full-auto")
-    agent = build_agent(settings, workspace, approve, session=session, permissions=permissions)
+    agent = build_agent(
+        settings, workspace, approve, session=session, permissions=permissions, hooks=hook_set
+    )
     return session, agent
 
 
@@ -209,4 +218,83 @@ async def test_post_tool_use_context_reaches_the_model_and_its_message_the_user(
     response = event["tool_response"]
     assert response["type"] == "create" and response["filePath"] == str(path)
     assert response["content"] == "x = 1\n" and response["is_error"] is False
+    session.close()
+
+
+ALLOW_ALL = answer('{"hookSpecificOutput": {"permissionDecision": "allow"}}')
+NO_RM = 'print("no rm here", file=sys.stderr); sys.exit(2)\n'
+
+
+async def test_a_hooks_if_runs_it_for_any_part_and_its_allow_counts_only_for_the_whole_call(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    """Claude Code's `if`: a guard for `rm` runs when any part of a line is an rm; an allow
+    meant for `npm test` does not approve a line that also runs something else."""
+    allow_tests = hook(tmp_path, "allow", ALLOW_ALL)
+    guard = hook(tmp_path, "guard", NO_RM)
+    asked = Asked()
+    session, agent = agent_for(
+        server,
+        workspace,
+        asked,
+        hook_set=HookSet(
+            [
+                HookSpec(
+                    "PreToolUse", allow_tests, Matcher("Bash"), condition="run_command(true *)"
+                ),
+                HookSpec("PreToolUse", guard, Matcher("Bash"), condition="run_command(rm *)"),
+            ]
+        ),
+    )
+    server.push(
+        ToolCalls(
+            [
+                ("run_command", {"command": "true ok"}),
+                ("run_command", {"command": "true ok && touch other.txt"}),
+                ("run_command", {"command": "echo hi; rm -f x.txt"}),
+                ("run_command", {"command": "ls"}),
+            ]
+        ),
+        Text("ok"),
+    )
+    await turn(agent, "go")
+    assert [len(logged(tmp_path, name)) for name in ("allow", "guard")] == [2, 1]
+    assert asked.commands == ["true ok && touch other.txt", "ls"]  # the allow did not count
+    results = tool_results(server, 1)
+    assert results[2].endswith("no rm here")
+    session.close()
+
+
+async def test_a_stop_an_interrupted_turn_left_does_not_stop_the_next(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    session, agent = agent_for(server, workspace, Asked(), mode="full-auto")
+    agent.hooks.stop_requested = "left over"  # as a cancelled round leaves it
+    server.push(ToolCalls([("run_command", {"command": "touch fresh.txt"})]), Text("ok"))
+    events = await turn(agent, "go")
+    assert (workspace / "fresh.txt").exists()
+    assert isinstance(events[-1], TurnDone) and events[-1].reason == "answer"
+    session.close()
+
+
+async def test_session_end_hooks_get_a_short_time_unless_they_ask_for_more(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    quick = hook(tmp_path, "quick", "import time; time.sleep(30)\n")
+    patient = hook(tmp_path, "patient", "pass\n")
+    session, agent = agent_for(
+        server,
+        workspace,
+        Asked(),
+        hook_set=HookSet(
+            [
+                HookSpec("SessionEnd", quick),
+                HookSpec("SessionEnd", patient, timeout=90.0, timeout_given=True),
+            ]
+        ),
+    )
+    said = await agent.hooks.session_end("other")
+    (failure,) = [n.message for n in said]
+    assert "timed out after 1.5 s" in failure  # not 60: quitting waits for it
+    assert [e["reason"] for e in logged(tmp_path, "patient")] == ["other"]
     session.close()

@@ -54,13 +54,12 @@ def test_a_settings_block_is_read_as_claude_code_writes_it_and_what_pleat_cannot
         HookSpec("PreToolUse", "./guard.sh", Matcher("Bash"), 5.0),
         HookSpec("Notification", "notify-send hi"),
         HookSpec("SessionEnd", "./bye.sh"),
+        HookSpec("Stop", "y"),  # a key pleat does not know costs nothing
     )
     assert problems == (
         ".claude/settings.json: hooks.PreToolUse[0].hooks[1] is a 'prompt' hook; pleat runs "
-        "command hooks only, so it is not used",
+        "command hooks only; that hook is not used",
         ".claude/settings.json: hooks.BrandNewEvent is not an event pleat knows; not used",
-        ".claude/settings.json: hooks.Stop[0].hooks[0]: unknown key 'color' (known: type, "
-        "command, timeout); that hook is not used",
     )
     idle = HookSet(specs)
     assert (
@@ -84,7 +83,7 @@ def test_config_toml_names_claude_codes_events_without_failing_and_still_refuses
     [
         ("{not json", "is not valid JSON"),
         ({"hooks": ["PreToolUse"]}, "hooks must be a table of events"),
-        ({"hooks": {"Stop": {"command": "x"}}}, "hooks.Stop must be an array of tables"),
+        ({"hooks": {"Stop": {"command": "x"}}}, "hooks.Stop must be a list"),
         ("x" * (MAX_SETTINGS_BYTES + 1), "is over 1024 KiB"),
     ],
 )
@@ -129,3 +128,41 @@ def test_approval_holds_for_the_hooks_it_saw_and_the_users_file_needs_none(
     path.write_text(json.dumps(project))
     assert len(gather_hooks((), workspace, environ).waiting) == 1
     assert gather_hooks((), workspace, environ, approve_all=True).waiting == ()
+
+
+def test_if_and_on_failure_are_kept_and_an_if_pleat_cannot_read_drops_the_hook() -> (
+    None
+):
+    block = {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [
+                    entry("./allow-tests.sh", **{"if": "Bash(npm test:*)"}),
+                    entry("./guard.sh", onFailure="block", timeout="900"),
+                    entry("./odd.sh", **{"if": "Bash(\x1b[2J)"}),
+                ],
+            }
+        ]
+    }
+    specs, problems = parse_claude_hooks(block, "s.json")
+    assert specs[0].condition == "run_command(npm test *)"
+    assert specs[1].block_on_failure and specs[1].timeout == 600.0  # brought into range
+    assert len(specs) == 2 and "never" not in problems[0]
+    assert "hooks[2].if" in problems[0] and problems[0].endswith("that hook is not used")
+
+
+def test_disable_all_hooks_in_the_users_file_turns_off_every_settings_files_hooks(
+    workspace: Path, tmp_path: Path
+) -> None:
+    environ = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    write(tmp_path / "claude" / "settings.json", {"disableAllHooks": True})
+    write(workspace / ".claude" / "settings.json", {"hooks": {"Stop": [{"command": "x"}]}})
+    gathered = gather_hooks((HookSpec("Stop", "mine"),), workspace, environ, approve_all=True)
+    assert gathered.hooks.specs == (HookSpec("Stop", "mine"),)  # config.toml's are pleat's own
+    assert any("disableAllHooks" in note for note in gathered.hooks.notes)
+    write(tmp_path / "claude" / "settings.json", {})  # a project's cannot turn off the user's
+    write(workspace / ".claude" / "settings.json", {"disableAllHooks": True})
+    write(tmp_path / "claude" / "settings.json", {"hooks": {"Stop": [{"command": "user"}]}})
+    gathered = gather_hooks((), workspace, environ)
+    assert gathered.hooks.specs == (HookSpec("Stop", "user"),)

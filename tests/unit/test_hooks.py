@@ -19,6 +19,7 @@ from agent.hooks import (
     hook_environment,
     run_hook,
 )
+from agent.terminal_text import visible
 
 # Seconds allowed for a killed process to disappear (reaped by init): a generous bound on a
 # loaded machine; the tests wait for an event, never assert how long it took.
@@ -220,7 +221,7 @@ async def test_a_hook_never_sees_a_key(workspace: Path, monkeypatch: pytest.Monk
 
 
 def answered(stdout: str, code: int = 0) -> HookRun:
-    return HookRun(spec("x"), code, stdout=stdout)
+    return HookRun(spec("x"), code, stdout=stdout, raw_stdout=stdout)
 
 
 def test_claude_codes_json_answers_block_and_add_context() -> None:
@@ -257,3 +258,30 @@ def test_a_deeply_nested_answer_is_not_a_json_answer() -> None:
     assert run.context == deep  # read as what it printed, as any text that is not an answer
     huge = '{"decision": "block", "reason": "x", "n": ' + "9" * 5000 + "}"
     assert answered(huge).answer == {} and not answered(huge).blocked
+
+
+def test_a_json_answer_is_read_from_the_raw_output_not_its_terminal_safe_form() -> None:
+    """A guard that quotes the command in its reason may hold a DEL or a C1 byte, which JSON
+    allows raw; escaping it for the terminal first would turn the deny into a go-on."""
+    deny = json.dumps(
+        {
+            "hookSpecificOutput": {
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "rm \x7f",
+            }
+        },
+        ensure_ascii=False,
+    )
+    run = HookRun(spec("x"), 0, stdout=visible(deny), raw_stdout=deny)
+    assert run.blocked and run.reason == "rm \\x7f"  # shown escaped
+
+
+def test_a_guard_whose_answer_was_cut_or_that_fails_with_on_failure_block_blocks() -> None:
+    cut = HookRun(HookSpec("PreToolUse", "x"), 0, raw_stdout='{"a": "' + "x" * 10, stdout_cut=True)
+    assert cut.blocked and "could not be read" in cut.reason
+    after = HookRun(HookSpec("PostToolUse", "x"), 0, raw_stdout='{"a": "', stdout_cut=True)
+    assert not after.blocked  # only a guard fails closed
+    guard = HookSpec("PreToolUse", "x", block_on_failure=True)
+    timed_out = HookRun(guard, None, problem="timed out after 5 s (killed)")
+    assert timed_out.blocked and "onFailure is block" in timed_out.reason
+    assert not HookRun(HookSpec("PreToolUse", "x"), None, problem="timed out").blocked

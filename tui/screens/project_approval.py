@@ -4,6 +4,7 @@ Claude Code hooks. Each lists all of it; used (y) or not (n)."""
 from __future__ import annotations
 
 import os
+import re
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -12,7 +13,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, Static
 
 from agent.claude_settings import SettingsHooks
-from agent.mcp.disclosure import server_lines
+from agent.hook_config import HookSpec
+from agent.mcp.disclosure import server_lines, shown
 from agent.mcp.project_file import PROJECT_FILE, ProjectServers
 from agent.terminal_text import visible
 from tui.screens.question import QuestionScreen
@@ -77,18 +79,21 @@ class HookApprovalScreen(ProjectApprovalScreen):
     def __init__(self, hooks: SettingsHooks) -> None:
         count = len(hooks.specs)
         plural = "s" if count != 1 else ""
-        items = [  # the file is the repository's: its bytes are made terminal-safe
-            visible(
-                f"{spec.event}"
-                + (f" ({spec.matcher.pattern})" if spec.matcher.pattern else "")
-                + f": {spec.command}"
-            )
-            for spec in hooks.specs
-        ]
+        items = [hook_line(spec) for spec in hooks.specs]
         super().__init__(
             f"This project's {visible(hooks.label)} would run {count} hook{plural} (shell "
             "commands, at the events named):",
             items,
             "They run with your permissions. Yes is remembered for this workspace until its "
-            "hooks change; No asks again next time.",
+            "hooks change (not the scripts they run: a change to those is not asked about); No "
+            "asks again next time.",
         )
+
+
+def hook_line(spec: HookSpec) -> str:
+    """A hook on one line, every character of it visible: the file is the repository's, so a
+    line break or a run of spaces must not hide the rest of a command."""
+    where = f" ({shown(spec.matcher.pattern)})" if spec.matcher.pattern else ""
+    condition = f" if {shown(spec.condition)}" if spec.condition else ""
+    command = re.sub(r" {4,}", lambda run: f" ⟨{len(run.group())} spaces⟩ ", spec.command)
+    return f"{spec.event}{where}{condition}: {shown(command)}"
