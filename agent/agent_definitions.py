@@ -10,7 +10,9 @@ Claude Code's files work unchanged. Each `NAME.md` has front matter (agent/front
                  Read, Write, Edit, Bash, Grep, Glob, LS ...; MCP tools as
                  `mcp__<server>__<tool>`, or `mcp__<server>` for all of a server's, taken as
                  written: they join once their server runs); absent: every tool
-    model        a litellm model string, or `inherit` (the session's model, also the default)
+    model        a litellm model string, or `inherit` (the session's model, also the default);
+                 Claude Code's aliases (sonnet, opus, haiku) mean the session's model too, noted
+                 once per file content
 
 and its body is the sub-agent's system prompt. The files are the workspace's (or the user's)
 and treated as hostile: regular files inside their directory only, a size cap, a count cap; a
@@ -29,6 +31,7 @@ from agent.config import config_path, pleat_home
 from agent.front_matter import FrontMatterError, parse_document
 from agent.mcp.names import is_mcp_name
 from agent.plan_mode import PLAN_TOOL
+from sessions.said_once import first_time
 from tools.paths import workspace_root
 from tools.task import DEFAULT_AGENT, TASK_TOOL
 from tools.workspace_text import read_workspace_text
@@ -195,7 +198,7 @@ def _load(path: Path, directory: Path, available: Collection[str], into: Definit
         description=description,
         prompt=parsed.body.strip(),
         tools=tools,
-        model=_model(fields.get("model"), where, into.notes),
+        model=_model(fields.get("model"), where, into.notes, read.text),
         source=str(path),
     )
 
@@ -225,15 +228,20 @@ def _tools(
     return tuple(chosen)
 
 
-def _model(value: str | None, where: str, notes: list[str]) -> str | None:
-    """The model a definition asks for (None: the session's)."""
+def _model(value: str | None, where: str, notes: list[str], content: str) -> str | None:
+    """The model a definition asks for (None: the session's), from the file holding `content`."""
     model = (value or "").strip()
     if not model or model == INHERIT:
         return None
     if model in CLAUDE_ALIASES:
-        notes.append(
+        note = (
             f"{where}: model {model!r} is a Claude Code alias, not a litellm model: the "
             "session's model is used"
         )
+        # Said once for each content of the file: the user learns that `haiku` does not make
+        # the sub-agent cheaper here, but a file shared with Claude Code, and rightly kept as it
+        # is, does not repeat it at every start; a changed file is told about again.
+        if first_time(note, content):
+            notes.append(note)
         return None
     return model

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import random
 import re
@@ -29,6 +30,7 @@ from agent.request_shape import (
     without_foreign_reasoning,
 )
 from agent.stream_assembly import ToolCallAssembler, stream_was_cut, usage_from
+from sessions.lone_surrogates import encodable
 from sessions.messages import ToolCall
 from sessions.usage import Usage
 
@@ -186,6 +188,13 @@ class LLMReply:
     reasoning_content: str | None = None
 
 
+# litellm's logger, and the variable that sets its level. Left alone it writes tracebacks to
+# stderr for what pleat reports itself in one line, or that is no failure at all: a reply whose
+# tool call holds a lone surrogate breaks only litellm's own cost logging of the stream.
+LITELLM_LOGGER = "LiteLLM"
+LITELLM_LOG = "LITELLM_LOG"
+
+
 def _litellm() -> Any:
     """Import litellm on first use (about 4 s and 170 MiB), offline and silent."""
     prepare_offline_env()
@@ -193,6 +202,8 @@ def _litellm() -> Any:
 
     litellm.suppress_debug_info = True  # it prints to stdout on errors, which would corrupt a TUI
     litellm.drop_params = True  # providers that lack an optional parameter get the call anyway
+    if LITELLM_LOG not in os.environ:  # unless the user asks for litellm's own log
+        logging.getLogger(LITELLM_LOGGER).setLevel(logging.CRITICAL)
     return litellm
 
 
@@ -503,9 +514,10 @@ class LLM:
                 delta = choice.delta
                 if thought := reasoning.add(delta):
                     yield ThinkingDelta(thought)
-                if getattr(delta, "content", None):
-                    text.append(delta.content)
-                    yield delta.content
+                if content := getattr(delta, "content", None):
+                    piece = encodable(content)  # a lone surrogate could not be sent back
+                    text.append(piece)
+                    yield piece
                 for tool_delta in getattr(delta, "tool_calls", None) or ():
                     calls.add(tool_delta)
                 if choice.finish_reason:

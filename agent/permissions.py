@@ -10,6 +10,8 @@ TUI's modal; headless, a refusal that says how to allow it).
 
 from __future__ import annotations
 
+import json
+import shlex
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +35,10 @@ PLAN_REFUSAL = (
 )
 
 
+# The example rule a headless refusal gives when "always" has none to offer (a command that
+# is not plain): the shape of a command rule, the calls that most often ask.
+EXAMPLE_RULE = "run_command(pytest *)"
+
 # How strict each verdict is: a variant of a call may run in its place only when it would be
 # decided no more strictly (Permissions.as_free_as).
 STRICTNESS = {"run": 0, "ask": 1, "refuse": 2}
@@ -51,6 +57,10 @@ class ApprovalRequest:
     # Who asks, when it is not the agent the user talks to: a sub-agent (its task's
     # description: agent/subagents.py); "" for the agent itself.
     asker: str = ""
+    # The mode that made the call ask, and whether the tool only edits files (accept-edits
+    # would run it): what a refusal says would let it run.
+    mode: Mode = "ask"
+    edits_files: bool = False
 
 
 @dataclass(frozen=True)
@@ -176,7 +186,10 @@ class Permissions:
             return None
         preview = await tool.preview(args, context)
         always = tuple(map(str, verdict.always))
-        decision = await approve(ApprovalRequest(tool.name, args, preview, always))
+        request = ApprovalRequest(
+            tool.name, args, preview, always, mode=self.mode, edits_files=tool.edits_files
+        )
+        decision = await approve(request)
         if decision.approved:
             return None
         why = f": {decision.reason}" if decision.reason else ""
@@ -214,12 +227,21 @@ async def approve_all(request: ApprovalRequest) -> Decision:
 
 
 async def refuse_headless(request: ApprovalRequest) -> Decision:
-    """Headless, nobody can be asked: a call that would ask is refused, with the fix (the
-    example rule is the one "always" would have added, when there is one)."""
-    example = request.always[0] if request.always else "run_command(pytest *)"
+    """Headless, nobody can be asked: a call that would ask is refused, with the mode it asked
+    in and what would let it run there (the example rule is the one "always" would have
+    added, when there is one)."""
+    example = request.always[0] if request.always else EXAMPLE_RULE
+    # Quoted for the shell and for TOML (a rule may hold quotes: `run_command(python -c "...")`).
+    in_toml = json.dumps(example, ensure_ascii=False)
+    rule = f"--allow {shlex.quote(example)} or a rule in config.toml, e.g. allow = [{in_toml}]"
+    if request.mode == "plan":  # another mode would end the plan: only a rule keeps it
+        fix = f"allow it with {rule}"
+    elif request.mode == "ask" and request.edits_files:
+        fix = f"rerun with --permission-mode accept-edits or --yes, or allow it with {rule}"
+    else:  # in accept-edits the call is not an edit: only full-auto runs it
+        fix = f"rerun with --yes (--permission-mode full-auto), or allow it with {rule}"
     return Decision(
         False,
-        f"pleat runs headless in ask mode, so {request.tool} cannot be approved; the user can "
-        "rerun with --permission-mode accept-edits (edits) or full-auto (--yes), or allow it "
-        f'with a rule in config.toml, e.g. allow = ["{example}"]',
+        f"pleat runs headless in {request.mode} mode, where {request.tool} asks first, so it "
+        f"cannot be approved; the user can {fix}",
     )

@@ -3,16 +3,21 @@
 litellm streams Anthropic's thinking as deltas of `thinking_blocks` (text pieces, then one
 piece carrying the block's signature) and, for every provider, `reasoning_content` text. A
 signature closes a block; a redacted block arrives whole. The blocks must go back to the
-provider exactly as they came (sessions/messages.py keeps them on the reply).
+provider exactly as they came (sessions/messages.py keeps them on the reply), but for a lone
+UTF-16 surrogate, which becomes U+FFFD like everywhere else: kept, it could not be sent at all.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from sessions.lone_surrogates import encodable
+
 
 def _field(obj: Any, name: str) -> Any:
-    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+    """The field `name` of a delta or block; text with no lone surrogate (see the module)."""
+    value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+    return encodable(value) if isinstance(value, str) else value
 
 
 class ReasoningAssembler:

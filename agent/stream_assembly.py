@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sessions.lone_surrogates import encodable, mended_json
 from sessions.messages import ToolCall
 from sessions.usage import Usage
 
@@ -33,7 +34,9 @@ def usage_from(raw: Any) -> Usage:
 
 
 class ToolCallAssembler:
-    """Joins streamed tool-call deltas (id and name first, arguments in pieces) by index."""
+    """Joins streamed tool-call deltas (id and name first, arguments in pieces) by index. Each
+    lone surrogate in a call becomes U+FFFD: a raw one would make the next request impossible
+    to encode as UTF-8, and one escaped in the arguments (`\\ud800`) would reach the tool."""
 
     def __init__(self) -> None:
         self._parts: dict[int, dict[str, str]] = {}
@@ -57,7 +60,8 @@ class ToolCallAssembler:
         for index in sorted(self._parts):
             part = self._parts[index]
             call_id = part["id"] or f"call_pleat_{index}"
-            out.append(ToolCall(call_id, part["name"], part["arguments"]))
+            name, arguments = encodable(part["name"]), mended_json(part["arguments"])
+            out.append(ToolCall(encodable(call_id), name, arguments))
         return tuple(out)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from sessions.image_ref import ImageRef
 from sessions.lineage import Lineage
+from sessions.lone_surrogates import encodable, invalid_characters
 from sessions.messages import Message, ToolCall
 from sessions.redact import KnownSecrets
 from sessions.usage import UsageTally
@@ -27,20 +28,6 @@ JOURNAL_NAME = "journal.jsonl"
 PRIVATE_FILE_MODE = 0o600
 # Format version in the header line, for readers of future versions.
 FORMAT_VERSION = 1
-
-
-def invalid_characters(text: str) -> int:
-    """How many lone UTF-16 surrogates `text` holds: characters UTF-8 cannot encode."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return sum(1 for char in text if "\ud800" <= char <= "\udfff")
-    return 0
-
-
-def encodable(text: str) -> str:
-    """`text` with every lone surrogate replaced by U+FFFD."""
-    return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
 
 
 def now() -> str:

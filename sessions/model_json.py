@@ -81,19 +81,3 @@ def loads(text: str) -> Any:
         raise
     except (ValueError, RecursionError, MemoryError) as exc:
         raise ModelJsonError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
-
-
-def has_lone_surrogate(value: Any) -> bool:
-    """Whether any string in a parsed value holds a lone UTF-16 surrogate (`"\\ud800"` in JSON
-    parses, but cannot be written as UTF-8: not to a file, a path, or a terminal)."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(value, dict):
-        return any(has_lone_surrogate(k) or has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(has_lone_surrogate(v) for v in value)
-    return False

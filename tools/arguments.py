@@ -6,7 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from sessions.model_json import ModelJsonError, has_lone_surrogate, loads
+from sessions.lone_surrogates import has_lone_surrogate
+from sessions.model_json import ModelJsonError, loads
 from tools.base import Tool, ToolError
 from tools.schema_keywords import schema_problem
 

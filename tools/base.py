@@ -10,6 +10,7 @@ from typing import Any, Literal, Protocol
 
 from sessions.image_ref import ImageRef
 from sessions.output_spool import SpooledOutput
+from tools.call_summary import shown_arguments
 from tools.errors import ToolError as ToolError  # where tools have always found it
 from tools.image_file import LoadedImage
 from tools.output_budget import DEFAULT_OUTPUT_TOKENS, OutputBudget
@@ -131,8 +132,7 @@ class Tool(ABC):
 
     def describe_call(self, args: dict[str, Any]) -> str:
         """A one-line human summary of a call, for logs, the headless stderr and the TUI."""
-        shown = ", ".join(f"{k}={str(v)[:60]!r}" for k, v in args.items())
-        return f"{self.name}({shown})"
+        return f"{self.name}({shown_arguments(args)})"
 
     async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         """What the user approves: a diff for edits and writes, the command for the shell."""

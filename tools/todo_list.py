@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from sessions.lone_surrogates import has_lone_surrogate
 from sessions.messages import Message, is_summary
-from sessions.model_json import has_lone_surrogate
 from tools.base import ToolError
 
 # The tool's name (a contract of issue 15) and the summary message's meta key for the list.

@@ -10,10 +10,9 @@ json, puts U+FFFD in place of each lone surrogate, and passes the message on.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from sessions.journal import encodable
-from sessions.model_json import has_lone_surrogate
+from sessions.lone_surrogates import has_lone_surrogate, without_surrogates
 
 if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
@@ -33,17 +32,6 @@ def unparsed_line(error: Exception) -> str | None:
         if item.get("type") == "json_invalid" and isinstance(text, str):
             return text
     return None
-
-
-def without_surrogates(value: Any) -> Any:
-    """`value` (parsed JSON) with every lone surrogate in its strings and keys made U+FFFD."""
-    if isinstance(value, str):
-        return encodable(value)
-    if isinstance(value, list):
-        return [without_surrogates(item) for item in value]
-    if isinstance(value, dict):
-        return {encodable(k): without_surrogates(v) for k, v in value.items()}
-    return value
 
 
 def readable(error: Exception) -> SessionMessage | Exception:

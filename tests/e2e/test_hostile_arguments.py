@@ -33,7 +33,6 @@ class CraftingModel:
 
     def __init__(self) -> None:
         self.pending = [text for text, _ in SENT.values()]
-        self.pending.append('{"path": "\\ud800.txt", "content": "x"}')
         self.results: list[str] = []
 
     def __call__(self, body: dict[str, Any]) -> Text | ToolCalls:
@@ -63,10 +62,9 @@ def test_crafted_arguments_are_refused_resumed_and_folded(workspace: Path) -> No
         assert done.returncode == 0, done.stderr
         assert "Traceback" not in done.stderr, done.stderr
     assert "all refused" in first.stdout
-    assert len(model.results) == len(SENT) + 1
-    for result, (_, words) in zip(model.results, SENT.values(), strict=False):
+    assert len(model.results) == len(SENT)
+    for result, (_, words) in zip(model.results, SENT.values(), strict=True):
         assert words in result, result[:300]
-    assert "lone UTF-16 surrogate" in model.results[-1]
     assert not list(workspace.glob("*.txt"))[1:]  # nothing but a.txt was written
 
 

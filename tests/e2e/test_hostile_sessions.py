@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import TEST_API_KEY, TEST_MODEL
-from scripted_server import ScriptedServer, Text
+from scripted_server import ScriptedServer, Text, ToolCalls
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow
@@ -56,17 +56,37 @@ def journal_records(pleat_home: Path) -> list[dict[str, Any]]:
 def test_a_lone_surrogate_from_the_model_is_replaced_and_nothing_is_lost(
     server: ScriptedServer, workspace: Path, pleat_home: Path
 ) -> None:
-    server.push(Text("before \ud800 after"), Text("second answer"))
-    first = pleat(workspace, *model_args(server), "-p", "hello")
+    """A reply holding `\\ud800` (valid JSON) in its text and in a tool call's arguments, raw
+    in the path and escaped in the content: both become U+FFFD when the reply is assembled, so
+    the next request of the same turn, and of a --continue, can be sent."""
+    arguments = '{"path": "notes\ud800.txt", "content": "x \\ud800 y"}'
+    server.push(
+        ToolCalls([("write_file", arguments)], text="before \ud800 after"),
+        Text("written"),
+        Text("second answer"),
+    )
+    first = pleat(workspace, *model_args(server), "--yes", "-p", "hello")
     assert first.returncode == 0, first.stderr
-    assert "before" in first.stdout and "after" in first.stdout
-    replies = [r for r in journal_records(pleat_home) if r.get("type") == "message"]
-    assert replies[-1]["message"]["content"] == "before \ufffd after"
-    assert replies[-1]["replaced_characters"] == 1
+    assert first.stderr.count("\n") == 1, first.stderr  # the call's line, no litellm traceback
+    assert "before \ufffd after" in first.stdout and "written" in first.stdout
+    assert (workspace / "notes\ufffd.txt").read_text() == "x \ufffd y"
     again = pleat(workspace, *model_args(server), "--continue", "-p", "and?")
     assert again.returncode == 0, again.stderr
+    assert "second answer" in again.stdout
+    assert len(server.requests) == 3
+    for request in server.requests:  # as the server read it: a lone surrogate does not encode
+        json.dumps(request.body, ensure_ascii=False).encode("utf-8")
     sent = server.requests[-1].messages
-    assert [m["content"] for m in sent[-3:]] == ["hello", "before \ufffd after", "and?"]
+    assert [m["role"] for m in sent[-5:]] == ["user", "assistant", "tool", "assistant", "user"]
+    reply = sent[-4]
+    assert reply["content"] == "before \ufffd after"
+    (call,) = reply["tool_calls"]
+    assert json.loads(call["function"]["arguments"]) == {
+        "path": "notes\ufffd.txt",
+        "content": "x \ufffd y",
+    }
+    records = [r for r in journal_records(pleat_home) if r.get("type") == "message"]
+    assert not any("replaced_characters" in r for r in records)  # nothing left to replace
 
 
 def test_a_journal_that_cannot_be_written_stops_the_turn(

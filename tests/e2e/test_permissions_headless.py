@@ -69,7 +69,10 @@ def test_accept_edits_runs_an_edit_and_refuses_a_command(
     assert not (workspace / "ran").exists()
     edit, command = tool_results(server, 2)
     assert not edit.startswith("refused")
-    assert command.startswith("refused: the user did not approve run_command: pleat runs headless")
+    assert command.startswith(
+        "refused: the user did not approve run_command: pleat runs headless in accept-edits mode"
+    )
+    assert "rerun with --yes" in command and "--permission-mode accept-edits" not in command
 
 
 def test_a_deny_rule_beats_yes(server: ScriptedServer, workspace: Path, pleat_home: Path) -> None:

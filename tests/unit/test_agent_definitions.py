@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from agent.agent_definitions import (
     MAX_DEFINITION_BYTES,
     MAX_DESCRIPTION_CHARS,
     MAX_OFFERED,
     load_definitions,
 )
+from sessions import said_once
+from sessions.said_once import SAID_FILE, first_time
 
 TOOLS = ["read_file", "list_dir", "glob", "grep", "edit_file", "write_file", "run_command"]
 
@@ -62,6 +66,41 @@ def test_tools_and_models_are_read_as_claude_code_writes_them(workspace: Path) -
     assert len(found.notes) == 2
     assert "no tool named Teleport; left out" in found.notes[0]
     assert "'sonnet' is a Claude Code alias" in found.notes[1]
+
+
+def test_a_claude_code_alias_is_noted_once_for_each_content_of_its_file(
+    workspace: Path, pleat_home: Path
+) -> None:
+    agents = workspace / ".claude" / "agents"
+    write(agents, "fast.md", "---\ndescription: quick\nmodel: haiku\n---\n")
+    write(agents, "deep.md", "---\ndescription: slow\nmodel: opus\n---\n")
+
+    def alias_notes() -> list[str]:
+        found = load_definitions(workspace, TOOLS, home=workspace)
+        assert found.agents["fast"].model is None and found.agents["deep"].model is None
+        return [note for note in found.notes if "Claude Code alias" in note]
+
+    first = alias_notes()
+    assert len(first) == 2 and "'opus'" in first[0] and "'haiku'" in first[1]
+    assert alias_notes() == []  # the next start says nothing
+    write(agents, "fast.md", "---\ndescription: quicker\nmodel: haiku\n---\n")
+    assert alias_notes() == [first[1]]  # a changed file is told about again, once
+    assert alias_notes() == []
+
+
+def test_a_note_is_said_again_rather_than_lost_when_it_cannot_be_remembered(
+    pleat_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pleat_home.mkdir()
+    said = pleat_home / SAID_FILE
+    said.write_text("[not json")  # damaged: the memory starts over
+    assert first_time("note", "file") and not first_time("note", "file")
+    assert first_time("note", "another file") and first_time("another note", "file")
+    monkeypatch.setattr(said_once, "MAX_REMEMBERED", 2)  # the oldest is forgotten first
+    assert first_time("a third note") and first_time("note", "file")
+    said.unlink()
+    said.mkdir()  # cannot be written: every note is new
+    assert first_time("note") and first_time("note")
 
 
 def test_mcp_tools_are_taken_as_written_though_their_servers_have_not_started(

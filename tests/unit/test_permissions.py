@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import shlex
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agent.mcp.tool import McpTool
 from agent.permissions import (
     MODES,
     ApprovalRequest,
@@ -31,6 +34,7 @@ from tools.edit_file import EditFileTool
 from tools.read_file import ReadFileTool
 from tools.registry import default_registry
 from tools.shell import RunCommandTool
+from tools.web_fetch import WebFetchTool
 from tools.write_file import WriteFileTool
 
 READ, EDIT, WRITE, RUN = ReadFileTool(), EditFileTool(), WriteFileTool(), RunCommandTool()
@@ -144,6 +148,63 @@ async def test_check_asks_with_the_always_rules_and_words_the_refusal(workspace:
     assert await Permissions().check(RUN, {"command": "ls"}, context, approve_all) is None
     headless = await Permissions().check(RUN, {"command": "ls"}, context, refuse_headless)
     assert headless is not None and "--permission-mode" in headless and "allow" in headless
+
+
+async def never_called(remote: str, args: dict[str, Any]) -> Any:
+    raise AssertionError("a refused call never reaches its MCP server")
+
+
+MCP = McpTool("docs", "mcp__docs__search", "search", "searches", {"type": "object"}, never_called)
+# Headless refusals by mode and call: what the refusal must say (the mode, and a fix that works
+# for that call there), and what it must not (a fix that would not).
+HEADLESS_REFUSALS: dict[str, tuple[Mode, Tool, dict[str, Any], tuple[str, ...], str]] = {
+    "ask, a write": (
+        "ask", WRITE, {"path": "a.py", "content": "x"},
+        ("in ask mode", "--permission-mode accept-edits or --yes", 'allow = ["write_file"]'),
+        "",
+    ),
+    "ask, a command": (
+        "ask", RUN, {"command": "pytest -q"},
+        ("in ask mode", "--yes", "--allow 'run_command(pytest *)'"),
+        "accept-edits",
+    ),
+    "accept-edits, an MCP call": (
+        "accept-edits", MCP, {"q": "x"},
+        ("in accept-edits mode", "--yes", "--allow mcp__docs__search", '["mcp__docs__search"]'),
+        "--permission-mode accept-edits",
+    ),
+    "plan, a fetch": (
+        "plan", WebFetchTool(), {"url": "https://docs.python.org/3/"},
+        ("in plan mode", 'allow = ["web_fetch(https://docs.python.org/*)"]'),
+        "--yes",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", HEADLESS_REFUSALS)
+async def test_a_headless_refusal_names_the_mode_and_a_fix_that_works_there(
+    case: str, workspace: Path
+) -> None:
+    mode, tool, args, said, unsaid = HEADLESS_REFUSALS[case]
+    refusal = await Permissions(mode).check(tool, args, ToolContext(workspace), refuse_headless)
+    assert refusal is not None and refusal.startswith("refused: the user did not approve")
+    for words in said:
+        assert words in refusal
+    assert not unsaid or unsaid not in refusal
+
+
+async def test_a_headless_refusal_quotes_its_rule_for_the_shell_and_for_toml(
+    workspace: Path,
+) -> None:
+    command = 'python -c "print(1)"'  # an interpreter: "always" gives the exact command
+    refusal = await Permissions().check(
+        RUN, {"command": command}, ToolContext(workspace), refuse_headless
+    )
+    assert refusal is not None
+    rule = f"run_command({command})"
+    shell = refusal.split("--allow ", 1)[1].split(" or a rule", 1)[0]
+    assert shlex.split(shell) == [rule]
+    assert tomllib.loads(refusal.split("e.g. ", 1)[1]) == {"allow": [rule]}
 
 
 def test_rule_problems_name_rules_that_cannot_match() -> None:

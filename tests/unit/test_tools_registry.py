@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from sessions.messages import ToolCall
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.call_summary import SHOWN_ARGUMENTS, SHOWN_VALUE_CHARS
 from tools.registry import ToolRegistry, default_registry, validate_arguments
 
 ALL_TOOLS = [
@@ -92,6 +95,25 @@ def test_default_registry_has_every_tool_with_a_schema() -> None:
 def test_duplicate_names_are_refused() -> None:
     with pytest.raises(ValueError, match="already registered"):
         ToolRegistry([Echo(), Echo()])
+
+
+def test_a_call_is_one_short_line_with_json_literals(registry: ToolRegistry) -> None:
+    given = {"text": "it's\x1b[2J", "count": 3, "ratio": 0.5, "loud": True, "tags": ["a", 1]}
+    line = registry.describe(ToolCall("c1", "echo", json.dumps({**given, "extra": None})))
+    assert line == (
+        """echo(text="it's\\x1b[2J", count=3, ratio=0.5, loud=true, tags=["a", 1], extra=null)"""
+    )
+    long = registry.describe(
+        ToolCall("c2", "echo", json.dumps({"text": "x" * 500, "tags": ["y" * 500]}))
+    )
+    assert long == f"echo(text='{'x' * 59}…', tags=[\"{'y' * 57}…)"
+
+
+def test_a_crafted_call_is_described_within_bounds(registry: ToolRegistry) -> None:
+    crafted = {f"k{n}{'z' * 500}": "v" * 500 for n in range(1_000)}
+    line = registry.describe(ToolCall("c1", "echo", json.dumps(crafted)))
+    assert line.endswith(f", … {1_000 - SHOWN_ARGUMENTS} more)")
+    assert len(line) < SHOWN_ARGUMENTS * (2 * SHOWN_VALUE_CHARS + 6) + 30
 
 
 async def test_unknown_tool_lists_the_available_ones(

@@ -215,7 +215,8 @@ async def test_headless_refusal_gives_the_rule_that_would_allow_the_site() -> No
     decision = await refuse_headless(request)
     assert not decision.approved
     assert decision.reason.endswith(
-        'allow it with a rule in config.toml, e.g. allow = ["web_fetch(https://docs.python.org/*)"]'
+        "allow it with --allow 'web_fetch(https://docs.python.org/*)' or a rule in config.toml, "
+        'e.g. allow = ["web_fetch(https://docs.python.org/*)"]'
     )
 
 
