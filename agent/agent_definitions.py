@@ -27,6 +27,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.claude_tools import pleat_name
 from agent.config import config_path, pleat_home
 from agent.front_matter import FrontMatterError, parse_document
 from agent.mcp.names import is_mcp_name
@@ -60,19 +61,6 @@ MCP_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}\Z")
 INHERIT = "inherit"
 # Claude Code's model aliases: they name no litellm model, so the session's model is used.
 CLAUDE_ALIASES = frozenset({"sonnet", "opus", "haiku"})
-# Claude Code's tool names, as pleat's tools.
-CLAUDE_TOOLS = {
-    "read": "read_file",
-    "write": "write_file",
-    "edit": "edit_file",
-    "multiedit": "edit_file",
-    "bash": "run_command",
-    "grep": "grep",
-    "glob": "glob",
-    "ls": "list_dir",
-    "todowrite": "todo_write",
-    "webfetch": "web_fetch",
-}
 # Tools a sub-agent never gets: no sub-agents of its own (one level deep), and no plan review
 # (the plan is the parent's to present).
 NOT_FOR_SUBAGENTS = frozenset({TASK_TOOL, PLAN_TOOL})
@@ -214,7 +202,7 @@ def _tools(
     for raw in (part.strip() for part in listed.split(",")):
         if not raw:
             continue
-        name = raw if raw in available else CLAUDE_TOOLS.get(raw.lower(), raw)
+        name = raw if raw in available else pleat_name(raw)  # Claude Code's names too
         if name in NOT_FOR_SUBAGENTS or raw.lower() == TASK_TOOL:
             continue  # sub-agents start no sub-agents
         # An MCP server's tool (or all of them) is taken as written: servers start later.

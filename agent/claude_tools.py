@@ -91,6 +91,11 @@ COUNTERPARTS: dict[str, Counterpart] = {
 }
 # Claude Code's name -> pleat's, for rules and matchers written with Claude Code's names.
 PLEAT_NAMES = {counterpart.name: name for name, counterpart in COUNTERPARTS.items()}
+# Claude Code's tools pleat has no counterpart of but one that does their job, for the tool
+# lists of agent definitions (`tools: Read, MultiEdit`): MultiEdit is edits, one at a time.
+STAND_INS = {"MultiEdit": "edit_file"}
+# The same, by lower-case name: agent definitions are written by hand, `bash` or `Bash`.
+_BY_LOWER = {claude.lower(): pleat for claude, pleat in {**PLEAT_NAMES, **STAND_INS}.items()}
 # Milliseconds in a second.
 MS_PER_SECOND = 1000
 # A unified diff's hunk header: `@@ -old_start[,old_lines] +new_start[,new_lines] @@`.
@@ -102,6 +107,12 @@ def claude_name(name: str) -> str:
     `name` itself)."""
     counterpart = COUNTERPARTS.get(name)
     return counterpart.name if counterpart else name
+
+
+def pleat_name(name: str) -> str:
+    """pleat's tool for Claude Code's tool `name` (in any case); `name` itself when there is
+    none (pleat's own names, MCP tools)."""
+    return _BY_LOWER.get(name.lower(), name)
 
 
 def tool_names(name: str) -> tuple[str, ...]:

@@ -61,6 +61,10 @@ class ApprovalRequest:
     # would run it): what a refusal says would let it run.
     mode: Mode = "ask"
     edits_files: bool = False
+    # Set when a PreToolUse hook asked for this question (its permissionDecision "ask") where
+    # the mode would have run the call: the hook's reason ("" when it gave none).
+    hook_asked: bool = False
+    hook_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,7 @@ class Permissions:
         approve: Approver,
         *,
         hook: Literal["allow", "ask"] | None = None,
+        hook_reason: str = "",
     ) -> str | None:
         """None when the call may run; otherwise the refusal the model reads as its result.
         A PreToolUse hook's decision (agent/tool_hooks.py) weighs in as in Claude Code: "allow"
@@ -187,7 +192,14 @@ class Permissions:
         preview = await tool.preview(args, context)
         always = tuple(map(str, verdict.always))
         request = ApprovalRequest(
-            tool.name, args, preview, always, mode=self.mode, edits_files=tool.edits_files
+            tool.name,
+            args,
+            preview,
+            always,
+            mode=self.mode,
+            edits_files=tool.edits_files,
+            hook_asked=hook == "ask",
+            hook_reason=hook_reason,
         )
         decision = await approve(request)
         if decision.approved:
@@ -230,6 +242,13 @@ async def refuse_headless(request: ApprovalRequest) -> Decision:
     """Headless, nobody can be asked: a call that would ask is refused, with the mode it asked
     in and what would let it run there (the example rule is the one "always" would have
     added, when there is one)."""
+    if request.hook_asked:  # no mode or rule lets it run: the hook wants a person to say yes
+        why = f" ({request.hook_reason})" if request.hook_reason else ""
+        return Decision(
+            False,
+            f"a PreToolUse hook asks for a person to approve {request.tool}{why}, and nobody "
+            "can be asked in a headless run; do not retry it: tell the user what you wanted to do",
+        )
     example = request.always[0] if request.always else EXAMPLE_RULE
     # Quoted for the shell and for TOML (a rule may hold quotes: `run_command(python -c "...")`).
     in_toml = json.dumps(example, ensure_ascii=False)

@@ -52,7 +52,7 @@ async def run_tool(agent: Agent, call: ToolCall, calls: int = 1) -> ToolOutput:
             text = f"a PreToolUse hook changed the input of {call.name} to one not valid: {error}"
             return ToolOutput(text, is_error=True)
     refusal = await agent.permissions.check(
-        tool, args, context, agent.approve, hook=hooked.decision
+        tool, args, context, agent.approve, hook=hooked.decision, hook_reason=hooked.reason
     )
     if refusal is not None:
         return ToolOutput(refusal, is_error=True)

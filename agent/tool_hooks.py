@@ -96,6 +96,8 @@ class PreToolOutcome:
     # The hooks' permission decision: "allow" answers the question the call would ask; "ask"
     # asks even where the mode would run it (agent/permissions.py); None leaves it to the mode.
     decision: Decision | None = None
+    # The reason of the hooks that decided "ask" (shown with the question).
+    reason: str = ""
     # The arguments a hook's updatedInput gives the call (pleat's names; not checked yet).
     arguments: dict[str, Any] | None = None
     # What the hooks add for the model: joined to the call's result.
@@ -136,7 +138,9 @@ def pre_outcome(
         assert updated is not None
         arguments = pleat_arguments(call.name, updated, args, workspace, known)
     names = tuple(run.spec.name for run in changing)
-    return PreToolOutcome(None, decision, arguments, context, changed_by=names)
+    asking = "; ".join(run.reason for run in runs if run.decision == "ask" and run.reason)
+    reason = asking if decision == "ask" else ""
+    return PreToolOutcome(None, decision, reason, arguments, context, changed_by=names)
 
 
 def with_context(output: ToolOutput, event: str, context: str) -> str:

@@ -19,7 +19,7 @@ from agent.events import ErrorEvent, TurnDone
 from agent.hook_config import HookSpec, Matcher
 from agent.hooks import HookSet
 from agent.loop import Agent
-from agent.permissions import ApprovalRequest, Decision
+from agent.permissions import ApprovalRequest, Decision, refuse_headless
 from sessions.store import Session
 
 
@@ -33,9 +33,11 @@ class Asked:
 
     def __init__(self) -> None:
         self.commands: list[str] = []
+        self.requests: list[ApprovalRequest] = []
 
     async def __call__(self, request: ApprovalRequest) -> Decision:
         self.commands.append(str(request.arguments.get("command", request.tool)))
+        self.requests.append(request)
         return Decision(True)
 
 
@@ -149,6 +151,7 @@ async def test_ask_asks_in_full_auto_and_allow_never_beats_a_deny_rule(
     (workspace / "notes.txt").write_text("keep")
     await turn(agent, "go")
     assert asked.commands == ["git status"]  # "ask" beats "allow", and asks in full-auto
+    assert asked.requests[0].hook_asked and asked.requests[0].hook_reason == "confirm pushes"
     ran, denied = tool_results(server, 1)
     assert "exit code" in ran
     assert denied.startswith('refused: run_command is denied by the rule "run_command(rm *)"')
@@ -297,4 +300,29 @@ async def test_session_end_hooks_get_a_short_time_unless_they_ask_for_more(
     (failure,) = [n.message for n in said]
     assert "timed out after 1.5 s" in failure  # not 60: quitting waits for it
     assert [e["reason"] for e in logged(tmp_path, "patient")] == ["other"]
+    session.close()
+
+
+async def test_a_hooks_ask_headless_says_a_person_must_approve_and_why(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    settings = Config(
+        model=TEST_MODEL,
+        api_base=server.base_url,
+        api_key=TEST_API_KEY,
+        **hooks(PreToolUse=[{"command": hook(tmp_path, "ask", ASK)}]),
+    )
+    session = Session.create(workspace, model=TEST_MODEL)
+    permissions = permissions_from(settings, full_auto=True)  # --yes: the mode would run it
+    agent = build_agent(
+        settings, workspace, refuse_headless, session=session, permissions=permissions
+    )
+    server.push(ToolCalls([("run_command", {"command": "git push"})]), Text("ok"))
+    await turn(agent, "go")
+    (result,) = tool_results(server, 1)
+    assert result == (
+        "refused: the user did not approve run_command: a PreToolUse hook asks for a person to "
+        "approve run_command (confirm pushes), and nobody can be asked in a headless run; do "
+        "not retry it: tell the user what you wanted to do"
+    )
     session.close()

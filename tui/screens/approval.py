@@ -56,6 +56,9 @@ class ApprovalScreen(QuestionScreen[Answer]):
         title = f"Allow {visible(self.request.tool)}?"
         if self.request.asker:
             title += f"  (asked by the sub-agent of the task “{visible(self.request.asker)}”)"
+        if self.request.hook_asked:  # the mode would have run it: say who wants a yes
+            why = f": {visible(self.request.hook_reason)}" if self.request.hook_reason else ""
+            title += f"  (a PreToolUse hook asks{why})"
         return title
 
     def _always_line(self) -> str:
