@@ -7,6 +7,7 @@ import json
 import os
 import random
 import re
+import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -490,6 +491,7 @@ class LLM:
         if claude and max_tokens:
             kwargs["max_tokens"] = max_tokens
         kwargs.update(thinking_arguments(self.settings.thinking))
+        started = time.monotonic()
         response = await litellm.acompletion(**kwargs)
         text: list[str] = []
         calls = ToolCallAssembler()
@@ -516,7 +518,7 @@ class LLM:
         yield LLMReply(
             text="".join(text),
             tool_calls=calls.calls(),
-            usage=self._with_cost(usage_from(usage)),
+            usage=self._with_cost(usage_from(usage, time.monotonic() - started)),
             finish_reason=finish,
             thinking_blocks=blocks,
             reasoning_content=reasoning_text,
