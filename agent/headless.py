@@ -88,10 +88,20 @@ def render(event: Event, out: TextIO, err: TextIO) -> None:
         err.write(f"pleat: {event.message}\n")
 
 
-async def run_compact(agent: Agent, session: Session, focus: str, out: TextIO, err: TextIO) -> int:
-    """`pleat -p "/compact [focus]"`: fold now and say what happened."""
+async def run_compact(
+    agent: Agent,
+    session: Session,
+    focus: str,
+    out: TextIO,
+    err: TextIO,
+    report: JsonReport | None = None,
+) -> int:
+    """`pleat -p "/compact [focus]"`: fold now and say what happened (and, given a JSON
+    `report`, report the fold and its call there)."""
     last: Event | None = None
     async for event in agent.compact(focus=focus or None):
+        if report is not None:
+            report.event(event)
         if isinstance(event, HookNotice):
             render(event, out, err)
         else:
@@ -330,6 +340,8 @@ def run_headless(
         if handler is not None:
             if report is not None:
                 report.start()
+            if handler is run_compact:  # its fold is reported like a turn's
+                handler = functools.partial(run_compact, report=report)
             work = functools.partial(handler, agent, session, focus.strip(), out, errors)
         else:
             try:

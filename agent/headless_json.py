@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from agent.loop import Agent
     from agent.mcp.manager import McpServers
 
+# What --output-format takes: the answer as text, one result object, or one object a line.
 OutputFormat = Literal["text", "json", "stream-json"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
 

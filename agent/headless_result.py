@@ -11,6 +11,7 @@ from agent.events import ErrorKind, TurnDone
 from agent.headless_lines import claude_usage, new_uuid
 from sessions.usage import Usage, UsageTally
 
+# Claude Code's subtype of a run that answered.
 SUCCESS = "success"
 # Claude Code's subtypes of a failed run: the turn cap (--max-tool-iterations), the spending
 # cap (--max-budget-usd), anything else.

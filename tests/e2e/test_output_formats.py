@@ -279,13 +279,18 @@ def test_a_cap_below_the_first_call_sends_nothing(workspace: Path) -> None:
 
 def test_a_slash_command_streams_its_init_and_a_failure_is_its_result(workspace: Path) -> None:
     """A headless slash command in stream-json opens with the init line like a turn; when it
-    fails, its error line is the result, not an empty string."""
+    fails, its error line is the result, not an empty string; /compact's fold is a manual
+    compact_boundary."""
     with ScriptedServer(api_key=TEST_API_KEY, models={PRICED_MODEL}) as server:
-        server.push(Text("hello"))
+        server.push(Text("hello"), Text("<topics>greeting</topics><summary>said hi</summary>"))
         assert pleat(workspace, server, "-p", "hi").returncode == 0
         done = pleat(
             workspace, server, "-p", "/rewind 9", "--continue", "--output-format", "stream-json"
         )
+        folded = pleat(
+            workspace, server, "-p", "/compact", "--continue", "--output-format", "stream-json",
+            "--compaction", "tail_messages=1",
+        )  # fmt: skip
     assert done.returncode == 2, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(line["type"], line.get("subtype")) for line in lines] == [
@@ -294,3 +299,9 @@ def test_a_slash_command_streams_its_init_and_a_failure_is_its_result(workspace:
     ]
     assert lines[-1]["is_error"] is True
     assert lines[-1]["result"] == "there is no turn 9: this conversation has 1"
+    assert folded.returncode == 0, folded.stderr
+    init, fold, result = (line for line, _ in parsed(folded.stdout))
+    assert init["subtype"] == "init"
+    assert fold["subtype"] == "compact_boundary" and fold["compact_metadata"]["trigger"] == "manual"
+    assert result["subtype"] == "success" and result["compactions"] == 1
+    assert "chunk 1" in result["result"] and result["modelUsage"]
