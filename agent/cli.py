@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from agent.permission_modes import mode_named
 from agent.terminal_text import VisibleStream
 
 if TYPE_CHECKING:
@@ -76,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with -p: the answer as text (default), one JSON result object, or one JSON event "
         "per line (Claude Code's field names)",
     )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="taken for Claude Code's scripts (claude -p --output-format stream-json --verbose): "
+        "pleat's stream-json always carries every message",
+    )
     parser.add_argument("--model", help="litellm model string, e.g. anthropic/claude-sonnet-4-5")
     parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server")
     parser.add_argument(
@@ -100,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--permission-mode",
         metavar="MODE",
         help="ask (default: writes, edits and commands ask; headless, refused), accept-edits "
-        "(edits run, commands ask), plan (only reading tools run), full-auto (everything runs)",
+        "(edits run, commands ask), plan (only reading tools run), full-auto (everything runs); "
+        "Claude Code's names too: default, acceptEdits, plan, bypassPermissions, dontAsk",
     )
     parser.add_argument(
         "--allow",
@@ -193,7 +201,8 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
 
         return replay(argv[1:])
     args = build_parser().parse_args(argv)
-    if args.yes and args.permission_mode not in (None, "full-auto"):
+    named = None if args.permission_mode is None else mode_named(args.permission_mode)
+    if args.yes and named not in (None, "full-auto"):
         return fail(
             f"--yes means --permission-mode full-auto; it cannot go with --permission-mode "
             f"{args.permission_mode}",

@@ -25,7 +25,7 @@ from agent.model_settings import (
     VISION_ON,
     ModelSettings,
 )
-from agent.permission_modes import MODES
+from agent.permission_modes import CLAUDE_ALIASES, MODES, mode_named
 from agent.request_shape import THINKING_LEVELS, THINKING_OFF
 from sessions.short_text import quoted
 from tools.command_limits import MAX_TIMEOUT_SECONDS
@@ -152,7 +152,10 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
         'a list of http(s) URLs, e.g. ["http://localhost:11434"]',
     ),
     "max_budget_usd": (lambda v: v > 0, "dollars > 0"),
-    "permission_mode": (lambda v: v in MODES, f"one of {', '.join(MODES)}"),
+    "permission_mode": (
+        lambda v: v in MODES,
+        f"one of {', '.join(MODES)} (or Claude Code's {', '.join(CLAUDE_ALIASES)})",
+    ),
     "thinking": (
         lambda v: v in (THINKING_OFF, *THINKING_LEVELS) or (v.isdigit() and int(v) >= 1_024),
         'off, low, medium, high, or a token budget of at least 1024 (e.g. "8000")',
@@ -271,6 +274,8 @@ def _validated(
             value = VISION_ON if value else VISION_OFF
         elif key in WORD_OR_BOOL and isinstance(value, str):
             value = value.strip().lower()
+        if key == "permission_mode" and isinstance(value, str):
+            value = mode_named(value.strip())  # Claude Code's names too (`acceptEdits`)
         coerced = _coerce(label(key), value, kinds[key], source)
         check = _CHECKS.get(key)
         if check is not None and not check[0](coerced):

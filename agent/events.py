@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sessions.messages import ToolCall
+from sessions.messages import Message, ToolCall
 from sessions.usage import CallPurpose, Usage
 
 # A provider failure's class (agent/llm.py classifies every litellm error as one of these).
@@ -68,6 +68,19 @@ class SubagentActivity:
     call: ToolCall
     session_id: str
     summary: str = ""
+
+
+@dataclass(frozen=True)
+class SubagentMessage:
+    """A message a sub-agent at work on a `task` call added to its own conversation (its reply,
+    or a tool's result), with the usage of the model call that made a reply: for front ends that
+    show a sub-agent's whole conversation (stream-json, under the task call's id)."""
+
+    call: ToolCall
+    session_id: str
+    model: str  # the sub-agent's (an agent definition may name its own)
+    message: Message
+    usage: Usage | None = None
 
 
 @dataclass(frozen=True)
@@ -182,6 +195,7 @@ Event = (
     | ToolCallStarted
     | ToolCallFinished
     | SubagentActivity
+    | SubagentMessage
     | PromptDelivered
     | PromptBlocked
     | HookNotice

@@ -43,7 +43,8 @@ from agent.exit_codes import (
 from agent.fold_line import describe_compaction
 from agent.fork import ForkRefused, fork_session
 from agent.headless_custom import CommandRefused, custom_prompt, tui_only_refusal
-from agent.headless_json import JsonReport, OutputFormat
+from agent.headless_denials import DenialLog
+from agent.headless_json import JsonReport, OutputFormat, json_report
 from agent.headless_rewind import run_rewind, run_undo
 from agent.hooks import HookSet
 from agent.loop import Agent
@@ -89,10 +90,20 @@ def render(event: Event, out: TextIO, err: TextIO) -> None:
         err.write(f"pleat: {event.message}\n")
 
 
-async def run_compact(agent: Agent, session: Session, focus: str, out: TextIO, err: TextIO) -> int:
-    """`pleat -p "/compact [focus]"`: fold now and say what happened."""
+async def run_compact(
+    agent: Agent,
+    session: Session,
+    focus: str,
+    out: TextIO,
+    err: TextIO,
+    report: JsonReport | None = None,
+) -> int:
+    """`pleat -p "/compact [focus]"`: fold now and say what happened (and, given a JSON
+    `report`, report the fold and its call there)."""
     last: Event | None = None
     async for event in agent.compact(focus=focus or None):
+        if report is not None:
+            report.event(event)
         if isinstance(event, HookNotice):
             render(event, out, err)
         else:
@@ -151,6 +162,7 @@ async def run_turn(
     done: TurnDone | None = None
     wrote_text = False
     if report is not None:
+        agent.registry.sync()  # the tools the turn offers (MCP servers' too), for the init line
         report.start()
         out = io.StringIO()  # the answer goes into the report's result, not to the terminal
     try:
@@ -174,7 +186,7 @@ async def run_turn(
             out.write("\n")
             out.flush()
     if report is not None:
-        report.finish(done, error.message if error else None)
+        report.finish(done, error.message if error else None, kind=error.kind if error else None)
     if error is None:
         return EXIT_OK
     print(f"pleat: error: {error.message}", file=err)
@@ -324,6 +336,8 @@ def run_headless(
         print(f"pleat: {note}", file=sys.stderr)
     # Calls the mode and rules leave to ask are refused, with the fix (nobody to ask).
     permissions = permissions_from(config, full_auto=approve_everything)
+    if output_format != "text":  # the result names the calls refused
+        permissions = DenialLog(permissions)
     command, _, focus = prompt.strip().partition(" ")
     mcp = headless_servers(
         config.mcp_servers, workspace, approve_everything=approve_everything, err=sys.stderr
@@ -345,10 +359,9 @@ def run_headless(
             print(f"pleat: note: {problem}", file=sys.stderr)
         for note in definition_notes(agent.registry):
             print(f"pleat: note: {note}", file=sys.stderr)
-        report = None
-        if output_format != "text":
-            stream = output_format == "stream-json"
-            report = JsonReport(agent, session.id, sys.stdout, stream=stream)
+        report = json_report(
+            output_format, agent, session.id, sys.stdout, mcp=mcp, commands=HEADLESS_COMMANDS
+        )
         captured = io.StringIO()  # with a report, a command's line becomes its result
         out = sys.stdout if report is None else captured
         handler = HEADLESS_COMMANDS.get(command)
@@ -356,6 +369,8 @@ def run_headless(
         if handler is not None:
             if report is not None:
                 report.start()
+            if handler is run_compact:  # its fold is reported like a turn's
+                handler = functools.partial(run_compact, report=report)
             work = functools.partial(handler, agent, session, focus.strip(), out, errors)
         else:
             try:

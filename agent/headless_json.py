@@ -1,11 +1,14 @@
-"""`--output-format json | stream-json`: headless results for scripts, in Claude Code's shape.
+"""`--output-format json | stream-json`: a headless run reported as Claude Code's SDK messages, so
+scripts and SDKs written for `claude -p` read pleat's output.
 
-`json` prints one object when the run ends: `{"type": "result", "subtype", "is_error", "result",
-"session_id", "num_turns", "duration_ms", "total_cost_usd", "usage"}`, plus pleat's
-`compactions`. `stream-json` prints one object per line as the run goes: a `system`/`init`
-line, each assistant message, each tool result (as a `user` message holding a `tool_result`),
-each compaction (a `system`/`compaction` line), then the same result object. The field names
-are Claude Code's, so scripts written for `claude -p --output-format json` read pleat's output.
+`json` prints the result object when the run ends (agent/headless_result.py). `stream-json`
+prints one object per line as the run goes: the `system`/`init` line (agent/headless_init.py),
+each assistant reply and each tool result (a `user` message holding a `tool_result`), those of
+sub-agents under the id of their `task` call (`parent_tool_use_id`), a `system`/
+`compact_boundary` line for each fold (agent/headless_lines.py), then the same result object.
+A note pleat wrote where a reply did not come (a failed call) is never shown as the model's:
+the run's error is the result's. Every line is ASCII (`json.dumps`' default): no byte the model
+sent reaches the terminal as a control character.
 """
 
 from __future__ import annotations
@@ -13,140 +16,190 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from typing import Any, Literal, TextIO
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
-from agent.events import CompactionDone, Event, TextDelta, TurnDone
-from agent.loop import Agent
-from sessions.messages import Message
-from sessions.usage import UsageTally
+from agent.claude_tools import MS_PER_SECOND, claude_input, claude_name
+from agent.events import (
+    CompactionDone,
+    ErrorKind,
+    Event,
+    SubagentMessage,
+    TextDelta,
+    ThinkingDelta,
+    TurnDone,
+    UsageReported,
+)
+from agent.headless_denials import DenialLog
+from agent.headless_init import init_line
+from agent.headless_lines import Lines, compact_boundary, stop_reason
+from agent.headless_result import ModelFacts, Outcome, RunRecord, run_usage
+from sessions.messages import NO_REPLY_KEY, Message, ToolCall, unseen
+from sessions.usage import Usage
 
+if TYPE_CHECKING:
+    from agent.loop import Agent
+    from agent.mcp.manager import McpServers
+
+# What --output-format takes: the answer as text, one result object, or one object a line.
 OutputFormat = Literal["text", "json", "stream-json"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
-# Claude Code's result subtypes: the run answered, hit its turn cap, or failed.
-SUBTYPES = {"answer": "success", "iteration_cap": "error_max_turns"}
-ERROR_SUBTYPE = "error_during_execution"
-
-
-def _usage(before: UsageTally, after: UsageTally) -> dict[str, int]:
-    """The tokens of this run's calls (compression included), with Anthropic's field names."""
-    return {
-        "input_tokens": after.prompt_tokens - before.prompt_tokens,
-        "cache_creation_input_tokens": after.cache_creation_tokens - before.cache_creation_tokens,
-        "cache_read_input_tokens": after.cached_tokens - before.cached_tokens,
-        "output_tokens": after.completion_tokens - before.completion_tokens,
-    }
 
 
 class JsonReport:
-    """Follows one headless run's events and prints them as `json` or `stream-json`."""
+    """`json`: follows one headless run's events and prints its result object at the end."""
 
-    def __init__(self, agent: Agent, session_id: str, out: TextIO, *, stream: bool) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        session_id: str,
+        out: TextIO,
+        *,
+        mcp: McpServers | None = None,
+        commands: Iterable[str] = (),
+    ) -> None:
         self.agent = agent
         self.session_id = session_id
         self.out = out
-        self.stream = stream
+        self.mcp = mcp
+        self.commands = tuple(commands)  # the headless slash commands, for the init line
         self.started = time.monotonic()
         self.usage_before = dataclasses.replace(agent.usage)
-        self.compactions = 0
-        self.turns = 0
-        # Messages already printed (stream-json), by id: a fold replaces the history, so new
-        # messages are found by id, not by position.
-        self._shown = {message.id for message in agent.history}
+        self.record = RunRecord()
+        self.lines = Lines(session_id, agent.context.workspace)
+        self._shown = {message.id for message in agent.history}  # by id: folds rebuild it
+        self._calls: dict[str, ToolCall] = {}  # every call seen, by id (for the denials)
+        self._reply_usage: Usage | None = None  # of the call whose reply is not shown yet
 
     def _print(self, record: dict[str, Any]) -> None:
         self.out.write(json.dumps(record) + "\n")  # ASCII: no control byte reaches the terminal
         self.out.flush()
 
+    def line(self, record: dict[str, Any]) -> None:
+        """A line of the run: stream-json prints it, json only counts what it says."""
+
     def start(self) -> None:
-        """The init line of stream-json: the session, the model, the tools, the workspace, the
-        permission mode."""
-        if self.stream:
-            self._print(
-                {
-                    "type": "system",
-                    "subtype": "init",
-                    "session_id": self.session_id,
-                    "cwd": str(self.agent.context.workspace),
-                    "model": self.agent.llm.model,
-                    "tools": self.agent.registry.names(),
-                    "permissionMode": self.agent.permissions.mode,
-                }
-            )
+        """The run begins (stream-json: its init line)."""
 
     def event(self, event: Event) -> None:
-        """Take one event of the run; in stream-json, print what it completed."""
-        if isinstance(event, CompactionDone):
-            self.compactions += 1
-            if self.stream:
-                self._print(
-                    {
-                        "type": "system",
-                        "subtype": "compaction",
-                        "session_id": self.session_id,
-                        "chunk": event.chunk,
-                        "folded_messages": event.folded_messages,
-                        "tokens_before": event.tokens_before,
-                        "tokens_after": event.tokens_after,
-                        "topics": event.topics,
-                    }
-                )
-        if isinstance(event, TurnDone):
-            self.turns += event.iterations
-        if self.stream and not isinstance(event, TextDelta):
-            for message in self.agent.history:
-                if message.id not in self._shown and message.role in ("assistant", "tool"):
-                    self._shown.add(message.id)
-                    self._print(self._message(message))
+        """Take one event of the run; show the messages it completed."""
+        if isinstance(event, UsageReported):
+            self.record.add_usage(event.usage, event.model)
+            if event.purpose == "turn":
+                self._reply_usage = event.usage
+        elif isinstance(event, CompactionDone):
+            self.record.compactions += 1
+            self.line(compact_boundary(event, self.session_id))
+        elif isinstance(event, TurnDone):
+            self.record.turns += event.iterations
+        elif isinstance(event, SubagentMessage):
+            self._subagent(event)
+        if not isinstance(event, TextDelta | ThinkingDelta):
+            self._new_messages()
 
-    def _message(self, message: Message) -> dict[str, Any]:
-        """An assistant message, or a tool result as the user message that carries it."""
-        common = {"parent_tool_use_id": None, "session_id": self.session_id}
-        if message.role == "tool":
-            result = {
-                "type": "tool_result",
-                "tool_use_id": message.tool_call_id,
-                "content": message.content or "",
-                "is_error": bool(message.meta.get("is_error")),
-            }
-            return {"type": "user", "message": {"role": "user", "content": [result]}, **common}
-        content: list[dict[str, Any]] = []
-        if message.content:
-            content.append({"type": "text", "text": message.content})
-        for call in message.tool_calls:
-            content.append(
+    def _new_messages(self) -> None:
+        """The run's messages added since the last look: replies and tool results."""
+        for message in unseen(self.agent.history, self._shown):
+            if message.role == "assistant":
+                usage, self._reply_usage = self._reply_usage, None
+                if not message.meta.get(NO_REPLY_KEY):
+                    self.record.stop_reason = stop_reason(message)
+                    self._calls.update((call.id, call) for call in message.tool_calls)
+                    self.line(self.lines.assistant(message, self.agent.llm.model, usage))
+            elif message.role == "tool":
+                self._denied(message)
+                self.line(self.lines.tool_result(message))
+
+    def _subagent(self, event: SubagentMessage) -> None:
+        """A sub-agent's message, under its task call: its prompt, replies and tool results."""
+        message = event.message
+        lines = Lines(
+            self.session_id,
+            self.agent.context.workspace,
+            parent=event.call.id,
+            conversation_id=event.session_id,
+        )
+        if message.role == "assistant" and not message.meta.get(NO_REPLY_KEY):
+            self._calls.update((call.id, call) for call in message.tool_calls)
+            self.line(lines.assistant(message, event.model, event.usage))
+        elif message.role == "tool":
+            self._denied(message)
+            self.line(lines.tool_result(message))
+        elif message.role == "user" and not message.meta.get("injected"):
+            self.line(lines.prompt(message))
+
+    def _denied(self, result: Message) -> None:
+        """Count a tool result the permission check gave (the call was refused)."""
+        permissions = self.agent.permissions
+        call = self._calls.get(result.tool_call_id or "")
+        if call is None or not isinstance(permissions, DenialLog):
+            return
+        if result.meta.get("is_error") and permissions.take(call.name, result.content or ""):
+            args = call.parsed_arguments()
+            workspace = self.agent.context.workspace
+            self.record.denials.append(
                 {
-                    "type": "tool_use",
-                    "id": call.id,
-                    "name": call.name,
-                    "input": call.parsed_arguments(),
+                    "tool_name": claude_name(call.name),
+                    "tool_use_id": call.id,
+                    "tool_input": claude_input(call.name, args, workspace),
+                    "pleat_name": call.name,
+                    "pleat_input": args,
                 }
             )
-        body = {
-            "id": message.id,
-            "type": "message",
-            "role": "assistant",
-            "model": self.agent.llm.model,
-            "content": content,
-        }
-        return {"type": "assistant", "message": body, **common}
 
-    def finish(self, done: TurnDone | None, error: str | None, answer: str = "") -> None:
-        """The result object, printed last in both formats."""
-        reason = done.reason if done is not None else "error"
-        is_error = error is not None or reason not in SUBTYPES
-        after = self.agent.usage
-        cost = (after.cost or 0.0) - (self.usage_before.cost or 0.0)
+    def _facts(self) -> dict[str, ModelFacts]:
+        """The window and output limit of the run's model (other models': unknown)."""
+        llm, compactor = self.agent.llm, self.agent.compactor
+        if llm.model not in self.record.models:
+            return {}  # no call made: nothing to ask litellm about
+        window = compactor.budget.window if compactor is not None else llm.context_window()
+        most = llm.reply_limits()[1] or (compactor.budget.reserved if compactor else 0)
+        return {llm.model: ModelFacts(window, most)}
+
+    def finish(
+        self,
+        done: TurnDone | None,
+        error: str | None,
+        answer: str = "",
+        kind: ErrorKind | None = None,
+    ) -> None:
+        """The result object, printed last in both formats; `error` is the run's error line
+        (of `kind`), `answer` the text of a slash command that made no turn."""
+        self._new_messages()
+        cost = (self.agent.usage.cost or 0.0) - (self.usage_before.cost or 0.0)
         self._print(
-            {
-                "type": "result",
-                "subtype": SUBTYPES.get(reason, ERROR_SUBTYPE) if error is None else ERROR_SUBTYPE,
-                "is_error": is_error,
-                "result": error if error is not None else (done.text if done else answer) or answer,
-                "session_id": self.session_id,
-                "num_turns": self.turns,
-                "duration_ms": round((time.monotonic() - self.started) * 1000),
-                "total_cost_usd": round(cost, 10),
-                "usage": _usage(self.usage_before, after),
-                "compactions": self.compactions,
-            }
+            self.record.result(
+                Outcome(done, error, kind, answer),
+                session_id=self.session_id,
+                duration_ms=round((time.monotonic() - self.started) * MS_PER_SECOND),
+                cost=cost,
+                usage=run_usage(self.usage_before, self.agent.usage),
+                facts=self._facts(),
+            )
         )
+
+
+class StreamJsonReport(JsonReport):
+    """`stream-json`: the same, with a line for each message and fold as the run goes."""
+
+    def line(self, record: dict[str, Any]) -> None:
+        self._print(record)
+
+    def start(self) -> None:
+        self._print(init_line(self.agent, self.session_id, self.mcp, self.commands))
+
+
+def json_report(
+    output_format: OutputFormat,
+    agent: Agent,
+    session_id: str,
+    out: TextIO,
+    *,
+    mcp: McpServers | None = None,
+    commands: Iterable[str] = (),
+) -> JsonReport | None:
+    """The reporter of a json format (None for text)."""
+    if output_format == "text":
+        return None
+    kind = StreamJsonReport if output_format == "stream-json" else JsonReport
+    return kind(agent, session_id, out, mcp=mcp, commands=commands)

@@ -8,6 +8,7 @@ import logging
 import os
 import random
 import re
+import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -501,6 +502,7 @@ class LLM:
         if claude and max_tokens:
             kwargs["max_tokens"] = max_tokens
         kwargs.update(thinking_arguments(self.settings.thinking))
+        started = time.monotonic()
         response = await litellm.acompletion(**kwargs)
         text: list[str] = []
         calls = ToolCallAssembler()
@@ -528,7 +530,7 @@ class LLM:
         yield LLMReply(
             text="".join(text),
             tool_calls=calls.calls(),
-            usage=self._with_cost(usage_from(usage)),
+            usage=self._with_cost(usage_from(usage, time.monotonic() - started)),
             finish_reason=finish,
             thinking_blocks=blocks,
             reasoning_content=reasoning_text,

@@ -312,12 +312,14 @@ class Agent:
                 yield ErrorEvent("bad_reply", "the model returned an empty reply")
                 yield TurnDone("error", iterations=iteration)
                 return
+            cut = reply.finish_reason == "length"
             self.add(
                 msg.assistant(
                     reply.text or None,
                     reply.tool_calls,
                     thinking_blocks=reply.thinking_blocks,
                     reasoning_content=reply.reasoning_content,
+                    meta={msg.CUT_KEY: True} if cut else None,
                 )
             )
             if (problem := await self.safe_point()) is not None:
@@ -325,7 +327,6 @@ class Agent:
                 self._close_interrupted_turn(notes.UNRECORDED_TOOL_RESULT, notes.UNRECORDED_NOTE)
                 yield TurnDone("error", iterations=iteration)
                 return
-            cut = reply.finish_reason == "length"
             if cut:
                 yield ErrorEvent("truncated", notes.TRUNCATED_MESSAGE)
             if not reply.tool_calls:
@@ -369,10 +370,12 @@ class Agent:
         return await run_tool(self, call, calls)
 
     def _end_without_reply(self, note: str) -> None:
-        """Close a turn whose model call failed, keeping user/assistant alternation."""
+        """Close a turn whose model call failed, keeping user/assistant alternation, with a
+        message marked as pleat's (msg.NO_REPLY_KEY), not the model's."""
         partial = "".join(self._partial)
         self._partial = []
-        self.add(msg.assistant(f"{partial}\n{note}" if partial else note))
+        text = f"{partial}\n{note}" if partial else note
+        self.add(msg.assistant(text, meta={msg.NO_REPLY_KEY: True}))
 
     def _close_interrupted_turn(
         self, result: str = notes.CANCELLED_TOOL_RESULT, note: str = notes.INTERRUPTED_REPLY_NOTE

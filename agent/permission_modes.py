@@ -1,5 +1,5 @@
-"""The permission modes: their names, their order, and what each does in one line (light to
-import: the configuration checks them before the first frame)."""
+"""The permission modes: their names (pleat's, and Claude Code's), their order, and what each does
+in one line (light to import: the configuration checks them before the first frame)."""
 
 from __future__ import annotations
 
@@ -16,3 +16,24 @@ MODE_HELP: dict[Mode, str] = {
     "plan": "only tools that read run; the model plans, and you accept the plan or not",
     "full-auto": "everything runs without asking (deny rules still hold)",
 }
+# Claude Code's name for each mode: what the json and stream-json output say.
+CLAUDE_MODES: dict[Mode, str] = {
+    "ask": "default",
+    "accept-edits": "acceptEdits",
+    "plan": "plan",
+    "full-auto": "bypassPermissions",
+}
+# Claude Code's names pleat takes for its own (--permission-mode, the config key, the variable):
+# each of the four above, and `dontAsk`, which refuses whatever would ask, as pleat's ask mode
+# does headless (in the TUI it asks: never more permissive than asked for). Claude Code's `auto`
+# (a classifier approves calls) has no counterpart and is refused like any unknown name.
+CLAUDE_ALIASES: dict[str, Mode] = {
+    **{claude: mode for mode, claude in CLAUDE_MODES.items()},
+    "dontAsk": "ask",
+}
+
+
+def mode_named(name: str) -> str:
+    """pleat's name for a mode named as pleat or Claude Code names it (anything else as given,
+    for the caller to refuse)."""
+    return CLAUDE_ALIASES.get(name, name)

@@ -8,11 +8,16 @@ from sessions.lone_surrogates import encodable, mended_json
 from sessions.messages import ToolCall
 from sessions.usage import Usage
 
+# Milliseconds in a second (a call's duration is kept in milliseconds, as Claude Code gives it).
+MS_PER_SECOND = 1000
 
-def usage_from(raw: Any) -> Usage:
-    """Usage from a litellm usage object: OpenAI cached tokens, Anthropic cache read/creation."""
+
+def usage_from(raw: Any, seconds: float = 0.0) -> Usage:
+    """Usage from a litellm usage object: OpenAI cached tokens, Anthropic cache read/creation;
+    the call took `seconds`."""
+    api_ms = round(seconds * MS_PER_SECOND)
     if raw is None:
-        return Usage()
+        return Usage(api_ms=api_ms)
 
     def get(obj: Any, name: str) -> int:
         value = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
@@ -30,6 +35,7 @@ def usage_from(raw: Any) -> Usage:
         completion_tokens=get(raw, "completion_tokens"),
         cached_tokens=cached,
         cache_creation_tokens=get(raw, "cache_creation_input_tokens"),
+        api_ms=api_ms,
     )
 
 

@@ -10,7 +10,8 @@ them); each of its model calls is added to the parent's usage as it is made (pur
 "subagent"), so the spending cap holds over both. Its hooks are the parent's, run as a
 sub-agent's (agent/hook_events.py: no prompt events, SubagentStop for Stop, the payload naming
 it). The front end hears of it through the parent's side events: its session when it starts,
-each tool call it makes, its usage, and what its hooks say (a block, a failure), naming its task.
+each tool call it makes, each message of its conversation, its usage, and what its hooks say (a
+block, a failure), naming its task.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from agent.events import (
     ErrorEvent,
     HookNotice,
     SubagentActivity,
+    SubagentMessage,
     ToolCallStarted,
     TurnDone,
     UsageReported,
@@ -37,9 +39,10 @@ from agent.loop import Agent
 from agent.permissions import ApprovalRequest, Approver, Decision
 from agent.prompt import system_prompt
 from sessions.lock import SessionBusy
-from sessions.messages import Message
+from sessions.messages import Message, unseen
 from sessions.redact import KnownSecrets
 from sessions.store import SUBAGENT, Session, SessionError
+from sessions.usage import Usage
 from tools.archive_reader import ArchiveReaderTool
 from tools.base import ToolContext, ToolError, ToolOutput
 from tools.registry import ToolRegistry
@@ -201,12 +204,15 @@ class Subagents:
             parent.side_events.emit(SubagentActivity(call, session.id))
         done: TurnDone | None = None
         error: ErrorEvent | None = None
+        shown = {message.id for message in agent.history}  # its system prompt
+        usage: Usage | None = None  # of the call whose reply is not passed on yet
         async with aclosing(agent.run_turn(request.prompt)) as events:
             async for event in events:
                 if isinstance(event, UsageReported):
                     billed = UsageReported(event.usage, event.model, "subagent")
                     parent.record_usage(billed)
                     parent.side_events.emit(billed)
+                    usage = event.usage if event.purpose == "turn" else usage
                 elif isinstance(event, ToolCallStarted) and call is not None:
                     parent.side_events.emit(SubagentActivity(call, session.id, event.summary))
                 elif isinstance(event, HookNotice):  # a hook blocked a call of its, or failed
@@ -215,6 +221,11 @@ class Subagents:
                     error = event
                 elif isinstance(event, TurnDone):
                     done = event
+                for message in unseen(agent.history, shown):
+                    if call is not None:
+                        passed = SubagentMessage(call, session.id, agent.llm.model, message, usage)
+                        parent.side_events.emit(passed)
+                    usage = None if message.role == "assistant" else usage
         written, edited = changed_files(agent.history)
         facts = ResultFacts(files_written=written, files_edited=edited, subsession=session.id)
         meta = {"subsession": session.id}

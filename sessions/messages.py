@@ -15,6 +15,13 @@ Role = Literal["system", "user", "assistant", "tool"]
 # command's file it was expanded from. /undo, /rewind, the session list and the TUI show these.
 TYPED_KEY = "typed"
 SOURCE_KEY = "expanded_from"
+# The meta key of an assistant message pleat wrote where the model's reply did not come (a failed
+# or empty call, an interruption): it closes the turn for the model, which must know the step
+# did not happen, but it is not the model's: stream-json never shows it as an assistant message.
+NO_REPLY_KEY = "no_reply"
+# The meta key of an assistant reply the provider cut at its output token limit (finish reason
+# "length"): stream-json gives its stop_reason as Anthropic's "max_tokens".
+CUT_KEY = "cut"
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,7 @@ def assistant(
     *,
     thinking_blocks: tuple[dict[str, Any], ...] = (),
     reasoning_content: str | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> Message:
     return Message(
         role="assistant",
@@ -127,6 +135,7 @@ def assistant(
         tool_calls=tool_calls,
         thinking_blocks=thinking_blocks,
         reasoning_content=reasoning_content,
+        meta=dict(meta or {}),
     )
 
 
@@ -138,6 +147,14 @@ def tool_result(
     return Message(
         role="tool", content=text, tool_call_id=call.id, name=call.name, meta=meta, images=images
     )
+
+
+def unseen(history: Sequence[Message], seen: set[str]) -> list[Message]:
+    """The messages of `history` whose ids are not in `seen`, now added to it. By id, not by
+    position: a fold rebuilds the history, keeping some messages and adding a summary."""
+    fresh = [message for message in history if message.id not in seen]
+    seen.update(message.id for message in fresh)
+    return fresh
 
 
 def unanswered_calls(history: list[Message]) -> list[ToolCall]:

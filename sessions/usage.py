@@ -3,7 +3,7 @@ included), as billed."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 # What a model call was for: the turn itself, a compression call of a fold, or a call made by a
@@ -21,6 +21,9 @@ class Usage:
     cached_tokens: int = 0  # prompt tokens read from the provider's cache
     cache_creation_tokens: int = 0  # prompt tokens written to the cache (Anthropic)
     cost: float | None = None  # in USD, when litellm knows the model's prices
+    # Milliseconds from the request to the reply's last piece (the json result's
+    # duration_api_ms); not part of what a call used, so two usages compare without it.
+    api_ms: int = field(default=0, compare=False)
 
 
 @dataclass

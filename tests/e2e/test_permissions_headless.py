@@ -64,7 +64,8 @@ def test_accept_edits_runs_an_edit_and_refuses_a_command(
     )
     assert done.returncode == 0, done.stderr
     init = json.loads(done.stdout.splitlines()[0])
-    assert init["subtype"] == "init" and init["permissionMode"] == "accept-edits"
+    assert init["subtype"] == "init" and init["permissionMode"] == "acceptEdits"  # Claude's
+    assert init["pleat_permission_mode"] == "accept-edits"
     assert (workspace / "a.txt").read_text() == "new\n"
     assert not (workspace / "ran").exists()
     edit, command = tool_results(server, 2)

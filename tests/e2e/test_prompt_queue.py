@@ -22,7 +22,7 @@ from agent.events import (
     UsageReported,
 )
 from agent.headless import render
-from agent.headless_json import JsonReport
+from agent.headless_json import StreamJsonReport
 from agent.loop import Agent
 from agent.prompt_queue import joined
 from sessions.store import Session
@@ -117,7 +117,7 @@ async def test_the_headless_renderers_take_the_new_event(
     server.push(ToolCalls([("list_dir", {})]), Text("done"))
     _, agent = open_agent(server, workspace)
     out, err, stream = io.StringIO(), io.StringIO(), io.StringIO()
-    report = JsonReport(agent, "session", stream, stream=True)
+    report = StreamJsonReport(agent, "session", stream)
     report.start()
     events = await run_queueing(agent, "go", ToolCallStarted, "meanwhile")
     assert any(isinstance(e, PromptDelivered) for e in events)

@@ -158,6 +158,21 @@ def test_permission_mode_from_file_env_and_flag(pleat_home: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("claude", "pleat"),
+    [("default", "ask"), ("acceptEdits", "accept-edits"), ("bypassPermissions", "full-auto"),
+     ("dontAsk", "ask"), ("plan", "plan")],
+)  # fmt: skip
+def test_claude_codes_mode_names_are_taken_as_pleats(
+    pleat_home: Path, claude: str, pleat: str
+) -> None:
+    write_config(pleat_home, f'permission_mode = "{claude}"\n')
+    assert load_config({}, environ={}).permission_mode == pleat
+    env = {"PLEAT_PERMISSION_MODE": claude}
+    assert load_config({}, environ=env).permission_mode == pleat
+    assert load_config({"permission_mode": claude}, environ={}).permission_mode == pleat
+
+
 @pytest.mark.parametrize("source", ["file", "env", "flag"])
 def test_an_unknown_permission_mode_is_one_line(pleat_home: Path, source: str) -> None:
     if source == "file":
@@ -168,6 +183,7 @@ def test_an_unknown_permission_mode_is_one_line(pleat_home: Path, source: str) -
         load_config(flags, environ=env)
     message = str(info.value)
     assert "ask, accept-edits, plan, full-auto" in message and "'yolo'" in message
+    assert "acceptEdits" in message and "auto," not in message  # Claude's auto has no match
     assert "\n" not in message
 
 
