@@ -51,7 +51,7 @@ class Counterpart:
 COUNTERPARTS: dict[str, Counterpart] = {
     "run_command": Counterpart(
         "Bash",
-        {"command": "command", "timeout": "timeout", "description": "description"},
+        {"command": "command", "timeout": "timeout"},
         milliseconds=frozenset({"timeout"}),
     ),
     "read_file": Counterpart(

@@ -43,7 +43,6 @@ from agent.exit_codes import (
 from agent.fold_line import describe_compaction
 from agent.fork import ForkRefused, fork_session
 from agent.headless_custom import CommandRefused, custom_prompt, tui_only_refusal
-from agent.headless_denials import DenialLog
 from agent.headless_json import JsonReport, OutputFormat, json_report
 from agent.headless_rewind import run_rewind, run_undo
 from agent.hooks import HookSet
@@ -336,8 +335,6 @@ def run_headless(
         print(f"pleat: {note}", file=sys.stderr)
     # Calls the mode and rules leave to ask are refused, with the fix (nobody to ask).
     permissions = permissions_from(config, full_auto=approve_everything)
-    if output_format != "text":  # the result names the calls refused
-        permissions = DenialLog(permissions)
     command, _, focus = prompt.strip().partition(" ")
     mcp = headless_servers(
         config.mcp_servers, workspace, approve_everything=approve_everything, err=sys.stderr

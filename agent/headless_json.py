@@ -30,12 +30,12 @@ from agent.events import (
     TurnDone,
     UsageReported,
 )
-from agent.headless_denials import DenialLog
 from agent.headless_init import init_line
 from agent.headless_lines import Lines, compact_boundary, stop_reason
 from agent.headless_result import ModelFacts, Outcome, RunRecord, run_usage
 from sessions.messages import NO_REPLY_KEY, Message, ToolCall, unseen
 from sessions.usage import Usage
+from tools.result_facts import ResultFacts
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -129,12 +129,11 @@ class JsonReport:
             self.line(lines.prompt(message))
 
     def _denied(self, result: Message) -> None:
-        """Count a tool result the permission check gave (the call was refused)."""
-        permissions = self.agent.permissions
+        """Count a tool result of a call that was refused (by the permission check, or a
+        PreToolUse hook: tools/result_facts.py)."""
         call = self._calls.get(result.tool_call_id or "")
-        if call is None or not isinstance(permissions, DenialLog):
-            return
-        if result.meta.get("is_error") and permissions.take(call.name, result.content or ""):
+        facts = ResultFacts.of_message(result.meta)
+        if call is not None and facts is not None and facts.refused:
             args = call.parsed_arguments()
             workspace = self.agent.context.workspace
             self.record.denials.append(

@@ -24,6 +24,7 @@ from typing import Any
 
 from agent.claude_tools import tool_names
 from agent.hook_config import HOOK_EVENTS, HookSpec
+from agent.permission_modes import CLAUDE_MODES, Mode
 from agent.terminal_text import visible
 from sessions import model_json
 from sessions.model_json import ModelJsonError
@@ -297,14 +298,15 @@ class HookRunner:
     def matching(self, event: str, subjects: Sequence[str] = ()) -> list[HookSpec]:
         return [s for s in self.specs if s.event == event and s.matcher.matches(subjects)]
 
-    def payload(self, event: str, mode: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    def payload(self, event: str, mode: Mode, fields: Mapping[str, Any]) -> dict[str, Any]:
         """The JSON object a hook reads: Claude Code's common fields, then the event's."""
         return {
             "session_id": self.session_id,
             "transcript_path": str(self.transcript_path) if self.transcript_path else None,
             "cwd": str(self.workspace),
             "hook_event_name": event,
-            "permission_mode": mode,
+            "permission_mode": CLAUDE_MODES[mode],  # Claude Code's name ...
+            "pleat_permission_mode": mode,  # ... and pleat's
             **self.subagent,
             **fields,
         }
@@ -312,7 +314,7 @@ class HookRunner:
     async def run(
         self,
         event: str,
-        mode: str,
+        mode: Mode,
         fields: Mapping[str, Any],
         subjects: Sequence[str] = (),
         specs: Sequence[HookSpec] | None = None,

@@ -18,6 +18,7 @@ from agent.tool_hooks import stopped_result
 from sessions.messages import ToolCall
 from tools.arguments import validate_arguments
 from tools.base import ToolError, ToolOutput
+from tools.result_facts import ResultFacts
 
 if TYPE_CHECKING:
     from agent.loop import Agent
@@ -44,7 +45,8 @@ async def run_tool(agent: Agent, call: ToolCall, calls: int = 1) -> ToolOutput:
         return ToolOutput(stopped_result(agent.hooks.stop_requested), is_error=True)
     hooked = await agent.hooks.pre_tool_use(call, tool, args, context)
     if hooked.refusal is not None:
-        return ToolOutput(hooked.refusal, is_error=True, meta={"hook": "PreToolUse"})
+        blocked = ResultFacts(refused="hook") if hooked.stop is None else ResultFacts()
+        return ToolOutput(hooked.refusal, is_error=True, meta={"hook": "PreToolUse"}, facts=blocked)
     if hooked.arguments is not None:  # a hook's updatedInput: checked as the model's would be
         try:
             args = validate_arguments(tool, hooked.arguments)
@@ -55,7 +57,7 @@ async def run_tool(agent: Agent, call: ToolCall, calls: int = 1) -> ToolOutput:
         tool, args, context, agent.approve, hook=hooked.decision, hook_reason=hooked.reason
     )
     if refusal is not None:
-        return ToolOutput(refusal, is_error=True)
+        return ToolOutput(refusal, is_error=True, facts=ResultFacts(refused="permissions"))
     judge = agent.permissions.as_free_as(tool, args, context.workspace)
     context = dataclasses.replace(context, same_permission=judge)
 

@@ -43,6 +43,10 @@ class ResultFacts:
     # The session a `task` call's sub-agent was journaled in (agent/subagents.py): the TUI
     # opens its transcript from the call's block, also in a resumed session.
     subsession: str | None = None
+    # Who refused the call, when it did not run: "permissions" (a deny rule, the mode, or the
+    # user's no) or "hook" (a PreToolUse hook); "" when it ran. The json output's
+    # permission_denials list these (agent/headless_json.py).
+    refused: str = ""
 
     def files(self) -> tuple[tuple[FileKind, tuple[str, ...]], ...]:
         """The file lists by kind."""
@@ -117,6 +121,7 @@ class ResultFacts:
             text_before_output=text("text_before_output"),
             text_after_output=text("text_after_output"),
             subsession=session("subsession"),
+            refused=text("refused"),
         )
 
     @classmethod

@@ -56,13 +56,6 @@ _PARAMETERS: dict[str, Any] = {
             "maximum": MAX_TIMEOUT_SECONDS,
             "description": f"Seconds before it is killed (default {DEFAULT_TIMEOUT_SECONDS}).",
         },
-        # Claude Code's Bash takes one too: hooks and scripts written for it read it. A few
-        # words; 200 characters hold a long sentence.
-        "description": {
-            "type": "string",
-            "maxLength": 200,
-            "description": "What the command does, in a few words (for the user and hooks).",
-        },
     },
     "required": ["command"],
     "additionalProperties": False,

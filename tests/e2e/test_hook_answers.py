@@ -61,8 +61,8 @@ def agent_for(
 # Rewrites every Bash command to a harmless echo of it, and lets it run without asking.
 REWRITE = answer(
     '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", '
-    '"updatedInput": {**event["tool_input"], "command": "echo checked: " + '
-    'event["tool_input"]["command"]}}}'
+    '"updatedInput": {**event["tool_input"], "description": "a field pleat has not", '
+    '"command": "echo checked: " + event["tool_input"]["command"]}}}'
 )
 
 
@@ -77,7 +77,7 @@ async def test_updated_input_runs_in_place_of_the_models_and_allow_asks_nobody(
         **hooks(PreToolUse=[{"matcher": "Bash", "command": hook(tmp_path, "pre", REWRITE)}]),
     )
     server.push(
-        ToolCalls([("run_command", {"command": "rm data.txt", "description": "clean"})]),
+        ToolCalls([("run_command", {"command": "rm data.txt", "timeout": 30})]),
         Text("done"),
     )
     (workspace / "data.txt").write_text("keep")
@@ -86,7 +86,7 @@ async def test_updated_input_runs_in_place_of_the_models_and_allow_asks_nobody(
     assert result.startswith("checked: rm data.txt")  # the hook's command ran, not the model's
     assert (workspace / "data.txt").exists() and asked.commands == []  # "allow": nobody asked
     (event,) = logged(tmp_path, "pre")
-    assert event["tool_input"] == {"command": "rm data.txt", "description": "clean"}
+    assert event["tool_input"] == {"command": "rm data.txt", "timeout": 30_000}  # Claude's ms
     assert any("changed the input of run_command" in n.message for n in notices(events))
     assert_history_valid(agent.history)
     session.close()

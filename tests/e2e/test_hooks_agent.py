@@ -86,7 +86,7 @@ async def test_pre_tool_use_blocks_before_anyone_is_asked(
     assert first["tool_input"] == {"command": "rm victim.txt"}
     assert first["pleat_tool_name"] == "run_command"  # pleat's own, beside
     assert first["pleat_tool_input"] == {"command": "rm victim.txt"}
-    assert first["permission_mode"] == "ask" and first["session_id"] == session.id
+    assert first["permission_mode"] == "default" and first["session_id"] == session.id
     assert first["transcript_path"] == str(session.journal.path)
     assert second["tool_input"] == {"command": "touch made.txt"}
     assert_history_valid(agent.history)

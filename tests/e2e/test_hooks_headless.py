@@ -162,7 +162,8 @@ def test_a_stop_hook_runs_when_the_turn_ends(
     (stop,) = events(tmp_path / "stop.jsonl")  # once: at the end, not after the tool step
     assert stop["hook_event_name"] == "Stop" and stop["stop_hook_active"] is False
     assert stop["last_assistant_message"] == "all done"
-    assert stop["permission_mode"] == "full-auto"
+    assert stop["permission_mode"] == "bypassPermissions"  # Claude Code's name
+    assert stop["pleat_permission_mode"] == "full-auto"
 
 
 # The README's formatter: a PostToolUse hook that rewrites the file the tool just wrote.

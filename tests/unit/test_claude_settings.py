@@ -130,9 +130,7 @@ def test_approval_holds_for_the_hooks_it_saw_and_the_users_file_needs_none(
     assert gather_hooks((), workspace, environ, approve_all=True).waiting == ()
 
 
-def test_if_and_on_failure_are_kept_and_an_if_pleat_cannot_read_drops_the_hook() -> (
-    None
-):
+def test_if_and_on_failure_are_kept_and_an_if_pleat_cannot_read_drops_the_hook() -> None:
     block = {
         "PreToolUse": [
             {

@@ -112,7 +112,8 @@ async def test_the_event_arrives_as_json_on_stdin_in_the_workspace(workspace: Pa
         "transcript_path": str(workspace / "journal.jsonl"),
         "cwd": str(workspace),
         "hook_event_name": "PreToolUse",
-        "permission_mode": "ask",
+        "permission_mode": "default",  # Claude Code's name for it ...
+        "pleat_permission_mode": "ask",  # ... and pleat's
         **fields,
     }
     assert same_directory(text(workspace / "cwd.txt").strip(), workspace)
