@@ -8,19 +8,19 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.agent_compactor import compactor_for
-from agent.agent_definitions import load_definitions
-from agent.checkpoints import make_recorder
 from agent.config import Config
-from agent.hooks import HookRunner, HookSet
-from agent.llm import LLM
-from agent.loop import Agent
+from agent.hooks.runner import HookRunner, HookSet
 from agent.mcp.manager import McpServers
-from agent.permissions import Approver, Permissions
-from agent.plan_mode import ExitPlanModeTool, PlanReviewer, review_headless
+from agent.model.llm import LLM
+from agent.permissions.plan_mode import ExitPlanModeTool, PlanReviewer, review_headless
+from agent.permissions.policy import Approver, Permissions
 from agent.process_secrets import secret_values
-from agent.prompt import system_prompt
-from agent.subagents import Subagents
+from agent.subagents.definitions import load_definitions
+from agent.subagents.team import Subagents
+from agent.turn.checkpoints import make_recorder
+from agent.turn.compactor import compactor_for
+from agent.turn.loop import Agent
+from agent.turn.system_prompt import system_prompt
 from sessions.messages import Message
 from sessions.redact import KnownSecrets
 from sessions.store import Session, SessionError, latest_session
@@ -74,7 +74,7 @@ def build_agent(
     may change: Shift+Tab) default to the configuration's; `review_plan` shows a plan to the
     user (headless: nobody to show it to); the tools of `mcp`'s servers join as they start (the
     front end starts and stops them: they outlive a session switch); `hooks` are the run's
-    (agent/claude_settings.py gathers them; default: config.toml's)."""
+    (agent/hooks/claude_settings.py gathers them; default: config.toml's)."""
     llm = LLM(config.model_settings())
     if permissions is None:
         permissions = permissions_from(config)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from agent.permission_modes import mode_named
+from agent.permissions.modes import mode_named
 from agent.terminal_text import VisibleStream
 
 if TYPE_CHECKING:
@@ -244,7 +244,7 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
     if not prompt.strip():
         return fail("the prompt is empty", 2)
-    from agent.headless import run_headless
+    from agent.headless.run import run_headless
 
     return run_headless(
         config,

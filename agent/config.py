@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from agent.compaction.policy import CompactionPolicy, PolicyError
-from agent.hook_config import HookConfigError, HookSpec, parse_hooks
-from agent.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
+from agent.hooks.config import HookConfigError, HookSpec, parse_hooks
 from agent.mcp.settings import ServerSettings, SettingsError, from_config
-from agent.model_settings import (
+from agent.model.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
+from agent.model.request_shape import THINKING_LEVELS, THINKING_OFF
+from agent.model.settings import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_REQUEST_TIMEOUT,
     VISION_AUTO,
@@ -25,8 +26,7 @@ from agent.model_settings import (
     VISION_ON,
     ModelSettings,
 )
-from agent.permission_modes import CLAUDE_ALIASES, MODES, mode_named
-from agent.request_shape import THINKING_LEVELS, THINKING_OFF
+from agent.permissions.modes import CLAUDE_ALIASES, MODES, mode_named
 from sessions.short_text import quoted
 from tools.command_limits import MAX_TIMEOUT_SECONDS
 
@@ -37,7 +37,7 @@ ENV_PREFIX = "PLEAT_"
 ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME", "PLEAT_CRASH_AT"})
 # The table of settings: the compaction policy.
 COMPACTION = "compaction"
-# The hooks' tables (agent/hook_config.py): commands to run, so config.toml only (an environment
+# The hooks' tables (agent/hooks/config.py): commands to run, so config.toml only (an environment
 # variable or a flag is no place to write them).
 HOOKS = "hooks"
 # The tables of MCP servers, [mcp_servers.NAME] (agent/mcp/settings.py checks them).
@@ -82,13 +82,13 @@ class Config:
     # before the call that would pass it; None is no cap.
     max_budget_usd: float | None = None
     # Servers asked which models they serve, for the /model picker and for the model used when
-    # none is configured (agent/model_discovery.py). A list of base URLs; PLEAT_LOCAL_MODEL_SERVERS
+    # none is configured (agent/model/discovery.py). A list of base URLs; PLEAT_LOCAL_MODEL_SERVERS
     # takes them comma-separated ("" for none).
     local_model_servers: tuple[str, ...] = DEFAULT_LOCAL_MODEL_SERVERS
     # Whether the model accepts images: "auto" asks litellm's model facts; true or false is the
     # user's word for a model litellm does not know (a local or proxied one) or gets wrong.
     vision: str = VISION_AUTO
-    # How tool calls are approved (agent/permissions.py): ask, accept-edits, plan, full-auto.
+    # How tool calls are approved (agent/permissions/policy.py): ask, accept-edits, plan, full-auto.
     permission_mode: str = "ask"
     # Permission rules, e.g. "run_command(pytest *)": calls they match run without asking ...
     allow: tuple[str, ...] = ()
@@ -97,7 +97,7 @@ class Config:
     # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
     compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
     # Commands run at session start, prompts, tool calls, folds and the end of a turn: the
-    # [[hooks.EVENT]] tables (agent/hook_config.py, agent/hooks.py).
+    # [[hooks.EVENT]] tables (agent/hooks/config.py, agent/hooks/runner.py).
     hooks: tuple[HookSpec, ...] = ()
     # The [mcp_servers.NAME] tables: MCP servers whose tools the model can call (agent/mcp/).
     mcp_servers: tuple[ServerSettings, ...] = ()
@@ -314,7 +314,7 @@ def _rules(label: str, value: Any, source: str, *, written: bool) -> tuple[str, 
         raise ConfigError(
             f"{source}: {label} must be a list of rules, e.g. {example}, got {quoted(value)}"
         )
-    from agent.permission_rules import RuleError, parse_rule  # only when rules are given
+    from agent.permissions.rules import RuleError, parse_rule  # only when rules are given
 
     rules: list[str] = []
     for index, text in enumerate(value):

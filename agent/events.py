@@ -8,7 +8,7 @@ from typing import Any, Literal
 from sessions.messages import Message, ToolCall
 from sessions.usage import CallPurpose, Usage
 
-# A provider failure's class (agent/llm.py classifies every litellm error as one of these).
+# A provider failure's class (agent/model/llm.py classifies every litellm error as one of these).
 ProviderErrorKind = Literal[
     "context_overflow", "rate_limit", "transient", "auth", "config", "bad_request"
 ]
@@ -61,7 +61,7 @@ class ToolCallFinished:
 
 @dataclass(frozen=True)
 class SubagentActivity:
-    """A sub-agent at work on a `task` call (agent/subagents.py): the session its transcript is
+    """A sub-agent at work on a `task` call (agent/subagents/team.py): the session its transcript is
     journaled in (known from its start: a front end can open it while it runs) and what it is
     doing now (a tool call's line; "" when it starts)."""
 
@@ -162,7 +162,7 @@ class CompactionFailed:
 @dataclass(frozen=True)
 class HookNotice:
     """A hook blocked something, fed the model, or failed (reported, then ignored): one line
-    for the user (agent/hook_events.py)."""
+    for the user (agent/turn/agent_hooks.py)."""
 
     event: str  # the hook event, as Claude Code names it
     message: str

@@ -20,8 +20,8 @@ sys.path.insert(0, str(ROOT))
 from agent.compaction.engine import Compactor  # noqa: E402
 from agent.compaction.policy import CompactionPolicy  # noqa: E402
 from agent.events import CompactionDone  # noqa: E402
-from agent.llm import LLMReply  # noqa: E402
-from agent.tokens import TokenLedger  # noqa: E402
+from agent.model.llm import LLMReply  # noqa: E402
+from agent.model.tokens import TokenLedger  # noqa: E402
 from sessions.archive import ChunkArchive  # noqa: E402
 from sessions.messages import Message, ToolCall  # noqa: E402
 from sessions.usage import Usage  # noqa: E402

@@ -78,7 +78,7 @@ async def agent_alone(config, workspace: Path) -> float:  # type: ignore[no-unty
     """Seconds from the first delta to the end of the turn, no UI."""
     from agent.assemble import build_agent, open_session
     from agent.events import TextDelta
-    from agent.permissions import approve_all
+    from agent.permissions.policy import approve_all
 
     session, history, _ = open_session(config, workspace)
     try:
@@ -169,7 +169,7 @@ def tui_in_a_fresh_process(url: str, home: Path, workspace: Path) -> tuple[float
 
 def main() -> None:
     from agent.config import Config
-    from agent.tokens import count_text
+    from agent.model.tokens import count_text
 
     if sys.argv[1:2] == ["--tui"]:
         config = Config(model=MODEL, api_base=sys.argv[2], api_key="x", max_retries=0)

@@ -1,6 +1,6 @@
 """The journal records of checkpoints and rewinds, and what a replay learns from them.
 
-Four record kinds, written by agent/checkpoints.py and agent/rewind.py:
+Four record kinds, written by agent/turn/checkpoints.py and agent/conversation/rewind.py:
 
 - `turn`: a user turn starts (`message`: the id of its user message, `time`);
 - `checkpoint`: before a tool that changes files runs: the turn, the call, the tool, and per

@@ -11,7 +11,7 @@ from sessions.model_json import ModelJsonError, loads
 
 Role = Literal["system", "user", "assistant", "tool"]
 # The meta keys of a user message sent for a typed line it differs from: a custom command's
-# `/review src/app.py` (agent/custom_commands.py), whose expanded prompt is the content, and the
+# `/review src/app.py` (agent/commands/catalog.py), whose expanded prompt is the content, and the
 # command's file it was expanded from. /undo, /rewind, the session list and the TUI show these.
 TYPED_KEY = "typed"
 SOURCE_KEY = "expanded_from"
@@ -187,7 +187,7 @@ def is_summary(message: Message) -> bool:
 
 
 class ImageSource(Protocol):
-    """What turns an attached image into what the provider gets (agent/image_parts.py): an
+    """What turns an attached image into what the provider gets (agent/images/parts.py): an
     OpenAI `image_url` part with a base64 data URL, or one line saying why it is not sent."""
 
     def image_part(self, image: ImageRef) -> dict[str, Any] | str: ...

@@ -33,7 +33,7 @@ MAX_FORK_DEPTH = 3
 # Characters of the first request shown by `pleat sessions`.
 FIRST_REQUEST_CHARS = 60
 # A session that is not the user's own conversation: a sub-agent's, journaled while a `task`
-# call of its parent ran (agent/subagents.py). Listed under its parent, never --continue'd.
+# call of its parent ran (agent/subagents/team.py). Listed under its parent, never --continue'd.
 SessionKind = Literal["subagent"]
 SUBAGENT: SessionKind = "subagent"
 # How `pleat sessions` marks a sub-agent's session, listed under its parent's.
@@ -45,7 +45,7 @@ class SessionError(Exception):
 
 
 class Session:
-    """One open session: its journal, its archive, its lock. Implements agent.loop.Recorder."""
+    """One open session: its journal, its archive, its lock. Implements agent.turn.loop.Recorder."""
 
     def __init__(self, session_id: str, header: dict[str, Any], *, fresh: bool) -> None:
         self.id = session_id
@@ -135,7 +135,7 @@ class Session:
             notes.append(f"tool call {call.name} ({call.id}) had no result: marked interrupted")
         return session, history, notes
 
-    # -- agent.loop.Recorder ----------------------------------------------------------------
+    # -- agent.turn.loop.Recorder ----------------------------------------------------------------
 
     def message(self, message: Message) -> None:
         self.highest_id = max(self.highest_id, last_id_number([message]))

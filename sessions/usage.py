@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 # What a model call was for: the turn itself, a compression call of a fold, or a call made by a
-# sub-agent of the session (its `task` tool: agent/subagents.py), billed to the session too.
+# sub-agent of the session (its `task` tool: agent/subagents/team.py), billed to the session too.
 CallPurpose = Literal["turn", "compression", "subagent"]
 CALL_PURPOSES: tuple[CallPurpose, ...] = ("turn", "compression", "subagent")
 

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from scripted_server import ScriptedServer
 
-from agent.offline import prepare_offline_env
+from agent.model.offline import prepare_offline_env
 from tools.base import ToolContext
 
 prepare_offline_env()

@@ -15,9 +15,9 @@ from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
 from agent.events import Event, TurnDone
-from agent.headless import run_turn
-from agent.loop import Agent
-from agent.permissions import approve_all
+from agent.headless.run import run_turn
+from agent.permissions.policy import approve_all
+from agent.turn.loop import Agent
 from sessions.messages import Message
 from sessions.store import Session
 

@@ -12,7 +12,7 @@ from typing import Any
 from scripted_server import ScriptedServer
 
 from agent.events import Event, HookNotice
-from agent.hook_config import parse_hooks
+from agent.hooks.config import parse_hooks
 
 # A hook script's start: the event from stdin, appended to a log the test reads.
 PREAMBLE = """\

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from agent.subagents import SUBAGENT_NOTE
+from agent.subagents.team import SUBAGENT_NOTE
 
 # Seconds the scripted sub-agents wait for each other at their first request: far past the
 # moment the second one starts when they run side by side; run one after the other, the first

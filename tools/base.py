@@ -16,7 +16,7 @@ from tools.image_file import LoadedImage
 from tools.output_budget import DEFAULT_OUTPUT_TOKENS, OutputBudget
 from tools.result_facts import FACTS_KEY, ResultFacts
 
-# How permission rules read a tool's main argument (agent/permission_rules.py): a shell command
+# How permission rules read a tool's main argument (agent/permissions/rules.py): a shell command
 # line (cut into the commands it runs), a path (made relative to the workspace), a web address
 # (in its normal form, tools/web_address.py), or plain text.
 MainArgumentKind = Literal["command", "path", "url", "text"]
@@ -38,7 +38,7 @@ class OutputKeeper(Protocol):
 
 
 class ImageAttacher(Protocol):
-    """Where an image a tool read goes (agent.image_parts.Attachments): the session keeps a
+    """Where an image a tool read goes (agent.images.parts.Attachments): the session keeps a
     copy, and the model sees it if it accepts images."""
 
     def refusal(self) -> str | None:
@@ -65,7 +65,7 @@ class ToolContext:
     images: ImageAttacher | None = None
     # Whether a call of this tool with other arguments would be let run as freely as this one
     # (web_fetch asks before following a redirect): the agent's permission rules, which a tool
-    # cannot read itself (agent/permissions.py). None: nobody to ask, every variant may run.
+    # cannot read itself (agent/permissions/policy.py). None: nobody to ask, every variant may run.
     same_permission: Callable[[dict[str, Any]], bool] | None = None
 
 

@@ -40,12 +40,12 @@ class ResultFacts:
     # <returncode> and <output> tags. output_of() strips them to quote the output alone.
     text_before_output: str = ""
     text_after_output: str = ""
-    # The session a `task` call's sub-agent was journaled in (agent/subagents.py): the TUI
+    # The session a `task` call's sub-agent was journaled in (agent/subagents/team.py): the TUI
     # opens its transcript from the call's block, also in a resumed session.
     subsession: str | None = None
     # Who refused the call, when it did not run: "permissions" (a deny rule, the mode, or the
     # user's no) or "hook" (a PreToolUse hook); "" when it ran. The json output's
-    # permission_denials list these (agent/headless_json.py).
+    # permission_denials list these (agent/headless/json_report.py).
     refused: str = ""
 
     def files(self) -> tuple[tuple[FileKind, tuple[str, ...]], ...]:

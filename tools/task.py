@@ -1,6 +1,6 @@
 """The `task` tool: hands a self-contained subtask to a sub-agent; only its answer comes back.
 
-The tool is the schema and the checks; who runs the sub-agent is injected (agent/subagents.py
+The tool is the schema and the checks; who runs the sub-agent is injected (agent/subagents/team.py
 builds a second agent, which tools may not import). Its calls in one reply run side by side.
 """
 
@@ -43,7 +43,7 @@ class TaskRequest:
     agent: str = DEFAULT_AGENT
 
 
-# Runs a task to its end and gives the answer as the call's output (agent/subagents.py).
+# Runs a task to its end and gives the answer as the call's output (agent/subagents/team.py).
 TaskRunner = Callable[[TaskRequest, ToolContext], Awaitable[ToolOutput]]
 
 

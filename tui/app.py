@@ -34,9 +34,9 @@ from tui.widgets.status_bar import StatusBar
 from tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
-    from agent.custom_commands import CommandCatalog
-    from agent.loop import Agent
-    from agent.permission_modes import Mode
+    from agent.commands.catalog import CommandCatalog
+    from agent.permissions.modes import Mode
+    from agent.turn.loop import Agent
     from sessions.store import Session
     from tui.session_controller import SessionController
     from tui.widgets.compaction_marker import CompactionMarker
@@ -318,7 +318,7 @@ class PleatApp(App[None]):
 
     def action_interrupt(self) -> None:
         """Esc: cancel the running work (a fold committing finishes first: the core holds the
-        cancellation for those milliseconds, see agent.uninterruptible); prompts queued for it
+        cancellation for those milliseconds, see agent.turn.uninterruptible); prompts queued for it
         go back into the prompt, unsent."""
         if self.turn is not None and not self.turn.is_finished and self.work_kind != "fork":
             queued.put_back(self)
@@ -338,7 +338,7 @@ class PleatApp(App[None]):
         """Quit (Ctrl+Q, Ctrl+C twice, SIGTERM, SIGHUP) once the running work has stopped as Esc
         stops it (a turn's open calls answered "cancelled" in the journal, its command or hook
         killed) and a fold committing has finished (milliseconds: its chunk, swap and journal
-        record are one step, agent.uninterruptible)."""
+        record are one step, agent.turn.uninterruptible)."""
         agent = self.agent
         work = self.turn if self.working and self.work_kind != "fork" else None
         if work is None and (agent is None or not agent.commits.running):

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal
 
-from agent.permissions import ApprovalRequest, Decision, Permissions
+from agent.permissions.policy import ApprovalRequest, Decision, Permissions
 
 if TYPE_CHECKING:
-    from agent.plan_mode import PlanReviewer
+    from agent.permissions.plan_mode import PlanReviewer
 
 # What the user can answer when asked to approve one call.
 Answer = Literal["yes", "no", "always"]

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from textual.screen import Screen
 
 if TYPE_CHECKING:
-    from agent.permissions import ApprovalRequest
-    from agent.plan_mode import PlanVerdict
+    from agent.permissions.plan_mode import PlanVerdict
+    from agent.permissions.policy import ApprovalRequest
     from tui.app import PleatApp
     from tui.approvals import Answer
 

@@ -13,7 +13,7 @@ from agent.terminal_text import visible
 from tui.slash_commands import COMMANDS, SlashCommand
 
 if TYPE_CHECKING:
-    from agent.custom_commands import CommandCatalog, CustomCommand
+    from agent.commands.catalog import CommandCatalog, CustomCommand
     from tui.host import Host
     from tui.widgets.prompt_input import PromptInput
 
@@ -59,7 +59,7 @@ class SlashCommandProvider(Provider):
     def _entries(self) -> Iterator[tuple[str, str, Callable[[], None]]]:
         """(title, help, run) of every command: the built-ins, then the custom ones. The palette
         reads both texts as Textual markup: a custom command's name is plain by its charset
-        (agent/command_files.py), its file's text is escaped (`[file]` is a hint, not a tag)."""
+        (agent/commands/files.py), its file's text is escaped (`[file]` is a hint, not a tag)."""
         for command in COMMANDS:
             yield f"/{command.name}", command.help, partial(self._run, command)
         catalog = self._app.custom_commands

@@ -11,7 +11,7 @@ from sessions.store import Session
 from sessions.usage import UsageTally
 
 if TYPE_CHECKING:
-    from agent.loop import Agent
+    from agent.turn.loop import Agent
 
 
 @dataclass(frozen=True)

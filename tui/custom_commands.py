@@ -12,7 +12,7 @@ from tui import queued, slash_commands
 from tui.host import Host
 
 if TYPE_CHECKING:
-    from agent.custom_commands import CommandCatalog, CustomCommand
+    from agent.commands.catalog import CommandCatalog, CustomCommand
 
 # The loader and the expansion are imported after the first frame, when the catalog is made:
 # the / list shows the built-ins until then.
@@ -40,7 +40,7 @@ async def refresh(host: Host) -> CommandCatalog:
     """Read the command files again (in a thread: it lists directories); say once what was
     skipped and why. The catalog is made at the first call."""
     if host.custom_commands is None:
-        from agent.custom_commands import CommandCatalog
+        from agent.commands.catalog import CommandCatalog
 
         host.custom_commands = CommandCatalog(host.workspace)
     catalog = host.custom_commands
@@ -58,9 +58,9 @@ async def load(host: Host) -> None:
 
 async def submitted(host: Host, text: str) -> None:
     """`/name args` that names no built-in: the custom command's turn, or an error."""
-    from agent.command_expansion import ExpansionError, expand_for
-    from agent.custom_commands import invocation
-    from agent.prompt_queue import joined
+    from agent.commands.catalog import invocation
+    from agent.commands.expansion import ExpansionError, expand_for
+    from agent.turn.prompt_queue import joined
     from sessions.messages import SOURCE_KEY, TYPED_KEY
 
     found = invocation(text)

@@ -10,8 +10,8 @@ from tui.host import Host
 
 async def start(host: Host) -> None:
     """Say what the hooks' sources left out, then ask about each project settings file whose
-    hooks were never approved in this content (agent/claude_settings.py). Once per run."""
-    from agent.claude_settings import approve
+    hooks were never approved in this content (agent/hooks/claude_settings.py). Once per run."""
+    from agent.hooks.claude_settings import approve
 
     controller = host.controller
     if controller is None:

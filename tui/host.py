@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from textual import Logger
     from textual.screen import Screen
 
-    from agent.custom_commands import CommandCatalog
-    from agent.loop import Agent
+    from agent.commands.catalog import CommandCatalog
+    from agent.turn.loop import Agent
     from sessions.store import Session
     from tui.approvals import SessionApprovals
     from tui.idle import IdleWatch

@@ -7,13 +7,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from agent.loop import Agent
+    from agent.turn.loop import Agent
 
 # After a turn, once no key has been pressed for `idle_compaction_seconds` and the context is
 # past IDLE_MARK_SHARE of the fold threshold, the conversation is folded in the background
 # (reason "idle"): one cached call now instead of an uncached one later, and the next request
 # starts small. Any keypress cancels it (a commit under way finishes first, see
-# agent.uninterruptible). One idle fold per pause at most: only the next turn or session switch
+# agent.turn.uninterruptible). One idle fold per pause at most: only the next turn or session switch
 # arms the timer again.
 
 # Idle folding starts at half the threshold: below that the next turns have room enough and an

@@ -14,8 +14,8 @@ from tui.host import Host
 from tui.modes import show_rule_problems
 
 if TYPE_CHECKING:
-    from agent.loop import Agent
-    from agent.model_discovery import FoundModel
+    from agent.model.discovery import FoundModel
+    from agent.turn.loop import Agent
     from sessions.messages import Message
 
 
@@ -85,7 +85,7 @@ async def show_session(
     (when given), its id and model, its meter (`count`: now, in a thread; at start-up the
     warm-up counts it); start its SessionStart hooks (`source`: "startup", "resume", "clear"
     for /new, "fork") in the background (a prompt sent meanwhile waits for them)."""
-    from agent.prompt import project_instructions
+    from agent.turn.system_prompt import project_instructions
     from tui.transcript import describer, entries_from_history
 
     agent, session, controller = host.agent, host.session, host.controller

@@ -8,8 +8,8 @@ import asyncio
 import os
 
 from agent.config import ConfigError, config_path
-from agent.llm import LLMError
-from agent.model_discovery import FoundModel, discover, first_model, same_model
+from agent.model.discovery import FoundModel, discover, first_model, same_model
+from agent.model.llm import LLMError
 from agent.terminal_text import visible
 from tui.host import Host
 
@@ -36,7 +36,7 @@ def current(host: Host) -> FoundModel | None:
 
 async def first_found(host: Host) -> FoundModel | None:
     """At start-up, when the configuration loaded but names no model: the first model found
-    (agent.model_discovery.first_model); None otherwise."""
+    (agent.model.discovery.first_model); None otherwise."""
     config = host.startup.config
     if host.startup.config_error is not None or config is None or config.model:
         return None

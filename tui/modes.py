@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.permission_modes import MODE_HELP, Mode
-from agent.permissions import Permissions
+from agent.permissions.modes import MODE_HELP, Mode
+from agent.permissions.policy import Permissions
 
 if TYPE_CHECKING:
     from agent.config import Config
@@ -39,7 +39,7 @@ def show_mode(host: Host, mode: Mode) -> None:
 async def show_rule_problems(host: Host) -> None:
     """One notice for each configured rule that can never match (a misspelt tool ...), and
     for each agent definition skipped or partly ignored."""
-    from agent.subagents import definition_notes
+    from agent.subagents.team import definition_notes
 
     agent = host.agent
     if agent is not None:

@@ -1,7 +1,7 @@
 """Prompts typed while pleat works: queued, shown above the prompt, taken back, or sent next.
 
-The agent's queue (agent.prompt_queue) holds them; its turn delivers them at its next model call.
-What a turn leaves queued becomes the next turn, as one prompt. Esc puts them back into the
+The agent's queue (agent.turn.prompt_queue) holds them; its turn delivers them at its next model
+call. What a turn leaves queued becomes the next turn, as one prompt. Esc puts them back into the
 prompt instead: nothing is sent that the user did not see go.
 """
 
@@ -11,8 +11,8 @@ from tui.host import Host
 
 
 def joined(prompts: list[str]) -> str:
-    """Several prompts as one (agent.prompt_queue, imported after the first frame)."""
-    from agent.prompt_queue import joined as join
+    """Several prompts as one (agent.turn.prompt_queue, imported after the first frame)."""
+    from agent.turn.prompt_queue import joined as join
 
     return join(prompts)
 

@@ -1,13 +1,14 @@
 """/undo and /rewind in the TUI: choose, ask about files changed since pleat, show the result.
 
-The work is agent/rewind.py's; here are only the questions (tui/screens/rewind.py) and what the
+The work is agent/conversation/rewind.py's; here are only the questions (tui/screens/rewind.py) and
+what the
 conversation shows after: the rewound conversation, a line per file, the request back in the
 prompt when the conversation went back.
 """
 
 from __future__ import annotations
 
-from agent.rewind import (
+from agent.conversation.rewind import (
     REWIND_USAGE,
     Rewinder,
     RewindOutcome,

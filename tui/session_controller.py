@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 
 from agent.assemble import build_agent, open_session
-from agent.claude_settings import gather_hooks
 from agent.config import Config, ConfigError
-from agent.fork import fork_session
-from agent.llm import resolve_model
-from agent.loop import Agent
+from agent.conversation.fork import fork_session
+from agent.hooks.claude_settings import gather_hooks
 from agent.mcp.manager import McpServers
-from agent.model_discovery import FoundModel
-from agent.offline import prepare_offline_env
+from agent.model.discovery import FoundModel
+from agent.model.llm import resolve_model
+from agent.model.offline import prepare_offline_env
+from agent.turn.loop import Agent
 from sessions.messages import Message
 from sessions.store import Session, SessionError, list_sessions
 from tui.approvals import SessionApprovals

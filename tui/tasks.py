@@ -8,14 +8,14 @@ from contextlib import aclosing
 
 from textual.widget import Widget
 
+from agent.conversation.fork import ForkRefused
+from agent.conversation.model_switch import switch_model
 from agent.events import FoldReason, PromptBlocked
-from agent.fork import ForkRefused
-from agent.loop import Agent
-from agent.model_discovery import FoundModel
-from agent.model_switch import switch_model
-from agent.prompt_images import attach_images
-from agent.room import ContextTooSmall
+from agent.images.prompt import attach_images
+from agent.model.discovery import FoundModel
 from agent.terminal_text import visible
+from agent.turn.loop import Agent
+from agent.turn.room import ContextTooSmall
 from sessions.lock import SessionBusy
 from sessions.messages import SOURCE_KEY, TYPED_KEY, Message
 from sessions.store import SessionError
@@ -38,7 +38,7 @@ async def _interrupted(
     view: TurnView, agent: Agent, *, quiet: bool = False, note: bool = True
 ) -> None:
     """Close the interrupted work's view; a fold that committed while the cancellation waited
-    (agent.uninterruptible) is shown as done first."""
+    (agent.turn.uninterruptible) is shown as done first."""
     for event in agent.take_unannounced():
         await view.show(event)
     await view.interrupted(quiet=quiet, note=note)
@@ -141,8 +141,8 @@ async def run_fork(host: Host) -> None:
 
 async def run_model_switch(host: Host, model: FoundModel) -> None:
     """/model in a session: the switch, folding first (shown like /compact) when the context
-    would not fit the new model's threshold (agent.model_switch). Esc during the fold keeps
-    the current model."""
+    would not fit the new model's threshold (agent.conversation.model_switch). Esc during the fold
+    keeps the current model."""
     controller, agent = host.controller, host.agent
     assert controller is not None and agent is not None
     view = TurnView(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agent.loop import Agent
+from agent.turn.loop import Agent
 from sessions.archive import ChunkArchive
 from sessions.messages import SOURCE_KEY, TYPED_KEY, Message, ToolCall, is_summary
 from tools.result_facts import ResultFacts

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from agent.compaction.fold_line import describe_compaction, kilo
 from agent.events import (
     CompactionDone,
     CompactionFailed,
@@ -22,7 +23,6 @@ from agent.events import (
     TurnDone,
     UsageReported,
 )
-from agent.fold_line import describe_compaction, kilo
 from tools.todo_list import TODO_TOOL_NAME
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.compaction_marker import CompactionMarker

@@ -36,9 +36,9 @@ from agent.events import (
     FoldMethod,
     FoldReason,
 )
-from agent.image_parts import request_messages
-from agent.llm import MIN_STATED_WINDOW, LLMError, LLMReply, StatedLimits
-from agent.tokens import TokenLedger
+from agent.images.parts import request_messages
+from agent.model.llm import MIN_STATED_WINDOW, LLMError, LLMReply, StatedLimits
+from agent.model.tokens import TokenLedger
 from sessions.archive import ChunkArchive, ChunkInfo
 from sessions.messages import ImageSource, Message, is_summary, unread_results
 from sessions.redact import redact
@@ -101,7 +101,7 @@ class Compactor:
         self.suspended_below: int | None = None
         # The budget a fold cuts its result for (the tail it keeps, the summary it asks for)
         # when not this model's own: before a switch to a model with a smaller window, this
-        # model folds for that one (agent/model_switch.py).
+        # model folds for that one (agent/conversation/model_switch.py).
         self.shape: Budget | None = None
         # What reads attached images for the compression call (agent.assemble sets the agent's,
         # so that call sends the same images as the last request: a cache hit).

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from agent.compaction.reply import CompressionReply
 from agent.compaction.tail import Split
 from agent.events import FoldMethod, FoldReason, Retrying, ThinkingDelta, UsageReported
-from agent.llm import LLMReply
+from agent.model.llm import LLMReply
 from sessions.messages import Message
 from sessions.usage import Usage
 
@@ -36,7 +36,7 @@ def archive_failure(directory: Path, error: OSError) -> str:
 
 
 class SummaryModel(Protocol):
-    """What the engine needs of a model: agent.llm.LLM, or replay's offline summarizer."""
+    """What the engine needs of a model: agent.model.llm.LLM, or replay's offline summarizer."""
 
     def context_window(self) -> int: ...
 

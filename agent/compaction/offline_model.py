@@ -7,8 +7,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agent.llm import LLMReply
-from agent.tokens import count_text
+from agent.model.llm import LLMReply
+from agent.model.tokens import count_text
 from sessions.usage import Usage
 
 # Label every summary it writes, so nobody mistakes replay results for a real model's.
@@ -18,7 +18,7 @@ QUOTE_CHARS = 200
 
 
 class OfflineSummarizer:
-    """Quacks like agent.llm.LLM for the compaction engine: stream() yields one LLMReply."""
+    """Quacks like agent.model.llm.LLM for the compaction engine: stream() yields one LLMReply."""
 
     model = "offline-summarizer"
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent.compaction.tail import fold_start
-from agent.image_tokens import image_tokens
+from agent.images.tokens import image_tokens
 from sessions.messages import Message, is_summary, unread_results
 from tools.kept_output_reader import READER_TOOL_NAME
 

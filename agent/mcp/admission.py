@@ -4,8 +4,8 @@ fit in the MCP tools' share of the window.
 Every tool's schema rides along in every request, so the tools of big servers (a hundred tools
 of 15 KB schemas each is 400k tokens) would fill the window before the conversation starts, and
 every request would be refused. So the schemas of all MCP tools together may take at most
-SCHEMA_SHARE of the model's usable window, counted as the agent counts (agent/tokens.py). Tools
-are taken in a stable order (servers by name, each one's tools by name) while they fit; those
+SCHEMA_SHARE of the model's usable window, counted as the agent counts (agent/model/tokens.py).
+Tools are taken in a stable order (servers by name, each one's tools by name) while they fit; those
 that do not are left out, and a note per server says which and why (in /mcp, as a notice, or on
 stderr headless). A decision holds while the window does: a tool offered stays offered, one left
 out stays out, so the tool list (and the provider's prompt cache) stays the same. When the

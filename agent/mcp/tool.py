@@ -5,7 +5,7 @@ pleat can check), so a call asks for approval like a command unless a permission
 it: `mcp__docs__search` allows that tool, `mcp__docs` every tool of the server docs. Its
 arguments are any JSON object, which no glob can match reliably, so it has no main argument.
 Like a command, what it changes in the workspace is unknown: /undo takes it back from a git
-snapshot (agent/checkpoints.py).
+snapshot (agent/turn/checkpoints.py).
 """
 
 from __future__ import annotations

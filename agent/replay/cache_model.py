@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.tokens import count_text
+from agent.model.tokens import count_text
 
 
 @dataclass(frozen=True)

@@ -83,8 +83,8 @@ def _prices(args: argparse.Namespace) -> Prices:
 def _summarizer(args: argparse.Namespace) -> tuple[Any, str]:
     if not args.model:
         return None, LABEL
-    from agent.llm import LLM
-    from agent.model_settings import ModelSettings
+    from agent.model.llm import LLM
+    from agent.model.settings import ModelSettings
 
     llm = LLM(ModelSettings(model=args.model, api_base=args.api_base, api_key=args.api_key))
     return llm, f"summaries by {args.model}"

@@ -14,10 +14,10 @@ from agent.compaction.fold_parts import SummaryModel
 from agent.compaction.offline_model import OfflineSummarizer
 from agent.compaction.policy import Budget, CompactionPolicy
 from agent.events import CompactionDone, CompactionFailed, Retrying, ThinkingDelta
-from agent.llm import LLMReply
+from agent.model.llm import LLMReply
+from agent.model.tokens import TokenLedger
 from agent.replay.cache_model import CacheModel
 from agent.replay.recorded import BASH_TOOL, RecordedSession
-from agent.tokens import TokenLedger
 from sessions.archive import ChunkArchive
 from sessions.messages import Message, provider_messages
 

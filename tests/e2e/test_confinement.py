@@ -30,7 +30,7 @@ import tools.visible_files
 import tools.write_file
 from agent.assemble import build_agent
 from agent.config import Config
-from agent.permissions import ApprovalRequest, Decision
+from agent.permissions.policy import ApprovalRequest, Decision
 from sessions.store import Session
 from tools.base import ToolContext, ToolOutput
 from tools.registry import ToolRegistry, default_registry

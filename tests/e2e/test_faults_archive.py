@@ -15,7 +15,7 @@ from scripted_server import ScriptedServer, Text
 
 import sessions.atomic
 from agent.events import CompactionDone, CompactionFailed, CompactionStarted, ErrorEvent, TurnDone
-from agent.loop import Agent
+from agent.turn.loop import Agent
 from sessions.messages import Message, ToolCall
 from sessions.store import Session
 

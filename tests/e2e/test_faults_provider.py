@@ -19,8 +19,8 @@ from scripted_server import (
 )
 
 from agent.events import ErrorEvent, Retrying, ToolCallFinished, TurnDone
-from agent.headless import EXIT_FAILED, EXIT_OK
-from agent.turn_notes import CUT_ARGUMENTS_NOTE, TRUNCATED_MESSAGE
+from agent.headless.run import EXIT_FAILED, EXIT_OK
+from agent.turn.notes import CUT_ARGUMENTS_NOTE, TRUNCATED_MESSAGE
 
 # The request timeout of the hung-provider row: far below the stall, so the row is quick, and
 # far above a local round trip, so an answering server is never taken for a hung one.

@@ -24,9 +24,9 @@ from scripted_server import ScriptedServer, Text, ToolCalls
 from agent.assemble import build_agent
 from agent.config import Config
 from agent.events import TurnDone
-from agent.headless import EXIT_TERMINATED
-from agent.permissions import approve_all
-from agent.turn_notes import CANCELLED_TOOL_RESULT
+from agent.headless.run import EXIT_TERMINATED
+from agent.permissions.policy import approve_all
+from agent.turn.notes import CANCELLED_TOOL_RESULT
 from sessions.store import Session, list_sessions
 
 # Slow (real processes signalled): left out of the fast set, `pytest -m 'not slow'`.

@@ -24,7 +24,7 @@ from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
 from agent.events import CompactionDone
-from agent.permissions import approve_all
+from agent.permissions.policy import approve_all
 from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.store import CHUNKS_DIR, Session, SessionError
 

@@ -16,10 +16,10 @@ from scripted_server import ScriptedServer, Text, ToolCalls
 from agent.assemble import build_agent, permissions_from
 from agent.config import Config
 from agent.events import ErrorEvent, TurnDone
-from agent.hook_config import HookSpec, Matcher
-from agent.hooks import HookSet
-from agent.loop import Agent
-from agent.permissions import ApprovalRequest, Decision, refuse_headless
+from agent.hooks.config import HookSpec, Matcher
+from agent.hooks.runner import HookSet
+from agent.permissions.policy import ApprovalRequest, Decision, refuse_headless
+from agent.turn.loop import Agent
 from sessions.store import Session
 
 

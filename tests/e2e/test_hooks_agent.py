@@ -24,15 +24,15 @@ from agent.events import (
     ToolCallStarted,
     TurnDone,
 )
-from agent.hook_events import (
+from agent.hooks.tool_hooks import BLOCKED_HEADER, FEEDBACK_HEADER
+from agent.permissions.policy import ApprovalRequest, Decision, approve_all, refuse_headless
+from agent.subagents.team import SUBAGENT_NOTE
+from agent.turn.agent_hooks import (
     CONTEXT_HEADER,
     MAX_STOP_CONTINUATIONS,
     STOP_HEADER,
     SUBAGENT_STOP_HEADER,
 )
-from agent.permissions import ApprovalRequest, Decision, approve_all, refuse_headless
-from agent.subagents import SUBAGENT_NOTE
-from agent.tool_hooks import BLOCKED_HEADER, FEEDBACK_HEADER
 from sessions.store import Session
 from tools.result_facts import ResultFacts
 

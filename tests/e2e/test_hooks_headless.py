@@ -13,8 +13,8 @@ import pytest
 from pleat_process import run_pleat
 from scripted_server import ScriptedServer, Text, ToolCalls
 
-from agent.exit_codes import EXIT_FAILED
-from agent.tool_hooks import BLOCKED_HEADER
+from agent.headless.exit_codes import EXIT_FAILED
+from agent.hooks.tool_hooks import BLOCKED_HEADER
 
 # Slow: each test runs pleat as a process (litellm's import takes seconds).
 pytestmark = pytest.mark.slow

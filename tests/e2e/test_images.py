@@ -24,10 +24,10 @@ from scripted_server import ScriptedServer, Text, ToolCalls
 from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
+from agent.conversation.fork import fork_session
 from agent.events import CompactionDone, TurnDone
-from agent.fork import fork_session
-from agent.permissions import approve_all
-from agent.prompt_images import attach_images
+from agent.images.prompt import attach_images
+from agent.permissions.policy import approve_all
 from sessions.store import Session
 
 # Slow (runs pleat as a process): left out of the fast set.

@@ -52,7 +52,8 @@ def test_help_imports_nothing_heavy() -> None:
 def test_importing_the_core_packages_imports_nothing_heavy() -> None:
     code = (
         "import json, sys\n"
-        "import agent.loop, agent.config, agent.llm, agent.headless, tools.registry\n"
+        "import agent.turn.loop, agent.config, agent.model.llm, agent.headless.run\n"
+        "import tools.registry\n"
         f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -72,13 +73,13 @@ def test_console_script_help_answers() -> None:
 # store are imported after it (bench/tui_startup.py measures the first frame against a bare
 # Textual app; each of these chains costs milliseconds there).
 AFTER_FIRST_FRAME = (
-    "agent.loop",
-    "agent.llm",
+    "agent.turn.loop",
+    "agent.model.llm",
     "agent.events",
     "agent.assemble",
-    "agent.prompt_images",
-    "agent.permission_rules",  # the rules parse at the first decision, not the first frame
-    "agent.shell_split",
+    "agent.images.prompt",
+    "agent.permissions.rules",  # the rules parse at the first decision, not the first frame
+    "agent.permissions.shell_split",
     "tools.base",
     "tools.registry",
     "sessions.store",

@@ -14,8 +14,8 @@ from agent.compaction.instruction import compression_instruction
 from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
 from agent.events import CompactionDone
-from agent.loop import Agent
-from agent.permissions import approve_all
+from agent.permissions.policy import approve_all
+from agent.turn.loop import Agent
 from sessions.messages import Message, is_summary
 from sessions.store import Session
 

@@ -16,8 +16,8 @@ from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
 from agent.events import CompactionDone, ErrorEvent, Event, TurnDone
-from agent.loop import Agent
-from agent.permissions import approve_all
+from agent.permissions.policy import approve_all
+from agent.turn.loop import Agent
 from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.store import Session
 

@@ -1,4 +1,4 @@
-"""agent.llm over real HTTP against the scripted server: streaming, tool-call assembly, usage,
+"""agent.model.llm over real HTTP against the scripted server: streaming, tool-call assembly, usage,
 error classification and bounded retries, through the real litellm."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from conftest import TEST_API_KEY, TEST_MODEL
 from scripted_server import Drop, Error, ScriptedServer, Text, ToolCalls, context_overflow
 
 from agent.events import Retrying
-from agent.llm import LLM, LLMError, LLMReply, classify, is_context_overflow
-from agent.model_settings import ModelSettings
+from agent.model.llm import LLM, LLMError, LLMReply, classify, is_context_overflow
+from agent.model.settings import ModelSettings
 
 # Retries in tests wait milliseconds, not seconds: the backoff shape is what is under test.
 FAST_RETRY = 0.001
@@ -215,7 +215,7 @@ def test_classify_keeps_provider_words_without_exception_names() -> None:
 
 
 def test_claude_is_found_by_the_provider_litellm_resolves() -> None:
-    from agent.llm import LLM
+    from agent.model.llm import LLM
 
     claude = [
         "claude-sonnet-4-5",
@@ -233,7 +233,7 @@ def test_four_breakpoints_mark_the_previous_request_exactly() -> None:
     """Tools, system, the end of the previous request and the last message: with twelve
     parallel tool calls (more than Anthropic's 20-block lookback) the previous request's end
     is still marked."""
-    from agent.request_shape import with_cache_breakpoints
+    from agent.model.request_shape import with_cache_breakpoints
 
     calls = [{"id": f"c{i}", "type": "function", "function": {"name": "f"}} for i in range(12)]
     messages = [

@@ -22,12 +22,12 @@ from agent.events import (
     ToolCallStarted,
     TurnDone,
 )
-from agent.llm import LLM
-from agent.loop import Agent
-from agent.model_settings import ModelSettings
-from agent.permissions import ApprovalRequest, Decision, approve_all, refuse_headless
-from agent.prompt import system_prompt
-from agent.turn_notes import CANCELLED_TOOL_RESULT
+from agent.model.llm import LLM
+from agent.model.settings import ModelSettings
+from agent.permissions.policy import ApprovalRequest, Decision, approve_all, refuse_headless
+from agent.turn.loop import Agent
+from agent.turn.notes import CANCELLED_TOOL_RESULT
+from agent.turn.system_prompt import system_prompt
 from sessions.messages import Message, unanswered_calls
 from tools.base import Tool, ToolContext, ToolOutput
 from tools.registry import default_registry

@@ -13,7 +13,7 @@ from pleat_process import run_pleat
 from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.mcp.admission import SCHEMA_SHARE
-from agent.tokens import payload_tokens
+from agent.model.tokens import payload_tokens
 
 pytestmark = pytest.mark.slow
 

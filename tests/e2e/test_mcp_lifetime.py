@@ -23,7 +23,7 @@ from mcp_support import (
 from pleat_process import run_pleat
 from scripted_server import ScriptedServer, Text, ToolCalls
 
-from agent.exit_codes import EXIT_INTERRUPTED, EXIT_TERMINATED
+from agent.headless.exit_codes import EXIT_INTERRUPTED, EXIT_TERMINATED
 
 pytestmark = pytest.mark.slow
 

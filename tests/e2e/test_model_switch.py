@@ -18,10 +18,10 @@ from tui_support import assert_valid_history, is_compression, summary_reply
 
 from agent.assemble import build_agent
 from agent.config import Config
+from agent.conversation.model_switch import needs_room, switch_model
 from agent.events import CompactionDone, CompactionFailed, Event
-from agent.loop import Agent
-from agent.model_switch import needs_room, switch_model
-from agent.permissions import approve_all
+from agent.permissions.policy import approve_all
+from agent.turn.loop import Agent
 from sessions.messages import Message, is_summary
 from sessions.store import Session
 

@@ -17,8 +17,8 @@ from scripted_server import Error, ScriptedServer, Text, estimate_tokens
 from test_compaction_e2e import GOOD_SUMMARY, fill_history, is_compression, make_agent, run
 
 from agent.events import CompactionDone, TurnDone
-from agent.llm import StatedLimits, is_context_overflow, stated_limits
-from agent.tokens import TokenLedger
+from agent.model.llm import StatedLimits, is_context_overflow, stated_limits
+from agent.model.tokens import TokenLedger
 
 # The real window of the provider played here; pleat is told 100k.
 WINDOW = 12_000
@@ -168,8 +168,8 @@ async def test_an_overflow_without_numbers_still_recovers(
 
 def test_the_reply_reserve_respects_the_models_output_limit() -> None:
     from agent.compaction.policy import Budget, CompactionPolicy
-    from agent.llm import LLM
-    from agent.model_settings import ModelSettings
+    from agent.model.llm import LLM
+    from agent.model.settings import ModelSettings
 
     policy = CompactionPolicy()
     # Bedrock's Claude 3 Opus gives at most 4,096 output tokens: the reserve is no more.

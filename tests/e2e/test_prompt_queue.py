@@ -21,10 +21,10 @@ from agent.events import (
     TurnDone,
     UsageReported,
 )
-from agent.headless import render
-from agent.headless_json import StreamJsonReport
-from agent.loop import Agent
-from agent.prompt_queue import joined
+from agent.headless.json_report import StreamJsonReport
+from agent.headless.run import render
+from agent.turn.loop import Agent
+from agent.turn.prompt_queue import joined
 from sessions.store import Session
 
 

@@ -16,8 +16,8 @@ from pleat_process import run_pleat
 from scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from tui_support import is_compression, summary_reply
 
-from agent.exit_codes import EXIT_CONFIG, EXIT_KEPT, EXIT_OK
-from agent.rewind_plan import GIT_BLIND_SPOTS
+from agent.conversation.rewind_plan import GIT_BLIND_SPOTS
+from agent.headless.exit_codes import EXIT_CONFIG, EXIT_KEPT, EXIT_OK
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow

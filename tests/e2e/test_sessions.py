@@ -20,8 +20,8 @@ from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
 from agent.events import CompactionDone, Event
-from agent.loop import Agent
-from agent.permissions import approve_all
+from agent.permissions.policy import approve_all
+from agent.turn.loop import Agent
 from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.lock import SessionBusy
 from sessions.messages import Message, ToolCall
@@ -308,7 +308,7 @@ def test_journal_lines_are_json(workspace: Path) -> None:
 async def test_fork_carries_summary_and_chunks_and_stops_at_depth_three(
     server: ScriptedServer, workspace: Path
 ) -> None:
-    from agent.fork import ForkRefused, fork_session
+    from agent.conversation.fork import ForkRefused, fork_session
 
     session, agent = await long_session(server, workspace, turns=4)
     parent_chunks = [c.number for c in session.archive.chunks()]

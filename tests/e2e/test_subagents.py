@@ -33,10 +33,10 @@ from agent.events import (
     ToolCallStarted,
     TurnDone,
 )
-from agent.loop import Agent
-from agent.permissions import ApprovalRequest, Decision, Permissions, approve_all
-from agent.subagents import definition_notes
-from agent.turn_notes import CANCELLED_TOOL_RESULT
+from agent.permissions.policy import ApprovalRequest, Decision, Permissions, approve_all
+from agent.subagents.team import definition_notes
+from agent.turn.loop import Agent
+from agent.turn.notes import CANCELLED_TOOL_RESULT
 from sessions.journal import replay_journal
 from sessions.messages import unanswered_calls
 from sessions.paths import session_dir

@@ -14,7 +14,7 @@ from pleat_process import RUN_TIMEOUT_SECONDS, run_pleat
 from scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from subagent_support import Meeting, is_subagent
 
-from agent.exit_codes import EXIT_OK
+from agent.headless.exit_codes import EXIT_OK
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow

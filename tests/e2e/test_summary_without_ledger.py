@@ -12,7 +12,7 @@ from tui_support import assert_valid_history, make_config
 from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
 from agent.events import CompactionDone
-from agent.permissions import approve_all
+from agent.permissions.policy import approve_all
 from sessions.messages import Message, is_summary
 from sessions.store import Session
 

@@ -19,8 +19,8 @@ from tui_support import (
     wait_for,
 )
 
-from agent.hook_config import parse_hooks
-from agent.tool_hooks import BLOCKED_HEADER
+from agent.hooks.config import parse_hooks
+from agent.hooks.tool_hooks import BLOCKED_HEADER
 from tui.screens.project_approval import HookApprovalScreen
 from tui.widgets.notice import Notice
 from tui.widgets.prompt_input import PromptInput

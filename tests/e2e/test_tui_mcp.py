@@ -17,7 +17,7 @@ from tui_support import asked, command, exchange, make_app, send, started, wait_
 from agent.compaction.policy import CompactionPolicy
 from agent.mcp.admission import SCHEMA_SHARE
 from agent.mcp.settings import from_config
-from agent.tokens import payload_tokens
+from agent.model.tokens import payload_tokens
 from tui.app import PleatApp
 from tui.screens.approval import ApprovalScreen
 from tui.screens.project_approval import McpApprovalScreen

@@ -26,7 +26,7 @@ from tui_support import (
 )
 
 from agent.config import Config
-from agent.model_switch import needs_room
+from agent.conversation.model_switch import needs_room
 from tui.app import PleatApp
 from tui.screens.model_picker import ModelPickerScreen
 from tui.slash_commands import BY_NAME

@@ -10,7 +10,7 @@ from textual.widgets import Input, Label, Markdown
 from tui_support import asked, exchange, make_app, send, started, wait_for
 from tui_support import work_finished as turn_finished
 
-from agent.plan_mode import PLAN_NOTE
+from agent.permissions.plan_mode import PLAN_NOTE
 from tui.app import PleatApp
 from tui.screens.approval import ApprovalScreen
 from tui.screens.plan import PlanScreen

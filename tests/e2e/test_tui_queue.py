@@ -24,7 +24,7 @@ from tui_support import (
     work_finished,
 )
 
-from agent.prompt_queue import joined
+from agent.turn.prompt_queue import joined
 from tui.app import PleatApp
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.prompt_input import PromptInput

@@ -12,7 +12,7 @@ from textual.widgets import Label
 from textual.widgets._collapsible import CollapsibleTitle
 from tui_support import asked, make_app, send, started, wait_for, work_finished
 
-from agent.subagents import SUBAGENT_NOTE
+from agent.subagents.team import SUBAGENT_NOTE
 from tui.app import PleatApp
 from tui.screens.approval import ApprovalScreen
 from tui.screens.subagent import SubagentScreen

@@ -14,7 +14,7 @@ from mcp_support import kill_if_alive, wait_gone, wait_until
 from scripted_server import ScriptedServer, ToolCalls
 from tmux_pleat import TmuxPleat, tmux_available
 
-from agent.turn_notes import CANCELLED_TOOL_RESULT
+from agent.turn.notes import CANCELLED_TOOL_RESULT
 from sessions.store import Session, list_sessions
 
 pytestmark = [

@@ -16,7 +16,7 @@ from git_support import git, git_repo
 from pleat_process import run_pleat
 from scripted_server import ScriptedServer, Text, ToolCalls
 
-from agent.exit_codes import EXIT_KEPT, EXIT_OK
+from agent.headless.exit_codes import EXIT_KEPT, EXIT_OK
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow

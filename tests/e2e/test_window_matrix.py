@@ -26,8 +26,8 @@ from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
 from agent.events import ErrorEvent, ToolCallFinished, TurnDone
-from agent.loop import Agent
-from agent.permissions import approve_all
+from agent.permissions.policy import approve_all
+from agent.turn.loop import Agent
 from sessions.messages import Message
 from sessions.store import Session
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.agent_definitions import (
+from agent.subagents.definitions import (
     MAX_DEFINITION_BYTES,
     MAX_DESCRIPTION_CHARS,
     MAX_OFFERED,

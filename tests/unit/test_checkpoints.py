@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent.checkpoints import CheckpointRecorder
+from agent.turn.checkpoints import CheckpointRecorder
 from sessions.checkpoint_store import CheckpointMissing, CheckpointStore, content_ref
 from sessions.journal import replay_journal
 from sessions.lineage import Checkpoint, FileChange, checkpoint_record, done_record, turn_record

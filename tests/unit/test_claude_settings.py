@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from agent.claude_settings import (
+from agent.config import ConfigError, load_config
+from agent.hooks.claude_settings import (
     MAX_SETTINGS_BYTES,
     approve,
     gather_hooks,
     project_settings_hooks,
 )
-from agent.config import ConfigError, load_config
-from agent.hook_config import HookSpec, Matcher, parse_claude_hooks
-from agent.hooks import HookSet
+from agent.hooks.config import HookSpec, Matcher, parse_claude_hooks
+from agent.hooks.runner import HookSet
 
 
 def write(path: Path, data: Any) -> Path:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.claude_tools import (
+from agent.claude_code.tools import (
     COUNTERPARTS,
     claude_input,
     claude_name,

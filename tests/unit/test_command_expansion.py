@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from agent.command_expansion import (
+from agent.commands.catalog import CustomCommand
+from agent.commands.expansion import (
     MAX_INCLUDES,
     MAX_PROMPT_CHARS,
     ExpansionError,
     expand,
     split_arguments,
 )
-from agent.custom_commands import CustomCommand
 
 # Room for included files in most tests: far more than they include.
 ROOM = 50_000
@@ -162,7 +162,7 @@ def test_images_come_from_what_was_typed_and_workspace_mentions_only(
 ) -> None:
     from images import png
 
-    from agent.prompt_images import find_images
+    from agent.images.prompt import find_images
 
     private = tmp_path / "private.png"
     private.write_bytes(png(seed=1))

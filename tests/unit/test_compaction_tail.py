@@ -20,7 +20,7 @@ from agent.compaction.policy import CompactionPolicy
 from agent.compaction.rebuild import rebuild
 from agent.compaction.tail import choose_split
 from agent.events import CompactionDone
-from agent.tokens import TokenLedger
+from agent.model.tokens import TokenLedger
 from sessions.archive import ChunkArchive
 from sessions.messages import (
     Message,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.command_files import MAX_COMMAND_BYTES, MAX_DEPTH, MAX_ENTRIES
-from agent.custom_commands import BUILTIN_COMMANDS, CommandCatalog, invocation
+from agent.commands.catalog import BUILTIN_COMMANDS, CommandCatalog, invocation
+from agent.commands.files import MAX_COMMAND_BYTES, MAX_DEPTH, MAX_ENTRIES
 
 
 @pytest.fixture
@@ -235,7 +235,7 @@ def test_edits_take_effect_at_the_next_refresh(workspace: Path, home: Path) -> N
 
 
 def test_builtin_names_are_both_front_ends_commands() -> None:
-    from agent.headless import HEADLESS_COMMANDS
+    from agent.headless.run import HEADLESS_COMMANDS
     from tui.slash_commands import COMMANDS
 
     assert {c.name for c in COMMANDS} | {n.lstrip("/") for n in HEADLESS_COMMANDS} == set(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.front_matter import MAX_LINES, FrontMatterError, parse_document
+from agent.commands.front_matter import MAX_LINES, FrontMatterError, parse_document
 
 
 def test_a_file_without_front_matter_is_all_body() -> None:

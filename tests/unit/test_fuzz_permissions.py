@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.permission_rules import allowing_rules, always_rules, denying_rule, parse_rule
-from agent.shell_split import split_command
+from agent.permissions.rules import allowing_rules, always_rules, denying_rule, parse_rule
+from agent.permissions.shell_split import split_command
 from tools.shell import RunCommandTool
 
 # Lines per property: each is judged in well under a millisecond, so 400 take about a second

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.rewind_plan import same_content
+from agent.conversation.rewind_plan import same_content
 from sessions.checkpoint_store import content_ref
 from tools.git_process import run_git
 from tools.git_snapshots import (

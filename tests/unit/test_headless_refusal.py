@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.headless import HEADLESS_COMMANDS
-from agent.headless_custom import tui_only_refusal
+from agent.headless.custom import tui_only_refusal
+from agent.headless.run import HEADLESS_COMMANDS
 
 
 def test_only_the_tuis_own_commands_are_refused() -> None:

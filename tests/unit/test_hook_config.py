@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent.config import ConfigError, load_config
-from agent.hook_config import DEFAULT_HOOK_TIMEOUT_SECONDS, HOOK_EVENTS, HookSpec, Matcher
-from agent.hooks import tool_subjects
+from agent.hooks.config import DEFAULT_HOOK_TIMEOUT_SECONDS, HOOK_EVENTS, HookSpec, Matcher
+from agent.hooks.runner import tool_subjects
 
 
 def write_config(home: Path, text: str) -> Path:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.hook_config import HookSpec, Matcher
-from agent.hooks import (
+from agent.hooks.config import HookSpec, Matcher
+from agent.hooks.runner import (
     HOOK_NOTICE_CHARS,
     MAX_HOOK_OUTPUT_BYTES,
     HookRun,
@@ -151,7 +151,7 @@ async def test_past_its_time_limit_the_whole_process_group_is_killed(workspace: 
 async def test_a_background_process_holding_the_output_is_killed(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("agent.hooks.DRAIN_SECONDS", 0.2)  # no need to wait the full grace
+    monkeypatch.setattr("agent.hooks.runner.DRAIN_SECONDS", 0.2)  # no need to wait the full grace
     done = await run("sleep 60 & echo $! > child.pid; echo started", workspace)
     assert done.exit_code == 0 and done.stdout == "started\n"
     assert await gone(int(text(workspace / "child.pid")))

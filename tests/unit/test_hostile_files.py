@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import tools.visible_files
-from agent.prompt import MAX_INSTRUCTIONS_BYTES, project_instructions, system_prompt
+from agent.turn.system_prompt import MAX_INSTRUCTIONS_BYTES, project_instructions, system_prompt
 from tools.base import ToolContext
 from tools.search import GlobTool, GrepTool
 from tools.visible_files import visible_files

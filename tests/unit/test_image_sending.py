@@ -9,15 +9,15 @@ from pathlib import Path
 import images
 import pytest
 
-import agent.image_parts as image_parts
+import agent.images.parts as image_parts
 from agent.compaction.cheap_tier import shrink_tail
 from agent.compaction.ledger import update_ledger
 from agent.compaction.shrink import apply_shrink, plan_shrink
 from agent.config import ConfigError, load_config
-from agent.image_parts import Attachments
-from agent.image_tokens import image_tokens
-from agent.request_shape import EPHEMERAL, with_cache_breakpoints
-from agent.tokens import message_tokens
+from agent.images.parts import Attachments
+from agent.images.tokens import image_tokens
+from agent.model.request_shape import EPHEMERAL, with_cache_breakpoints
+from agent.model.tokens import message_tokens
 from sessions.image_ref import ImageRef
 from sessions.image_store import SessionImages
 from sessions.messages import Message, ToolCall, provider_messages, tool_result, user

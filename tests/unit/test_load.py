@@ -14,10 +14,10 @@ from invariants import assert_history_valid
 
 from agent.compaction.policy import CompactionPolicy
 from agent.events import CompactionDone
+from agent.model.tokens import count_text
 from agent.replay.cache_model import CacheModel, Charge
 from agent.replay.recorded import RecordedSession
 from agent.replay.strategies import run_strategy
-from agent.tokens import count_text
 from sessions.journal import JOURNAL_NAME
 from sessions.messages import Message, ToolCall
 from sessions.store import CHUNKS_DIR, Session

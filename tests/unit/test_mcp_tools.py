@@ -21,11 +21,11 @@ from mcp_types import (
 )
 from mcp_types import Tool as ListedTool
 
-from agent.image_parts import Attachments
+from agent.images.parts import Attachments
 from agent.mcp.names import MAX_TOOL_NAME_CHARS, tool_name
 from agent.mcp.results import EMPTY, MAX_RESULT_CHARS, tool_output
 from agent.mcp.tool import MAX_DESCRIPTION_CHARS, MAX_SCHEMA_CHARS, McpTool, adapt
-from agent.permissions import Permissions
+from agent.permissions.policy import Permissions
 from sessions.image_store import SessionImages
 from tools.base import ToolContext, ToolError
 from tools.read_file import ReadFileTool

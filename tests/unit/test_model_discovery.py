@@ -14,10 +14,15 @@ from typing import Any
 import pytest
 from loopback_server import LoopbackServer
 
-from agent import local_servers
-from agent.bounded_http import HttpGetError, http_get
-from agent.local_servers import MAX_LIST_BYTES, MAX_MODELS_PER_SERVER, probe_server, probe_servers
-from agent.model_discovery import PROVIDER_DEFAULTS, FoundModel, first_model, keyed_defaults
+from agent.model import local_servers
+from agent.model.bounded_http import HttpGetError, http_get
+from agent.model.discovery import PROVIDER_DEFAULTS, FoundModel, first_model, keyed_defaults
+from agent.model.local_servers import (
+    MAX_LIST_BYTES,
+    MAX_MODELS_PER_SERVER,
+    probe_server,
+    probe_servers,
+)
 
 # How long a stalled server holds a request: far past the probe's limit, so only the limit ends
 # the wait (the handler thread is a daemon; the test does not wait for it).
@@ -289,8 +294,8 @@ def test_every_provider_has_its_usual_key_variable() -> None:
 
 @pytest.mark.slow  # imports litellm (seconds)
 def test_the_preferred_models_are_litellm_s_and_listed_for_their_keys() -> None:
-    from agent.llm import credentialed_models, resolve_model
-    from agent.model_settings import ModelSettings
+    from agent.model.llm import credentialed_models, resolve_model
+    from agent.model.settings import ModelSettings
 
     environ = {p.key: "sk-test-key" for p in PROVIDER_DEFAULTS}
     lists = credentialed_models(environ)

@@ -15,7 +15,7 @@ import pytest
 from hints import next_call
 
 from agent.compaction.policy import CompactionPolicy
-from agent.tokens import count_text
+from agent.model.tokens import count_text
 from sessions.archive import ChunkArchive
 from sessions.messages import Message
 from sessions.outputs import KeptOutputs

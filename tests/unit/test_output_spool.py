@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.tokens import count_text
+from agent.model.tokens import count_text
 from sessions.output_spool import SPOOL_NAME
 from sessions.outputs import KeptOutputs
 from tools.base import ToolContext

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.permission_rules import (
+from agent.permissions.rules import (
     Rule,
     RuleError,
     allowing_rules,
@@ -16,7 +16,7 @@ from agent.permission_rules import (
     glob_matches,
     parse_rule,
 )
-from agent.shell_split import split_command
+from agent.permissions.shell_split import split_command
 from tools.edit_file import EditFileTool
 from tools.read_file import ReadFileTool
 from tools.shell import RunCommandTool

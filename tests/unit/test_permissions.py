@@ -10,16 +10,7 @@ from typing import Any
 import pytest
 
 from agent.mcp.tool import McpTool
-from agent.permissions import (
-    MODES,
-    ApprovalRequest,
-    Decision,
-    Mode,
-    Permissions,
-    approve_all,
-    refuse_headless,
-)
-from agent.plan_mode import (
+from agent.permissions.plan_mode import (
     LEFT_PLAN_NOTE,
     MAX_PLAN_CHARS,
     PLAN_NOTE,
@@ -27,6 +18,15 @@ from agent.plan_mode import (
     PlanVerdict,
     mode_note,
     review_headless,
+)
+from agent.permissions.policy import (
+    MODES,
+    ApprovalRequest,
+    Decision,
+    Mode,
+    Permissions,
+    approve_all,
+    refuse_headless,
 )
 from sessions import messages as msg
 from tools.base import Tool, ToolContext, ToolError

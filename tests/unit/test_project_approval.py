@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.hook_config import HookSpec, Matcher
+from agent.hooks.config import HookSpec, Matcher
 from tui.screens.project_approval import hook_line
 
 

@@ -18,7 +18,7 @@ LOCKS = ("requirements.lock", "requirements-dev.lock")
 
 
 def test_import_contracts_hold() -> None:
-    """The core never imports Textual; only agent.llm touches litellm (import-linter)."""
+    """The core never imports Textual; only agent.model.llm touches litellm (import-linter)."""
     done = subprocess.run(
         [str(BIN / "lint-imports"), "--no-cache"],
         cwd=ROOT,

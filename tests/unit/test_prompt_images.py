@@ -9,7 +9,7 @@ from pathlib import Path
 import images
 import pytest
 
-from agent.prompt_images import MAX_PROMPT_IMAGES, find_images
+from agent.images.prompt import MAX_PROMPT_IMAGES, find_images
 
 
 def sources(prompt: str, workspace: Path) -> list[str]:

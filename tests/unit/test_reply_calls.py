@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.reply_calls import runs
+from agent.turn.reply_calls import runs
 from sessions.messages import ToolCall
 
 

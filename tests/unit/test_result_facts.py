@@ -11,11 +11,11 @@ from conftest import TEST_API_KEY, TEST_MODEL
 from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.compaction.ledger import update_ledger
-from agent.llm import LLM
-from agent.loop import Agent
-from agent.model_settings import ModelSettings
-from agent.permissions import approve_all
-from agent.tokens import count_text
+from agent.model.llm import LLM
+from agent.model.settings import ModelSettings
+from agent.model.tokens import count_text
+from agent.permissions.policy import approve_all
+from agent.turn.loop import Agent
 from sessions.archive import ChunkArchive
 from sessions.journal import Journal, replay_journal
 from sessions.messages import Message, ToolCall, tool_result

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.checkpoints import CheckpointRecorder
-from agent.rewind import parse_rewind
-from agent.rewind_plan import RewindRefused, plan_rewind
+from agent.conversation.rewind import parse_rewind
+from agent.conversation.rewind_plan import RewindRefused, plan_rewind
+from agent.turn.checkpoints import CheckpointRecorder
 from sessions.messages import Message, ToolCall
 from sessions.redact import KnownSecrets
 from sessions.store import Session

@@ -12,8 +12,8 @@ from agent.compaction.offline_model import OfflineSummarizer
 from agent.compaction.policy import CompactionPolicy
 from agent.compaction.shrink import plan_shrink
 from agent.events import CompactionDone
-from agent.tokens import TokenLedger
-from agent.tool_budget import tool_context
+from agent.model.tokens import TokenLedger
+from agent.turn.tool_budget import tool_context
 from sessions.archive import ChunkArchive
 from sessions.messages import Message, ToolCall, unread_results
 from tools.base import ToolContext

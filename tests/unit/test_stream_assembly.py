@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent.reasoning import ReasoningAssembler
-from agent.stream_assembly import ToolCallAssembler
+from agent.model.reasoning import ReasoningAssembler
+from agent.model.stream_assembly import ToolCallAssembler
 from sessions.lone_surrogates import has_lone_surrogate, mended_json
 
 

@@ -13,7 +13,7 @@ from agent.compaction.ledger import Ledger
 from agent.compaction.policy import CompactionPolicy
 from agent.compaction.rebuild import summary_message
 from agent.config import Config
-from agent.permissions import approve_all
+from agent.permissions.policy import approve_all
 from sessions.messages import Message, ToolCall
 from sessions.store import Session
 from tools.base import ToolContext, ToolError

@@ -15,8 +15,8 @@ import pytest
 from hints import next_call
 from web_server import Route, WebServer
 
-from agent.image_parts import Attachments
-from agent.tokens import count_text
+from agent.images.parts import Attachments
+from agent.model.tokens import count_text
 from sessions.archive import ChunkArchive
 from sessions.image_store import SessionImages
 from sessions.outputs import KeptOutputs

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.permission_rules import (
+from agent.permissions.policy import ApprovalRequest, Permissions, refuse_headless
+from agent.permissions.rules import (
     Rule,
     allowing_rules,
     always_rules,
     denying_rule,
     parse_rule,
 )
-from agent.permissions import ApprovalRequest, Permissions, refuse_headless
 from tools.base import ToolError
 from tools.registry import default_registry
 from tools.web_address import web_address

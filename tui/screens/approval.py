@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, Static
 
-from agent.permissions import ApprovalRequest
+from agent.permissions.policy import ApprovalRequest
 from agent.terminal_text import hidden_count, visible
 from tui.approvals import Answer
 from tui.screens.question import QuestionScreen

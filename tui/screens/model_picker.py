@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from agent.model_discovery import FoundModel, same_model
+from agent.model.discovery import FoundModel, same_model
 from agent.terminal_text import visible
 
 # What the picker dismisses with: the chosen model, and whether to save it as the default.

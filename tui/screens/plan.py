@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Markdown
 
-from agent.plan_mode import PlanVerdict
+from agent.permissions.plan_mode import PlanVerdict
 from agent.terminal_text import visible
 from tui.screens.question import QuestionScreen
 

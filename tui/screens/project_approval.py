@@ -12,8 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, Static
 
-from agent.claude_settings import SettingsHooks
-from agent.hook_config import HookSpec
+from agent.hooks.claude_settings import SettingsHooks
+from agent.hooks.config import HookSpec
 from agent.mcp.disclosure import server_lines, shown
 from agent.mcp.project_file import PROJECT_FILE, ProjectServers
 from agent.terminal_text import visible

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList, SelectionList
 from textual.widgets.option_list import Option
 
-from agent.rewind_plan import turn_label
+from agent.conversation.rewind_plan import turn_label
 from agent.terminal_text import visible
 from sessions.lineage import Scope, Turn
 from tui.screens.question import QuestionScreen

@@ -13,8 +13,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Label
 
-from agent.loop import Agent
 from agent.terminal_text import visible
+from agent.turn.loop import Agent
 from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.messages import ToolCall
 from sessions.paths import session_dir

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from agent.fold_line import kilo
+from agent.compaction.fold_line import kilo
 from agent.terminal_text import visible
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class StatusBar(Static):
     session: reactive[str] = reactive("")
     workspace: reactive[str] = reactive("")
     state: reactive[str] = reactive("idle")
-    mode: reactive[str] = reactive("ask")  # the permission mode (agent/permissions.py)
+    mode: reactive[str] = reactive("ask")  # the permission mode (agent/permissions/policy.py)
     usage: reactive[Usage | None] = reactive(None)  # of the last model call
     cost: reactive[float | None] = reactive(None)  # USD of the session's calls, folds included
     # The spending cap (--max-budget-usd) and the session's cost when it started counting.

@@ -1,0 +1,80 @@
+"""`pleat -p "/review src/app.py"`: a custom command's prompt, expanded for a headless turn (and
+`pleat -p "/help"`, a command of the TUI only, refused).
+
+The command machinery is imported only for a prompt that starts with a slash: an ordinary
+prompt (and the TUI, which imports agent.headless.run) does not pay for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from agent.turn.loop import Agent
+
+
+def tui_only_refusal(prompt: str, headless: Collection[str]) -> str | None:
+    """The one line refusing a prompt that names a built-in slash command of the TUI which a
+    headless run does not take (`/help`, `/model`, `/quit` ...; `headless` names those it takes,
+    e.g. "/undo"): sent to the model it would be a wasted, puzzling request. None otherwise."""
+    if not prompt.lstrip().startswith("/"):
+        return None
+    from agent.commands.catalog import BUILTIN_COMMANDS, invocation
+
+    found = invocation(prompt)
+    if found is None or found[0] not in BUILTIN_COMMANDS or f"/{found[0]}" in headless:
+        return None
+    takes = ", ".join(sorted(headless))
+    return (
+        f"/{found[0]} works in pleat's terminal UI only; a headless run takes {takes} and "
+        "custom commands (options: pleat --help)"
+    )
+
+
+class CommandRefused(Exception):
+    """The custom command cannot be expanded; the message is one line."""
+
+
+@dataclass(frozen=True)
+class CustomPrompt:
+    """What a custom command sends, the meta its user message keeps (what was typed, the
+    command's file), and the text its images are attached from (Expanded.images_from)."""
+
+    text: str
+    meta: dict[str, str]
+    images: str
+
+
+def custom_prompt(agent: Agent, prompt: str, err: TextIO) -> CustomPrompt | None:
+    """The prompt a custom command expands to, said on `err` with its notes; None when the
+    prompt names no custom command (it is then sent as written, as before custom commands).
+    Raises CommandRefused when the command cannot be expanded."""
+    if not prompt.lstrip().startswith("/"):
+        return None
+    from agent.commands.catalog import CommandCatalog, invocation
+    from agent.commands.expansion import ExpansionError, expand_for
+    from sessions.messages import SOURCE_KEY, TYPED_KEY
+
+    found = invocation(prompt)
+    if found is None:
+        return None
+    name, arguments = found
+    catalog = CommandCatalog(agent.context.workspace)
+    catalog.refresh()
+    for note in catalog.new_notes():
+        err.write(f"pleat: note: {note}\n")
+    command = catalog.get(name)
+    if command is None:  # a TUI-only built-in was refused before (tui_only_refusal)
+        err.write(f"pleat: note: /{name} is not a command; sent to the model as written\n")
+        return None
+    try:
+        expanded = expand_for(agent, command, arguments)
+    except ExpansionError as error:
+        raise CommandRefused(str(error)) from error
+    err.write(f"pleat: /{name}: the {command.scope} command in {command.shown}\n")
+    for note in expanded.notes:
+        err.write(f"pleat: note: /{name}: {note}\n")
+    meta = {TYPED_KEY: prompt.strip(), SOURCE_KEY: command.shown}
+    return CustomPrompt(expanded.text, meta, expanded.images_from)

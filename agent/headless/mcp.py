@@ -1,0 +1,96 @@
+"""MCP in a headless run: which servers it uses, started before the request and stopped after it,
+their failures one stderr line each, and `pleat -p "/mcp"`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from agent.headless.exit_codes import EXIT_OK
+from agent.mcp.disclosure import withheld_line
+from agent.mcp.manager import McpServers
+from agent.mcp.project_file import PROJECT_FILE, is_approved, read_project_servers
+from agent.mcp.report import report
+from agent.mcp.server import McpServer
+from agent.mcp.settings import ServerSettings
+
+if TYPE_CHECKING:
+    from agent.turn.loop import Agent
+    from sessions.store import Session
+
+
+def headless_servers(
+    configured: tuple[ServerSettings, ...],
+    workspace: Path,
+    *,
+    approve_everything: bool,
+    err: TextIO,
+) -> McpServers:
+    """The servers of config.toml, and those of the workspace's .mcp.json when it was approved
+    in the TUI or the run approves everything (--yes); otherwise one line says they were not
+    started and how to allow them."""
+    servers = McpServers(workspace, configured)
+    project = read_project_servers(workspace)
+    if project is None:
+        return servers
+    for problem in project.problems:
+        servers.skipped.append(problem)
+        print(f"pleat: note: {problem}", file=err)
+    if not project.servers:
+        return servers
+    if approve_everything or is_approved(workspace, project):
+        for server in servers.add(project.servers):
+            withheld = withheld_line(server.settings, os.environ)
+            if withheld is not None:
+                print(f"pleat: note: MCP server {server.name}: {withheld}", file=err)
+        return servers
+    names = ", ".join(server.name for server in project.servers)
+    line = (
+        f"{PROJECT_FILE} in this workspace names MCP servers ({names}), not started: approve the "
+        "file in pleat's terminal UI (it asks at start), or pass --yes"
+    )
+    servers.skipped.append(line)
+    print(f"pleat: {line}", file=err)
+    return servers
+
+
+def say_change(server: McpServer, err: TextIO) -> None:
+    """One stderr line when a server fails (at start or later), and one for each note about
+    tools it has that are not offered (each said once)."""
+    if server.state == "failed":
+        print(f"pleat: MCP server {server.name} failed: {server.error}", file=err)
+    elif server.state == "running":
+        for note in server.new_notes():
+            print(f"pleat: note: MCP server {server.name}: {note}", file=err)
+
+
+async def with_servers(
+    servers: McpServers, agent: Agent, work: Coroutine[Any, Any, int], err: TextIO
+) -> int:
+    """Start the servers (in parallel), wait until each is running or failed, offer their tools
+    to the first request, run `work`, and stop them whatever happens (also on SIGTERM and
+    Ctrl+C, which cancel this task)."""
+    if not servers.servers:
+        return await work
+    servers.on_change(lambda server: say_change(server, err))
+    try:
+        await servers.start()
+        await servers.settled()
+        agent.registry.sync()  # before the request, so the first model call has them
+        return await work
+    finally:
+        work.close()  # never started (a failure above): no "never awaited" warning
+        await servers.stop()
+
+
+def servers_of(agent: Agent) -> McpServers | None:
+    """The MCP servers whose tools the agent's registry takes."""
+    return next((s for s in agent.registry.sources if isinstance(s, McpServers)), None)
+
+
+async def run_mcp(agent: Agent, session: Session, _: str, out: TextIO, err: TextIO) -> int:
+    """`pleat -p "/mcp"`: every server, its state and its tools (they have started by now)."""
+    out.write(report(servers_of(agent)) + "\n")
+    return EXIT_OK

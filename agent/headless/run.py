@@ -1,0 +1,410 @@
+"""`pleat -p`: one request without a UI; the answer streams to stdout, progress to stderr."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import functools
+import io
+import os
+import signal
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TextIO
+
+from agent.assemble import build_agent, open_session, permissions_from
+from agent.compaction.fold_line import describe_compaction
+from agent.config import Config, ConfigError, config_path
+from agent.config_file import toml_string
+from agent.conversation.fork import ForkRefused, fork_session
+from agent.events import (
+    CompactionDone,
+    CompactionFailed,
+    ErrorEvent,
+    Event,
+    HookNotice,
+    PromptBlocked,
+    SubagentActivity,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnDone,
+)
+from agent.headless.custom import CommandRefused, custom_prompt, tui_only_refusal
+from agent.headless.exit_codes import (
+    EXIT_BUDGET,
+    EXIT_CONFIG,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_KEPT,
+    EXIT_OK,
+    EXIT_TERMINATED,
+)
+from agent.headless.json_report import JsonReport, OutputFormat, json_report
+from agent.headless.mcp import headless_servers, run_mcp, with_servers
+from agent.headless.rewind import run_rewind, run_undo
+from agent.hooks.claude_settings import gather_hooks, waiting_line
+from agent.hooks.runner import HookSet
+from agent.images.prompt import attach_images
+from agent.model.discovery import first_model
+from agent.permissions.policy import refuse_headless
+from agent.stop_signals import Stopped, on_stop_signals
+from agent.subagents.team import activity_line, definition_notes
+from agent.turn.loop import Agent
+from agent.turn.system_prompt import project_instructions
+from sessions.lock import SessionBusy
+from sessions.store import Session, SessionError
+
+# Error kinds that are the user's configuration to fix rather than a failed request.
+CONFIG_KINDS = frozenset({"auth", "config"})
+# Said after "no model configured" when discovery found nothing either (with an api_base
+# configured, only that server is asked).
+NONE_FOUND = (
+    "; none found either (no provider key such as ANTHROPIC_API_KEY or OPENAI_API_KEY is set, "
+    "and no server in local_model_servers answered)"
+)
+NONE_AT_API_BASE = "; none found either (the server at api_base lists no model)"
+# A tool result shown on stderr is cut to this many characters (the model gets all of it).
+STDERR_PREVIEW_CHARS = 200
+
+
+def render(event: Event, out: TextIO, err: TextIO) -> None:
+    """Answer text to stdout; tool activity to stderr, one line each. Retries stay quiet: a
+    failure that outlasts them is reported once, as the run's one error line."""
+    if isinstance(event, TextDelta):
+        out.write(event.text)
+        out.flush()
+    elif isinstance(event, ToolCallStarted):
+        err.write(f"• {event.summary}\n")
+    elif isinstance(event, SubagentActivity) and event.summary:
+        err.write(f"  ↳ {activity_line(event)}\n")
+    elif isinstance(event, ToolCallFinished) and event.is_error:
+        line = " ".join(event.text.split())[:STDERR_PREVIEW_CHARS]
+        err.write(f"  ✗ {line}\n")
+    elif isinstance(event, CompactionDone | CompactionFailed):
+        err.write(f"⟳ {describe_compaction(event)}\n")
+    elif isinstance(event, HookNotice):  # a hook blocked something, or failed
+        err.write(f"pleat: {event.message}\n")
+
+
+async def run_compact(
+    agent: Agent,
+    session: Session,
+    focus: str,
+    out: TextIO,
+    err: TextIO,
+    report: JsonReport | None = None,
+) -> int:
+    """`pleat -p "/compact [focus]"`: fold now and say what happened (and, given a JSON
+    `report`, report the fold and its call there)."""
+    last: Event | None = None
+    async for event in agent.compact(focus=focus or None):
+        if report is not None:
+            report.event(event)
+        if isinstance(event, HookNotice):
+            render(event, out, err)
+        else:
+            last = event
+    assert isinstance(last, CompactionDone | CompactionFailed)
+    out.write(describe_compaction(last) + "\n")
+    return EXIT_OK if isinstance(last, CompactionDone) else EXIT_FAILED
+
+
+async def run_fork(agent: Agent, session: Session, _: str, out: TextIO, err: TextIO) -> int:
+    """`pleat -p /fork --continue`: fork the session; print the new session's id."""
+    try:
+        child, _history, note = await fork_session(agent, session)
+    except ForkRefused as error:
+        print(f"pleat: error: {error}", file=err)
+        return EXIT_CONFIG
+    child.close()
+    out.write(f"{note}\n{child.id}\n")
+    return EXIT_OK
+
+
+# The slash commands a headless run takes as its prompt (`pleat -p "/undo" --continue`): each
+# gets the agent, the session, the text after the command, stdout and stderr, and gives the
+# exit code. A prompt naming none of them may name a custom command (agent/headless/custom.py),
+# which is run as a turn with the prompt it expands to.
+HeadlessCommand = Callable[[Agent, Session, str, TextIO, TextIO], Coroutine[Any, Any, int]]
+HEADLESS_COMMANDS: dict[str, HeadlessCommand] = {
+    "/compact": run_compact,
+    "/fork": run_fork,
+    "/undo": run_undo,
+    "/rewind": run_rewind,
+    "/mcp": run_mcp,
+}
+
+
+async def run_turn(
+    agent: Agent,
+    prompt: str,
+    out: TextIO,
+    err: TextIO,
+    report: JsonReport | None = None,
+    meta: dict[str, str] | None = None,
+    images_from: str | None = None,
+) -> int:
+    """One request: the answer streams to `out` (or, given a JSON `report`, the report is
+    printed there instead), tool activity to `err`, with a line for the images attached (those
+    `images_from` names: by default the prompt's); `meta` is kept with the request (a custom
+    command's typed line and file)."""
+    named = prompt if images_from is None else images_from
+    attached = await attach_images(named, agent.context.workspace, agent.attachments)
+    if attached.images:
+        err.write(f"pleat: {attached.summary()}\n")
+    for note in attached.notes:
+        err.write(f"pleat: note: {note}\n")
+    error: ErrorEvent | None = None
+    done: TurnDone | None = None
+    wrote_text = False
+    if report is not None:
+        agent.registry.sync()  # the tools the turn offers (MCP servers' too), for the init line
+        report.start()
+        out = io.StringIO()  # the answer goes into the report's result, not to the terminal
+    try:
+        async for event in agent.run_turn(prompt, attached.images, meta):
+            render(event, out, err)
+            if report is not None:
+                report.event(event)
+            done = event if isinstance(event, TurnDone) else done
+            wrote_text = wrote_text or isinstance(event, TextDelta)
+            if isinstance(event, ToolCallStarted | HookNotice) and wrote_text:
+                out.write("\n")  # the text before a tool call (or a Stop hook) is not the answer
+                wrote_text = False
+            if isinstance(event, ErrorEvent) and event.kind == "truncated":
+                err.write(f"pleat: note: {event.message}\n")  # a notice; the answer stands
+            elif isinstance(event, ErrorEvent):
+                error = event
+            elif isinstance(event, PromptBlocked):  # by a UserPromptSubmit hook: not sent
+                error = ErrorEvent("hook", event.message)
+    finally:  # also when interrupted: the next line on the terminal starts clean
+        if wrote_text and report is None:
+            out.write("\n")
+            out.flush()
+    if report is not None:
+        report.finish(done, error.message if error else None, kind=error.kind if error else None)
+    if error is None:
+        return EXIT_OK
+    print(f"pleat: error: {error.message}", file=err)
+    if error.kind == "budget":
+        return EXIT_BUDGET
+    return EXIT_CONFIG if error.kind in CONFIG_KINDS else EXIT_FAILED
+
+
+async def after_session_start(
+    agent: Agent, work: Callable[[], Coroutine[Any, Any, int]], err: TextIO
+) -> int:
+    """The session's SessionStart hooks (what they say on `err`), then the run's request or
+    command."""
+    for notice in await agent.hooks.run_session_start():
+        render(notice, sys.stdout, err)
+    return await work()
+
+
+async def until_session_end(agent: Agent, work: Coroutine[Any, Any, int]) -> int:
+    """Run `work`, then the session's SessionEnd hooks (reason "other", as Claude Code gives a
+    `-p` run's end), also when the run fails or is stopped (Ctrl+C, SIGTERM); what they say
+    goes to stderr."""
+    try:
+        return await work
+    finally:
+        for notice in await agent.hooks.session_end("other"):
+            render(notice, sys.stdout, sys.stderr)
+
+
+def headless_hooks(config: Config, workspace: Path, approve: bool, err: TextIO) -> HookSet:
+    """The run's hooks (agent/hooks/claude_settings.py): config.toml's, the user's Claude Code
+    settings', and a project's when approved (`approve`: --yes); a line on `err` for each part
+    not used and for each project file whose hooks wait for approval."""
+    gathered = gather_hooks(config.hooks, workspace, approve_all=approve)
+    hooks = gathered.hooks
+    lines = [*hooks.notes, *map(waiting_line, gathered.waiting)]
+    if (idle := hooks.idle_note()) is not None:
+        lines.append(idle)
+    for line in lines:
+        print(f"pleat: note: {line}", file=err)
+    return hooks
+
+
+async def until_terminated(work: Coroutine[Any, Any, int], stopped: Stopped) -> int:
+    """Run `work`; a stop signal (SIGTERM, or SIGHUP when the terminal goes: agent.stop_signals)
+    cancels it like Ctrl+C does (the agent answers open tool calls with 'cancelled' and notes
+    the cut reply), records itself in `stopped`, and the run returns EXIT_TERMINATED, so the
+    caller closes the session: journal fsynced, lock released."""
+    task = asyncio.current_task()
+    assert task is not None
+
+    def on_stop(sent: signal.Signals) -> None:
+        if stopped.signal is None:  # a second signal must not interrupt the cleanup of the first
+            stopped.signal = sent
+            task.cancel()
+
+    remove = on_stop_signals(on_stop)
+    if remove is None:
+        return await work
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if stopped.signal is None:
+            raise
+        return EXIT_TERMINATED
+    finally:
+        remove()
+
+
+def say_if_heard(line: str, err: TextIO) -> None:
+    """Print `line` on `err`, unless the terminal is gone (SIGHUP: writing to it fails)."""
+    with contextlib.suppress(OSError):
+        print(line, file=err, flush=True)
+
+
+def with_found_model(config: Config) -> Config:
+    """No model configured: the first one found (agent.model.discovery), said on stderr with
+    how to keep it; the configuration unchanged when there is none."""
+    found = asyncio.run(first_model(os.environ, config.local_model_servers, config.api_base))
+    if found is None:
+        return config
+    keep = f"model = {toml_string(found.name)}"
+    if found.api_base:
+        keep += f" and api_base = {toml_string(found.api_base)}"
+    print(
+        f"pleat: no model configured: using {found.name} ({found.source}), the first one found; "
+        f"to keep it, set {keep} in {config_path()} or pass --model",
+        file=sys.stderr,
+    )
+    return dataclasses.replace(config, model=found.name, api_base=found.api_base)
+
+
+# How every headless error line starts (agent/cli.py's fail() too): what a JSON result's error
+# is read from when a slash command fails.
+ERROR_PREFIX = "pleat: error: "
+
+
+class _ErrorLines(io.StringIO):
+    """Passes what a command writes to stderr through, keeping its lines (without the `pleat: `
+    they start with) and its last error line."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream = stream
+        self.last: str | None = None
+        self.lines: list[str] = []
+
+    def write(self, text: str) -> int:
+        for line in text.splitlines():
+            if line.startswith(ERROR_PREFIX):
+                self.last = line[len(ERROR_PREFIX) :]
+            self.lines.append(line.removeprefix("pleat: "))
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def run_headless(
+    config: Config,
+    workspace: Path,
+    prompt: str,
+    *,
+    approve_everything: bool,
+    resume: str | None = None,
+    continue_latest: bool = False,
+    output_format: OutputFormat = "text",
+) -> int:
+    refused = tui_only_refusal(prompt, HEADLESS_COMMANDS)
+    if refused is not None:  # before a session is opened: nothing is asked, nothing is kept
+        print(f"{ERROR_PREFIX}{refused}", file=sys.stderr)
+        return EXIT_CONFIG
+    if not config.model:
+        config = with_found_model(config)
+    try:
+        config.model_settings()  # no model: say so before creating a session
+        session, history, notes = open_session(
+            config, workspace, resume=resume, continue_latest=continue_latest
+        )
+    except (ConfigError, SessionError, SessionBusy) as error:
+        found_none = "" if config.model else NONE_AT_API_BASE if config.api_base else NONE_FOUND
+        print(f"pleat: error: {error}{found_none}", file=sys.stderr)
+        return EXIT_CONFIG
+    for note in notes:
+        print(f"pleat: resumed with a repair: {note}", file=sys.stderr)
+    for note in project_instructions(workspace).skipped:
+        print(f"pleat: {note}", file=sys.stderr)
+    # Calls the mode and rules leave to ask are refused, with the fix (nobody to ask).
+    permissions = permissions_from(config, full_auto=approve_everything)
+    command, _, focus = prompt.strip().partition(" ")
+    mcp = headless_servers(
+        config.mcp_servers, workspace, approve_everything=approve_everything, err=sys.stderr
+    )
+    hooks = headless_hooks(config, workspace, approve_everything, sys.stderr)
+    stopped = Stopped()
+    try:
+        agent = build_agent(
+            config,
+            workspace,
+            refuse_headless,
+            session=session,
+            history=history,
+            permissions=permissions,
+            mcp=mcp,
+            hooks=hooks,
+        )
+        for problem in permissions.rule_problems(agent.registry):
+            print(f"pleat: note: {problem}", file=sys.stderr)
+        for note in definition_notes(agent.registry):
+            print(f"pleat: note: {note}", file=sys.stderr)
+        report = json_report(
+            output_format, agent, session.id, sys.stdout, mcp=mcp, commands=HEADLESS_COMMANDS
+        )
+        captured = io.StringIO()  # with a report, a command's line becomes its result
+        out = sys.stdout if report is None else captured
+        handler = HEADLESS_COMMANDS.get(command)
+        errors = _ErrorLines(sys.stderr)  # a command's error line becomes its result's
+        if handler is not None:
+            if report is not None:
+                report.start()
+            if handler is run_compact:  # its fold is reported like a turn's
+                handler = functools.partial(run_compact, report=report)
+            work = functools.partial(handler, agent, session, focus.strip(), out, errors)
+        else:
+            try:
+                custom = custom_prompt(agent, prompt, sys.stderr)
+            except CommandRefused as error:
+                print(f"pleat: error: {error}", file=sys.stderr)
+                return EXIT_CONFIG
+            if custom is None:
+                work = functools.partial(run_turn, agent, prompt, sys.stdout, sys.stderr, report)
+            else:
+                work = functools.partial(
+                    run_turn,
+                    agent,
+                    custom.text,
+                    sys.stdout,
+                    sys.stderr,
+                    report,
+                    custom.meta,
+                    custom.images,
+                )
+        agent.hooks.session_started("resume" if resume or continue_latest else "startup")
+        started = until_session_end(agent, after_session_start(agent, work, sys.stderr))
+        served = with_servers(mcp, agent, started, sys.stderr)
+        code = asyncio.run(until_terminated(served, stopped))
+        if report is not None and handler is not None:
+            answer = captured.getvalue().strip()
+            if code == EXIT_KEPT:  # an undo done, keeping some files: what it kept is the news
+                answer = "\n".join([answer, *errors.lines]).strip()
+            done_well = code in (EXIT_OK, EXIT_KEPT)
+            failed = None if done_well else (errors.last or f"{command} failed")
+            report.finish(TurnDone("answer" if failed is None else "error", text=answer), failed)
+    except KeyboardInterrupt:
+        print("\npleat: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        session.close()
+    if code == EXIT_TERMINATED:  # said once the journal is fsynced and the lock released
+        line = f"pleat: terminated ({stopped.name}); session saved: pleat --resume {session.id}"
+        say_if_heard(line, sys.stderr)
+    return code

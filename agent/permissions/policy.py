@@ -1,0 +1,266 @@
+"""Who decides whether a tool call runs: the permission mode and rules, then the approval callback.
+
+The loop asks `Permissions.check` before every call. In order: a deny rule refuses (naming the
+rule); a read-only tool runs; in plan mode everything else is refused (the model is told to
+plan) but a tool that changes nothing here (web_fetch), which goes on; an allow rule (from the
+configuration, or said "always" this session) runs it; full-auto runs it; accept-edits runs
+file writes and edits; anything left is asked through the injected approval callback (the
+TUI's modal; headless, a refusal that says how to allow it).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from agent.mcp.names import is_mcp_name
+from agent.permissions.modes import MODES, Mode
+
+if TYPE_CHECKING:
+    # The rules (and the shell parsing under them) load at the first rule or decision, not at
+    # the TUI's first frame, which only makes the mode.
+    from agent.permissions.rules import Rule
+    from tools.base import Tool, ToolContext
+    from tools.registry import ToolRegistry
+
+# What the model reads when plan mode refuses a call.
+PLAN_REFUSAL = (
+    "pleat is in plan mode: only tools that read run, so {tool} was not run. Investigate with "
+    "the reading tools, then call exit_plan_mode with your plan; change nothing until the user "
+    "accepts it"
+)
+
+
+# The example rule a headless refusal gives when "always" has none to offer (a command that
+# is not plain): the shape of a command rule, the calls that most often ask.
+EXAMPLE_RULE = "run_command(pytest *)"
+
+# How strict each verdict is: a variant of a call may run in its place only when it would be
+# decided no more strictly (Permissions.as_free_as).
+STRICTNESS = {"run": 0, "ask": 1, "refuse": 2}
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What the user is asked to approve: the call and its preview (a diff, or the command),
+    the rules an "always" answer adds for the session (none: "always" is not offered), and
+    who asks."""
+
+    tool: str
+    arguments: dict[str, Any]
+    preview: str
+    always: tuple[str, ...] = ()
+    # Who asks, when it is not the agent the user talks to: a sub-agent (its task's
+    # description: agent/subagents/team.py); "" for the agent itself.
+    asker: str = ""
+    # The mode that made the call ask, and whether the tool only edits files (accept-edits
+    # would run it): what a refusal says would let it run.
+    mode: Mode = "ask"
+    edits_files: bool = False
+    # Set when a PreToolUse hook asked for this question (its permissionDecision "ask") where
+    # the mode would have run the call: the hook's reason ("" when it gave none).
+    hook_asked: bool = False
+    hook_reason: str = ""
+
+
+@dataclass(frozen=True)
+class Decision:
+    approved: bool
+    reason: str = ""
+
+
+Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the mode and the rules say of one call: run it, ask, or refuse with a reason."""
+
+    action: Literal["run", "ask", "refuse"]
+    reason: str = ""
+    always: tuple[Rule, ...] = ()  # for "ask": what "always" would add
+
+
+class Permissions:
+    """The permission state of a front end: the mode (it may change while a turn runs: it is
+    read at each call), the configured rules, and the rules said "always" this session."""
+
+    def __init__(
+        self, mode: Mode = "ask", allow: Iterable[Rule] = (), deny: Iterable[Rule] = ()
+    ) -> None:
+        self.mode: Mode = mode
+        self.allow = tuple(allow)
+        self.deny = tuple(deny)
+        self.session_allow: list[Rule] = []
+        self._listeners: list[Callable[[Mode], None]] = []
+
+    @classmethod
+    def from_settings(cls, mode: str, allow: Sequence[str], deny: Sequence[str]) -> Permissions:
+        """From the configuration's strings (already checked by agent/config.py)."""
+        from agent.permissions.rules import parse_rule
+
+        if mode not in MODES:
+            raise ValueError(f"unknown permission mode {mode!r}")
+        chosen: Mode = next(m for m in MODES if m == mode)
+        return cls(chosen, map(parse_rule, allow), map(parse_rule, deny))
+
+    def on_change(self, listener: Callable[[Mode], None]) -> None:
+        """Call `listener` with the new mode whenever it changes (the TUI's status bar)."""
+        self._listeners.append(listener)
+
+    def set_mode(self, mode: Mode) -> None:
+        if mode == self.mode:
+            return
+        self.mode = mode
+        for listener in self._listeners:
+            listener(mode)
+
+    def cycle(self) -> Mode:
+        """The next mode in MODES order (Shift+Tab); returns it."""
+        self.set_mode(MODES[(MODES.index(self.mode) + 1) % len(MODES)])
+        return self.mode
+
+    def remember(self, rules: Iterable[str]) -> None:
+        """Allow these rules until the session ends ("always")."""
+        from agent.permissions.rules import parse_rule
+
+        for rule in map(parse_rule, rules):
+            if rule not in self.session_allow:
+                self.session_allow.append(rule)
+
+    def forget_session(self) -> None:
+        """Another session opened: what was said "always" was said for the one before."""
+        self.session_allow.clear()
+
+    def decide(self, tool: Tool, args: Mapping[str, Any], workspace: Path) -> Verdict:
+        """The decision table (see the module)."""
+        from agent.permissions.rules import allowing_rules, always_rules, denying_rule
+
+        if (rule := denying_rule(self.deny, tool, args, workspace)) is not None:
+            return Verdict(
+                "refuse",
+                f'{tool.name} is denied by the rule "{rule}" (deny, in pleat\'s configuration); '
+                "do not try to get around it: tell the user what you wanted to do",
+            )
+        if tool.read_only:
+            return Verdict("run")
+        if self.mode == "plan" and not tool.asks_in_plan_mode:
+            return Verdict("refuse", PLAN_REFUSAL.format(tool=tool.name))
+        if allowing_rules([*self.allow, *self.session_allow], tool, args, workspace):
+            return Verdict("run")
+        if self.mode == "full-auto" or (self.mode == "accept-edits" and tool.edits_files):
+            return Verdict("run")
+        return Verdict("ask", always=always_rules(tool, args, workspace))
+
+    def as_free_as(
+        self, tool: Tool, args: Mapping[str, Any], workspace: Path
+    ) -> Callable[[Mapping[str, Any]], bool]:
+        """For a call that may run: whether a call of `tool` with other arguments would be
+        decided no more strictly (run < ask < refuse) than this one, by the mode and rules as
+        they are when asked. A redirect web_fetch follows must pass it (tools/web_download.py):
+        a deny rule, or an allow rule that does not cover the new address, is heard again."""
+        granted = STRICTNESS[self.decide(tool, args, workspace).action]
+
+        def judge(other: Mapping[str, Any]) -> bool:
+            return STRICTNESS[self.decide(tool, other, workspace).action] <= granted
+
+        return judge
+
+    async def check(
+        self,
+        tool: Tool,
+        args: dict[str, Any],
+        context: ToolContext,
+        approve: Approver,
+        *,
+        hook: Literal["allow", "ask"] | None = None,
+        hook_reason: str = "",
+    ) -> str | None:
+        """None when the call may run; otherwise the refusal the model reads as its result.
+        A PreToolUse hook's decision (agent/hooks/tool_hooks.py) weighs in as in Claude Code:
+        "allow" answers the question the call would ask, "ask" asks where the call would run; a deny
+        rule and plan mode refuse either way."""
+        verdict = self.decide(tool, args, context.workspace)
+        if verdict.action == "refuse":
+            return f"refused: {verdict.reason}"
+        if hook == "allow" or (verdict.action == "run" and hook != "ask"):
+            return None
+        preview = await tool.preview(args, context)
+        always = tuple(map(str, verdict.always))
+        request = ApprovalRequest(
+            tool.name,
+            args,
+            preview,
+            always,
+            mode=self.mode,
+            edits_files=tool.edits_files,
+            hook_asked=hook == "ask",
+            hook_reason=hook_reason,
+        )
+        decision = await approve(request)
+        if decision.approved:
+            return None
+        why = f": {decision.reason}" if decision.reason else ""
+        return f"refused: the user did not approve {tool.name}{why}"
+
+    def rule_problems(self, registry: ToolRegistry) -> list[str]:
+        """One line for each configured rule that can never match: it names no tool pleat
+        has (MCP tools, `mcp__...`, are not known yet: their servers start later), or gives a
+        pattern to a tool with no main argument."""
+        from agent.permissions.rules import url_pattern_problem
+
+        problems: list[str] = []
+        for kind, rules in (("allow", self.allow), ("deny", self.deny)):
+            for rule in rules:
+                tool = registry.get(rule.tool)
+                if tool is None and is_mcp_name(rule.tool):
+                    continue  # an MCP server's tools join once it has started
+                if tool is None:
+                    known = ", ".join(registry.names())
+                    problems.append(f'{kind} rule "{rule}" names no tool pleat has ({known})')
+                elif rule.pattern is not None and tool.main_argument is None:
+                    problems.append(
+                        f'{kind} rule "{rule}": {tool.name} has no argument a pattern can '
+                        f"match; write {tool.name} alone to match every call"
+                    )
+                elif rule.pattern is not None and tool.main_argument_kind == "url":
+                    if (problem := url_pattern_problem(rule.pattern)) is not None:
+                        problems.append(f'{kind} rule "{rule}" can never match: {problem}')
+        return problems
+
+
+async def approve_all(request: ApprovalRequest) -> Decision:
+    """Every call that asks is approved (tests, and embedders that decide elsewhere)."""
+    return Decision(True)
+
+
+async def refuse_headless(request: ApprovalRequest) -> Decision:
+    """Headless, nobody can be asked: a call that would ask is refused, with the mode it asked
+    in and what would let it run there (the example rule is the one "always" would have
+    added, when there is one)."""
+    if request.hook_asked:  # no mode or rule lets it run: the hook wants a person to say yes
+        why = f" ({request.hook_reason})" if request.hook_reason else ""
+        return Decision(
+            False,
+            f"a PreToolUse hook asks for a person to approve {request.tool}{why}, and nobody "
+            "can be asked in a headless run; do not retry it: tell the user what you wanted to do",
+        )
+    example = request.always[0] if request.always else EXAMPLE_RULE
+    # Quoted for the shell and for TOML (a rule may hold quotes: `run_command(python -c "...")`).
+    in_toml = json.dumps(example, ensure_ascii=False)
+    rule = f"--allow {shlex.quote(example)} or a rule in config.toml, e.g. allow = [{in_toml}]"
+    if request.mode == "plan":  # another mode would end the plan: only a rule keeps it
+        fix = f"allow it with {rule}"
+    elif request.mode == "ask" and request.edits_files:
+        fix = f"rerun with --permission-mode accept-edits or --yes, or allow it with {rule}"
+    else:  # in accept-edits the call is not an edit: only full-auto runs it
+        fix = f"rerun with --yes (--permission-mode full-auto), or allow it with {rule}"
+    return Decision(
+        False,
+        f"pleat runs headless in {request.mode} mode, where {request.tool} asks first, so it "
+        f"cannot be approved; the user can {fix}",
+    )

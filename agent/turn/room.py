@@ -1,0 +1,58 @@
+"""The ladder before a model call: fold, shrink what the model has read, fold harder, shrink."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from agent.compaction.last_rung import too_small
+from agent.events import CompactionFailed, Event
+
+if TYPE_CHECKING:
+    from agent.turn.loop import Agent
+
+# Rounds of the ladder (fold, then shrink tool results) before a request is declared too big:
+# the second round folds what the first round's stubs made foldable.
+LADDER_ROUNDS = 2
+
+
+class ContextTooSmall(Exception):
+    """The request cannot fit the window however much is folded or shrunk (one line: why)."""
+
+
+async def make_room(agent: Agent, *, overflow: bool = False) -> AsyncIterator[Event]:
+    """Fold when due (or after the provider said the last request overflowed); if the request
+    still cannot fit, shrink the largest results the model has read, then fold harder once
+    (the kept tail gives way to what the model has not read yet), and only then shrink the
+    newest results. A request that still does not fit is sent all the same (the reply's
+    reserve is a margin, and the provider has the last word) unless even the system prompt,
+    the tools and the user's message alone are too big: then ContextTooSmall."""
+    compactor = agent.compactor
+    assert compactor is not None
+    reason = "overflow" if overflow else compactor.due(agent.history)
+    for rung in range(LADDER_ROUNDS):
+        folded = True
+        if reason is not None:
+            async for event in agent.compact(reason=reason):
+                folded = folded and not isinstance(event, CompactionFailed)
+                yield event
+        if compactor.fits(agent.history):
+            return
+        if not folded and not overflow:
+            break  # the fold just failed (and says why); the provider decides
+        last = rung == LADDER_ROUNDS - 1 or not compactor.foldable_tokens(agent.history)
+        shrunk, problem = await agent.commits.run(
+            agent.shrink(reason or "overflow", unread_too=last)
+        )
+        agent.unannounced.clear()
+        if problem is not None:
+            yield problem
+        if shrunk is not None:
+            yield shrunk
+        if compactor.fits(agent.history) or isinstance(shrunk, CompactionFailed):
+            return
+        if last:
+            break
+        reason = "overflow"
+    if problem_text := too_small(compactor, agent.history):
+        raise ContextTooSmall(problem_text)
