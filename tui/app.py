@@ -208,7 +208,12 @@ class PleatApp(App[None]):
         self.push_screen(screen)
 
     async def ask_screen(self, screen: Screen[Any]) -> Any:
-        return await self.push_screen(screen, wait_for_dismiss=True)
+        try:
+            return await self.push_screen(screen, wait_for_dismiss=True)
+        except asyncio.CancelledError:  # the asker gave up (Esc): the question goes with it
+            if self.screen is screen:
+                self.pop_screen()
+            raise
 
     # -- prompts, commands, work ------------------------------------------------------------
 

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
+from tui.host import Host
+
 if TYPE_CHECKING:
     from agent.permissions.plan_mode import PlanVerdict
     from agent.permissions.policy import ApprovalRequest
-    from tui.app import PleatApp
     from tui.approvals import Answer
 
 
-async def ask_approval(app: PleatApp, request: ApprovalRequest) -> Answer:
+async def ask_approval(app: Host, request: ApprovalRequest) -> Answer:
     """Show the approval modal from the turn's worker and wait for the answer."""
     from tui.screens.approval import ApprovalScreen
 
@@ -22,7 +22,7 @@ async def ask_approval(app: PleatApp, request: ApprovalRequest) -> Answer:
     return answer
 
 
-async def review_plan(app: PleatApp, plan: str) -> PlanVerdict:
+async def review_plan(app: Host, plan: str) -> PlanVerdict:
     """Plan mode's exit_plan_mode: the plan in the conversation, then accept it or not."""
     from agent.terminal_text import visible
     from tui.screens.plan import PlanScreen
@@ -32,16 +32,12 @@ async def review_plan(app: PleatApp, plan: str) -> PlanVerdict:
     return verdict
 
 
-async def modal(app: PleatApp, screen: Screen[Any], state: str) -> Any:
+async def modal(app: Host, screen: Screen[Any], state: str) -> Any:
     """Show a modal from the turn's worker and wait for its answer; the status says what it
     waits for. Cancelled (Esc), the modal goes away with the question."""
     previous = app.status.state
     app.status.state = state
     try:
-        return await app.push_screen(screen, wait_for_dismiss=True)
-    except asyncio.CancelledError:
-        if app.screen is screen:
-            app.pop_screen()
-        raise
+        return await app.ask_screen(screen)  # cancelled, it takes the screen away
     finally:
         app.status.state = previous

@@ -33,8 +33,9 @@ from agent.turn.agent_hooks import AgentHooks
 from agent.turn.checkpoints import CheckpointRecorder
 from agent.turn.prompt_queue import PromptQueue
 from agent.turn.recorder import Recorder
-from agent.turn.reply_calls import ReplyCalls, SideEvents
+from agent.turn.reply_calls import ReplyCalls
 from agent.turn.room import ContextTooSmall, make_room
+from agent.turn.side_events import SideEvents
 from agent.turn.spending_cap import SpendingCap
 from agent.turn.tool_budget import tool_context
 from agent.turn.tool_call import run_tool

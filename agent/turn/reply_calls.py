@@ -4,7 +4,7 @@ side by side; every result enters the history in call order, each at a safe poin
 Most tools run one after another, because their order matters (an edit, then the test). A run
 of consecutive calls to concurrent tools is started together, each in its own asyncio task: the
 front end sees all of them start, each finish as it finishes, and meanwhile the side events
-their work reports (a sub-agent's activity and usage: `Agent.side_events`). Interrupted, the
+their work reports (a sub-agent's activity and usage: agent/turn/side_events.py). Interrupted, the
 calls still running are cancelled and awaited, and every call of the run gets its result in
 order: the real one where it finished, "cancelled" where it did not.
 """
@@ -15,41 +15,18 @@ import asyncio
 import dataclasses
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent.events import ErrorEvent, Event, ToolCallFinished, ToolCallStarted
 from agent.turn import notes as notes
+from agent.turn.ports import ReplyHost
 from sessions import messages as msg
 from sessions.messages import ToolCall
 from tools.base import ToolOutput
 from tools.task import RUNNING_CALL
 
-if TYPE_CHECKING:
-    from agent.turn.loop import Agent
-
 # Runs one call of a reply of `calls` calls (Agent._run_tool).
 RunTool = Callable[[ToolCall, int], Awaitable[ToolOutput]]
-
-
-class SideEvents:
-    """Events work running inside a tool call reports for the front end (a sub-agent's
-    activity, its usage), passed on while the reply's concurrent calls run."""
-
-    def __init__(self) -> None:
-        self._queue: asyncio.Queue[Event] = asyncio.Queue()
-
-    def emit(self, event: Event) -> None:
-        self._queue.put_nowait(event)
-
-    async def next(self) -> Event:
-        return await self._queue.get()
-
-    def pending(self) -> list[Event]:
-        """The events waiting now, taken."""
-        taken: list[Event] = []
-        while not self._queue.empty():
-            taken.append(self._queue.get_nowait())
-        return taken
 
 
 def runs(calls: Sequence[ToolCall], concurrent: Callable[[ToolCall], bool]) -> list[list[ToolCall]]:
@@ -68,7 +45,9 @@ class ReplyCalls:
     """Runs the tool calls of one reply for `agent`; `problem` is set when a result could not
     be journaled (the turn stops there, as the loop says)."""
 
-    def __init__(self, agent: Agent, calls: Sequence[ToolCall], cut: bool, run: RunTool) -> None:
+    def __init__(
+        self, agent: ReplyHost, calls: Sequence[ToolCall], cut: bool, run: RunTool
+    ) -> None:
         self.agent = agent
         self.calls = list(calls)
         self.cut = cut  # the reply was cut at the output limit: a failed call is told why

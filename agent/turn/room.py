@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
 
 from agent.compaction.last_rung import too_small
 from agent.events import CompactionFailed, Event
-
-if TYPE_CHECKING:
-    from agent.turn.loop import Agent
+from agent.turn.ports import RoomHost
 
 # Rounds of the ladder (fold, then shrink tool results) before a request is declared too big:
 # the second round folds what the first round's stubs made foldable.
@@ -20,7 +17,7 @@ class ContextTooSmall(Exception):
     """The request cannot fit the window however much is folded or shrunk (one line: why)."""
 
 
-async def make_room(agent: Agent, *, overflow: bool = False) -> AsyncIterator[Event]:
+async def make_room(agent: RoomHost, *, overflow: bool = False) -> AsyncIterator[Event]:
     """Fold when due (or after the provider said the last request overflowed); if the request
     still cannot fit, shrink the largest results the model has read, then fold harder once
     (the kept tail gives way to what the model has not read yet), and only then shrink the

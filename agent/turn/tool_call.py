@@ -12,22 +12,19 @@ freely as this one (ToolContext.same_permission), since a tool cannot read the r
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 from agent.hooks.tool_hooks import stopped_result
+from agent.turn.ports import CallHost
 from sessions.messages import ToolCall
 from tools.arguments import validate_arguments
 from tools.base import ToolError, ToolOutput
 from tools.result_facts import ResultFacts
 
-if TYPE_CHECKING:
-    from agent.turn.loop import Agent
-
 # Characters of an unexpected error's text quoted in the result: its gist, on one line.
 ERROR_CHARS = 200
 
 
-async def run_tool(agent: Agent, call: ToolCall, calls: int = 1) -> ToolOutput:
+async def run_tool(agent: CallHost, call: ToolCall, calls: int = 1) -> ToolOutput:
     """Run `call`, one of the `calls` of a reply, for `agent` (see the module)."""
     tool = agent.registry.get(call.name)
     context = agent.tool_context(calls)
