@@ -16,6 +16,7 @@ from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
 from agent.events import Event, TurnDone
 from agent.headless.run import run_turn
+from agent.headless.text_report import TextReport
 from agent.permissions.policy import approve_all
 from agent.turn.loop import Agent
 from sessions.messages import Message
@@ -53,7 +54,7 @@ async def turn(agent: Agent, prompt: str) -> list[Event]:
 async def headless_turn(agent: Agent, prompt: str) -> tuple[int, str, str]:
     """One turn as `pleat -p` runs it: (exit code, stdout, stderr)."""
     out, err = io.StringIO(), io.StringIO()
-    code = await run_turn(agent, prompt, out, err)
+    code = await run_turn(agent, prompt, TextReport(out, err), err)
     return code, out.getvalue(), err.getvalue()
 
 

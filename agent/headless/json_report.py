@@ -1,4 +1,5 @@
-"""`--output-format json | stream-json`: a headless run reported as Claude Code's SDK messages, so
+"""`--output-format json | stream-json` (and the choice of a run's one reporter: text, json or
+stream-json): a headless run reported as Claude Code's SDK messages, so
 scripts and SDKs written for `claude -p` read pleat's output.
 
 `json` prints the result object when the run ends (agent/headless/result.py). `stream-json`
@@ -14,6 +15,7 @@ sent reaches the terminal as a control character.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import time
 from collections.abc import Iterable
@@ -30,9 +32,12 @@ from agent.events import (
     TurnDone,
     UsageReported,
 )
+from agent.headless.exit_codes import EXIT_KEPT, EXIT_OK
 from agent.headless.init_line import init_line
 from agent.headless.lines import Lines, compact_boundary, stop_reason
+from agent.headless.progress import say_progress
 from agent.headless.result import ModelFacts, Outcome, RunRecord, run_usage
+from agent.headless.text_report import TextReport
 from sessions.messages import NO_REPLY_KEY, Message, ToolCall, unseen
 from sessions.usage import Usage
 from tools.result_facts import ResultFacts
@@ -54,6 +59,7 @@ class JsonReport:
         agent: Agent,
         session_id: str,
         out: TextIO,
+        err: TextIO,
         *,
         mcp: McpServers | None = None,
         commands: Iterable[str] = (),
@@ -61,6 +67,8 @@ class JsonReport:
         self.agent = agent
         self.session_id = session_id
         self.out = out
+        self.err = err
+        self.answer_out = io.StringIO()  # a slash command's answer: the result's text
         self.mcp = mcp
         self.commands = tuple(commands)  # the headless slash commands, for the init line
         self.started = time.monotonic()
@@ -81,8 +89,11 @@ class JsonReport:
     def start(self) -> None:
         """The run begins (stream-json: its init line)."""
 
-    def event(self, event: Event) -> None:
-        """Take one event of the run; show the messages it completed."""
+    def event(self, event: Event, *, progress: bool = True) -> None:
+        """Take one event of the run: its line on stderr (`progress`), as in every format; the
+        messages it completed."""
+        if progress:
+            say_progress(event, self.err)
         if isinstance(event, UsageReported):
             self.record.add_usage(event.usage, event.model)
             if event.purpose == "turn":
@@ -177,6 +188,20 @@ class JsonReport:
             )
         )
 
+    def end_text(self) -> None:
+        """No text was written: the answer is the result's."""
+
+    def command_finished(
+        self, command: str, code: int, errors: list[str], last: str | None
+    ) -> None:
+        """A slash command ended with `code`: the result says what it printed (and, for an undo
+        that kept some files, what it kept), or its last error line (`last`)."""
+        answer = self.answer_out.getvalue().strip()
+        if code == EXIT_KEPT:  # an undo done, keeping some files: what it kept is the news
+            answer = "\n".join([answer, *errors]).strip()
+        failed = None if code in (EXIT_OK, EXIT_KEPT) else (last or f"{command} failed")
+        self.finish(TurnDone("answer" if failed is None else "error", text=answer), failed)
+
 
 class StreamJsonReport(JsonReport):
     """`stream-json`: the same, with a line for each message and fold as the run goes."""
@@ -188,17 +213,22 @@ class StreamJsonReport(JsonReport):
         self._print(init_line(self.agent, self.session_id, self.mcp, self.commands))
 
 
-def json_report(
+def reporter_for(
     output_format: OutputFormat,
     agent: Agent,
     session_id: str,
     out: TextIO,
+    err: TextIO,
     *,
     mcp: McpServers | None = None,
     commands: Iterable[str] = (),
-) -> JsonReport | None:
-    """The reporter of a json format (None for text)."""
+) -> Reporter:
+    """The one reporter of a run, chosen once by its output format."""
     if output_format == "text":
-        return None
+        return TextReport(out, err)
     kind = StreamJsonReport if output_format == "stream-json" else JsonReport
-    return kind(agent, session_id, out, mcp=mcp, commands=commands)
+    return kind(agent, session_id, out, err, mcp=mcp, commands=commands)
+
+
+# A headless run's reporter: text, json or stream-json.
+Reporter = TextReport | JsonReport

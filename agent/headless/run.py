@@ -26,10 +26,6 @@ from agent.events import (
     Event,
     HookNotice,
     PromptBlocked,
-    SubagentActivity,
-    TextDelta,
-    ToolCallFinished,
-    ToolCallStarted,
     TurnDone,
 )
 from agent.headless.custom import CommandRefused, custom_prompt, tui_only_refusal
@@ -38,12 +34,12 @@ from agent.headless.exit_codes import (
     EXIT_CONFIG,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
-    EXIT_KEPT,
     EXIT_OK,
     EXIT_TERMINATED,
 )
-from agent.headless.json_report import JsonReport, OutputFormat, json_report
+from agent.headless.json_report import OutputFormat, Reporter, reporter_for
 from agent.headless.mcp import headless_servers, run_mcp, with_servers
+from agent.headless.progress import say_progress
 from agent.headless.rewind import run_rewind, run_undo
 from agent.hooks.claude_settings import gather_hooks, waiting_line
 from agent.hooks.runner import HookSet
@@ -51,7 +47,7 @@ from agent.images.prompt import attach_images
 from agent.model.discovery import first_model
 from agent.permissions.policy import refuse_headless
 from agent.stop_signals import Stopped, on_stop_signals
-from agent.subagents.team import activity_line, definition_notes
+from agent.subagents.team import definition_notes
 from agent.turn.loop import Agent
 from agent.turn.system_prompt import project_instructions
 from sessions.lock import SessionBusy
@@ -66,27 +62,6 @@ NONE_FOUND = (
     "and no server in local_model_servers answered)"
 )
 NONE_AT_API_BASE = "; none found either (the server at api_base lists no model)"
-# A tool result shown on stderr is cut to this many characters (the model gets all of it).
-STDERR_PREVIEW_CHARS = 200
-
-
-def render(event: Event, out: TextIO, err: TextIO) -> None:
-    """Answer text to stdout; tool activity to stderr, one line each. Retries stay quiet: a
-    failure that outlasts them is reported once, as the run's one error line."""
-    if isinstance(event, TextDelta):
-        out.write(event.text)
-        out.flush()
-    elif isinstance(event, ToolCallStarted):
-        err.write(f"• {event.summary}\n")
-    elif isinstance(event, SubagentActivity) and event.summary:
-        err.write(f"  ↳ {activity_line(event)}\n")
-    elif isinstance(event, ToolCallFinished) and event.is_error:
-        line = " ".join(event.text.split())[:STDERR_PREVIEW_CHARS]
-        err.write(f"  ✗ {line}\n")
-    elif isinstance(event, CompactionDone | CompactionFailed):
-        err.write(f"⟳ {describe_compaction(event)}\n")
-    elif isinstance(event, HookNotice):  # a hook blocked something, or failed
-        err.write(f"pleat: {event.message}\n")
 
 
 async def run_compact(
@@ -95,17 +70,17 @@ async def run_compact(
     focus: str,
     out: TextIO,
     err: TextIO,
-    report: JsonReport | None = None,
+    report: Reporter | None = None,
 ) -> int:
-    """`pleat -p "/compact [focus]"`: fold now and say what happened (and, given a JSON
-    `report`, report the fold and its call there)."""
+    """`pleat -p "/compact [focus]"`: fold now and say what happened on `out` (the `report`
+    counts the fold and its call; of its lines, a hook's are said)."""
     last: Event | None = None
     async for event in agent.compact(focus=focus or None):
         if report is not None:
-            report.event(event)
-        if isinstance(event, HookNotice):
-            render(event, out, err)
-        else:
+            report.event(event, progress=isinstance(event, HookNotice))
+        elif isinstance(event, HookNotice):
+            say_progress(event, err)
+        if not isinstance(event, HookNotice):
             last = event
     assert isinstance(last, CompactionDone | CompactionFailed)
     out.write(describe_compaction(last) + "\n")
@@ -141,16 +116,14 @@ HEADLESS_COMMANDS: dict[str, HeadlessCommand] = {
 async def run_turn(
     agent: Agent,
     prompt: str,
-    out: TextIO,
+    report: Reporter,
     err: TextIO,
-    report: JsonReport | None = None,
     meta: dict[str, str] | None = None,
     images_from: str | None = None,
 ) -> int:
-    """One request: the answer streams to `out` (or, given a JSON `report`, the report is
-    printed there instead), tool activity to `err`, with a line for the images attached (those
-    `images_from` names: by default the prompt's); `meta` is kept with the request (a custom
-    command's typed line and file)."""
+    """One request, its events to the run's `report` (the answer, its lines, the result), with
+    a line on `err` for the images attached (those `images_from` names: by default the
+    prompt's); `meta` is kept with the request (a custom command's typed line and file)."""
     named = prompt if images_from is None else images_from
     attached = await attach_images(named, agent.context.workspace, agent.attachments)
     if attached.images:
@@ -159,21 +132,12 @@ async def run_turn(
         err.write(f"pleat: note: {note}\n")
     error: ErrorEvent | None = None
     done: TurnDone | None = None
-    wrote_text = False
-    if report is not None:
-        agent.registry.sync()  # the tools the turn offers (MCP servers' too), for the init line
-        report.start()
-        out = io.StringIO()  # the answer goes into the report's result, not to the terminal
+    agent.registry.sync()  # the tools the turn offers (MCP servers' too), for the init line
+    report.start()
     try:
         async for event in agent.run_turn(prompt, attached.images, meta):
-            render(event, out, err)
-            if report is not None:
-                report.event(event)
+            report.event(event)
             done = event if isinstance(event, TurnDone) else done
-            wrote_text = wrote_text or isinstance(event, TextDelta)
-            if isinstance(event, ToolCallStarted | HookNotice) and wrote_text:
-                out.write("\n")  # the text before a tool call (or a Stop hook) is not the answer
-                wrote_text = False
             if isinstance(event, ErrorEvent) and event.kind == "truncated":
                 err.write(f"pleat: note: {event.message}\n")  # a notice; the answer stands
             elif isinstance(event, ErrorEvent):
@@ -181,11 +145,8 @@ async def run_turn(
             elif isinstance(event, PromptBlocked):  # by a UserPromptSubmit hook: not sent
                 error = ErrorEvent("hook", event.message)
     finally:  # also when interrupted: the next line on the terminal starts clean
-        if wrote_text and report is None:
-            out.write("\n")
-            out.flush()
-    if report is not None:
-        report.finish(done, error.message if error else None, kind=error.kind if error else None)
+        report.end_text()
+    report.finish(done, error.message if error else None, kind=error.kind if error else None)
     if error is None:
         return EXIT_OK
     print(f"pleat: error: {error.message}", file=err)
@@ -200,7 +161,7 @@ async def after_session_start(
     """The session's SessionStart hooks (what they say on `err`), then the run's request or
     command."""
     for notice in await agent.hooks.run_session_start():
-        render(notice, sys.stdout, err)
+        say_progress(notice, err)
     return await work()
 
 
@@ -212,7 +173,7 @@ async def until_session_end(agent: Agent, work: Coroutine[Any, Any, int]) -> int
         return await work
     finally:
         for notice in await agent.hooks.session_end("other"):
-            render(notice, sys.stdout, sys.stderr)
+            say_progress(notice, sys.stderr)
 
 
 def headless_hooks(config: Config, workspace: Path, approve: bool, err: TextIO) -> HookSet:
@@ -356,19 +317,24 @@ def run_headless(
             print(f"pleat: note: {problem}", file=sys.stderr)
         for note in definition_notes(agent.registry):
             print(f"pleat: note: {note}", file=sys.stderr)
-        report = json_report(
-            output_format, agent, session.id, sys.stdout, mcp=mcp, commands=HEADLESS_COMMANDS
+        report = reporter_for(
+            output_format,
+            agent,
+            session.id,
+            sys.stdout,
+            sys.stderr,
+            mcp=mcp,
+            commands=HEADLESS_COMMANDS,
         )
-        captured = io.StringIO()  # with a report, a command's line becomes its result
-        out = sys.stdout if report is None else captured
         handler = HEADLESS_COMMANDS.get(command)
         errors = _ErrorLines(sys.stderr)  # a command's error line becomes its result's
         if handler is not None:
-            if report is not None:
-                report.start()
+            report.start()
             if handler is run_compact:  # its fold is reported like a turn's
                 handler = functools.partial(run_compact, report=report)
-            work = functools.partial(handler, agent, session, focus.strip(), out, errors)
+            work = functools.partial(
+                handler, agent, session, focus.strip(), report.answer_out, errors
+            )
         else:
             try:
                 custom = custom_prompt(agent, prompt, sys.stderr)
@@ -376,29 +342,17 @@ def run_headless(
                 print(f"pleat: error: {error}", file=sys.stderr)
                 return EXIT_CONFIG
             if custom is None:
-                work = functools.partial(run_turn, agent, prompt, sys.stdout, sys.stderr, report)
+                work = functools.partial(run_turn, agent, prompt, report, sys.stderr)
             else:
                 work = functools.partial(
-                    run_turn,
-                    agent,
-                    custom.text,
-                    sys.stdout,
-                    sys.stderr,
-                    report,
-                    custom.meta,
-                    custom.images,
+                    run_turn, agent, custom.text, report, sys.stderr, custom.meta, custom.images
                 )
         agent.hooks.session_started("resume" if resume or continue_latest else "startup")
         started = until_session_end(agent, after_session_start(agent, work, sys.stderr))
         served = with_servers(mcp, agent, started, sys.stderr)
         code = asyncio.run(until_terminated(served, stopped))
-        if report is not None and handler is not None:
-            answer = captured.getvalue().strip()
-            if code == EXIT_KEPT:  # an undo done, keeping some files: what it kept is the news
-                answer = "\n".join([answer, *errors.lines]).strip()
-            done_well = code in (EXIT_OK, EXIT_KEPT)
-            failed = None if done_well else (errors.last or f"{command} failed")
-            report.finish(TurnDone("answer" if failed is None else "error", text=answer), failed)
+        if handler is not None:
+            report.command_finished(command, code, errors.lines, errors.last)
     except KeyboardInterrupt:
         print("\npleat: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

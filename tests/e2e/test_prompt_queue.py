@@ -22,7 +22,7 @@ from agent.events import (
     UsageReported,
 )
 from agent.headless.json_report import StreamJsonReport
-from agent.headless.run import render
+from agent.headless.text_report import TextReport
 from agent.turn.loop import Agent
 from agent.turn.prompt_queue import joined
 from sessions.store import Session
@@ -117,12 +117,13 @@ async def test_the_headless_renderers_take_the_new_event(
     server.push(ToolCalls([("list_dir", {})]), Text("done"))
     _, agent = open_agent(server, workspace)
     out, err, stream = io.StringIO(), io.StringIO(), io.StringIO()
-    report = StreamJsonReport(agent, "session", stream)
+    text = TextReport(out, err)
+    report = StreamJsonReport(agent, "session", stream, io.StringIO())
     report.start()
     events = await run_queueing(agent, "go", ToolCallStarted, "meanwhile")
     assert any(isinstance(e, PromptDelivered) for e in events)
     for event in events:
-        render(event, out, err)
+        text.event(event)
         report.event(event)
     report.finish(events[-1] if isinstance(events[-1], TurnDone) else None, None)
     assert out.getvalue() == "done"
