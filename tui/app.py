@@ -12,18 +12,30 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events
 from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.command import Provider
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
+from agent.commands.builtin import Builtin
 from agent.config import Config
-from tui import asking, custom_commands, lifecycle, mcp_servers, modes, queued, slash_commands
+from tui import (
+    asking,
+    command_catalog,
+    custom_commands,
+    lifecycle,
+    mcp_servers,
+    modes,
+    queued,
+    slash_commands,
+    tasks,
+)
 from tui.approvals import SessionApprovals
 from tui.completion import WorkspaceFiles
-from tui.host import WorkKind
+from tui.host import BUSY, WorkKind
 from tui.idle import IdleWatch
+from tui.keys import app_bindings
 from tui.screens.question import Arming
 from tui.startup import Startup
 from tui.widgets.completion_list import CompletionList
@@ -75,16 +87,7 @@ class PleatApp(App[None]):
     CSS_PATH = "pleat.tcss"
     TITLE = "pleat"
     COMMANDS = App.COMMANDS | {slash_command_provider}
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "interrupt", "Interrupt"),
-        Binding("ctrl+c", "ctrl_c", "Quit (twice)", priority=True, show=False),
-        Binding("ctrl+q", "quit", "Quit", priority=True),
-        # Priority: the prompt (a TextArea) would take them for its own cursor otherwise.
-        Binding("pageup", "page(-1)", "Scroll up", show=False, priority=True),
-        Binding("pagedown", "page(1)", "Scroll down", show=False, priority=True),
-        # Priority: the prompt moves the focus with Shift+Tab otherwise.
-        Binding("shift+tab", "cycle_mode", "Mode", priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*app_bindings()]  # one table: tui/keys.py
 
     def __init__(
         self,
@@ -129,9 +132,9 @@ class PleatApp(App[None]):
         completions = CompletionList()
         yield completions
         prompt = PromptInput(
-            PLACEHOLDER, completions, lambda: custom_commands.choices(self), self.files
+            PLACEHOLDER, completions, lambda: command_catalog.choices(self), self.files
         )
-        prompt.refresh_commands = lambda: custom_commands.refresh(self)
+        prompt.refresh_commands = lambda: command_catalog.refresh(self)
         prompt.take_queued = lambda: queued.take_back(self)
         yield prompt
         yield StatusBar(self.model_name, display_path(self.workspace))
@@ -243,16 +246,16 @@ class PleatApp(App[None]):
 
         self.start_work("turn", run_turn(self, self.agent, queued.take_all_with(self, text)))
 
-    def run_slash(self, command: slash_commands.SlashCommand, arg: str) -> None:
+    def run_slash(self, command: Builtin, arg: str) -> None:
         """Run a slash command in a worker (some wait on threads or screens); one that changes
         the conversation only when nothing else runs, and counted as busy while it does."""
-        if command.needs_quiet and self.busy:
-            self.notify(slash_commands.BUSY)
+        if not command.while_working and self.busy:
+            self.notify(BUSY)
             return
         worker = self.run_worker(
             slash_commands.run(self, command, arg), group="command", exit_on_error=False
         )
-        if command.needs_quiet:
+        if not command.while_working:
             self.quiet_command = worker
 
     def start_work(self, kind: WorkKind, work: Coroutine[Any, Any, None]) -> None:
@@ -309,7 +312,7 @@ class PleatApp(App[None]):
         if event.worker is self.turn or event.worker is self.quiet_command:
             self.refresh_bindings()  # Esc comes and goes with the work
             if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
-                queued.follow_up(self)  # what was typed meanwhile: the next turn
+                tasks.follow_up(self)  # what was typed meanwhile: the next turn
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Esc is offered (and shown in the footer) only while work it can stop runs; the page

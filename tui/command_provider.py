@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Protocol, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
+from agent.commands.builtin import BUILTIN, Builtin
 from agent.terminal_text import visible
-from tui.slash_commands import COMMANDS, SlashCommand
 
 if TYPE_CHECKING:
     from agent.commands.catalog import CommandCatalog, CustomCommand
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tui.widgets.prompt_input import PromptInput
 
 
-class _RunsSlashCommands(Protocol):
+class _RunsBuiltins(Protocol):
     """What the palette needs of the app (PleatApp)."""
 
     custom_commands: CommandCatalog | None
@@ -26,22 +26,22 @@ class _RunsSlashCommands(Protocol):
     @property
     def prompt(self) -> PromptInput: ...
 
-    def run_slash(self, command: SlashCommand, arg: str) -> None: ...
+    def run_slash(self, command: Builtin, arg: str) -> None: ...
 
 
 class SlashCommandProvider(Provider):
     """Offers /compact, /context, /chunks ... and the custom commands as palette commands."""
 
     @property
-    def _app(self) -> _RunsSlashCommands:
-        return cast(_RunsSlashCommands, self.app)
+    def _app(self) -> _RunsBuiltins:
+        return cast(_RunsBuiltins, self.app)
 
     async def startup(self) -> None:
-        from tui.custom_commands import refresh
+        from tui.command_catalog import refresh
 
         await refresh(cast("Host", self.app))  # the files as they are now
 
-    def _run(self, command: SlashCommand) -> None:
+    def _run(self, command: Builtin) -> None:
         self._app.run_slash(command, "")
 
     def _run_custom(self, command: CustomCommand) -> None:
@@ -60,7 +60,7 @@ class SlashCommandProvider(Provider):
         """(title, help, run) of every command: the built-ins, then the custom ones. The palette
         reads both texts as Textual markup: a custom command's name is plain by its charset
         (agent/commands/files.py), its file's text is escaped (`[file]` is a hint, not a tag)."""
-        for command in COMMANDS:
+        for command in BUILTIN:
             yield f"/{command.name}", command.help, partial(self._run, command)
         catalog = self._app.custom_commands
         for custom in catalog.commands if catalog is not None else ():

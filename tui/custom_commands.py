@@ -1,59 +1,19 @@
-"""Custom slash commands in the TUI: listed after the built-ins, re-read off the event loop on
-every use, run as a turn that shows what was typed (the model gets the expanded prompt)."""
+"""Running a custom slash command in the TUI: a turn that shows what was typed (the model gets the
+expanded prompt); the catalog they are read from is tui/command_catalog.py's."""
 
 from __future__ import annotations
 
 import asyncio
-import re
 from typing import TYPE_CHECKING
 
-from agent.terminal_text import visible
-from tui import queued, slash_commands
-from tui.host import Host
+from tui import queued
+from tui.command_catalog import refresh
+from tui.host import BUSY, Host
 
 if TYPE_CHECKING:
-    from agent.commands.catalog import CommandCatalog, CustomCommand
+    pass
 
-# The loader and the expansion are imported after the first frame, when the catalog is made:
-# the / list shows the built-ins until then.
-
-# Characters of the name and argument hint column in the / list: the built-ins' usage column.
-USAGE_COLUMN = 18
-# ASCII punctuation: what Markdown may read as markup, and what a backslash makes plain text.
-MARKDOWN_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
-
-
-def label(command: CustomCommand) -> str:
-    """How the / list shows a custom command: usage, description, and whose it is."""
-    return f"{command.usage:<{USAGE_COLUMN}} {command.description} ({command.scope})".rstrip()
-
-
-def choices(host: Host) -> list[tuple[str, str]]:
-    """Every command for the / list as (name, label): the built-ins, then the custom ones
-    (as last read: the list refreshes them when it opens)."""
-    built_in = [(c.name, f"{c.usage:<{USAGE_COLUMN}} {c.help}") for c in slash_commands.COMMANDS]
-    custom = host.custom_commands.commands if host.custom_commands is not None else ()
-    return built_in + [(c.name, label(c)) for c in custom]
-
-
-async def refresh(host: Host) -> CommandCatalog:
-    """Read the command files again (in a thread: it lists directories); say once what was
-    skipped and why. The catalog is made at the first call."""
-    if host.custom_commands is None:
-        from agent.commands.catalog import CommandCatalog
-
-        host.custom_commands = CommandCatalog(host.workspace)
-    catalog = host.custom_commands
-    await asyncio.to_thread(catalog.refresh)
-    for note in catalog.new_notes():
-        await host.conversation.add_notice(f"custom commands: {note}")
-    return catalog
-
-
-async def load(host: Host) -> None:
-    """At session start, after the first frame: the commands listed in / and the palette, and
-    the files skipped said."""
-    await refresh(host)
+# The expansion is imported when a custom command is run, never before the first frame.
 
 
 async def submitted(host: Host, text: str) -> None:
@@ -76,7 +36,7 @@ async def submitted(host: Host, text: str) -> None:
         await host.conversation.add_markdown(host.unavailable or "", "help")
         return
     if host.busy:  # like the built-ins: a queued prompt is read mid-turn, without its images
-        host.notify(slash_commands.BUSY)
+        host.notify(BUSY)
         return
     try:
         expanded = await asyncio.to_thread(expand_for, agent, command, found[1])
@@ -86,7 +46,7 @@ async def submitted(host: Host, text: str) -> None:
     for note in expanded.notes:
         await host.conversation.add_notice(f"/{command.name}: {note}")
     if host.busy:  # it started while the files were read
-        host.notify(slash_commands.BUSY)
+        host.notify(BUSY)
         return
     from tui.tasks import run_turn
 
@@ -96,23 +56,3 @@ async def submitted(host: Host, text: str) -> None:
     prompt = joined([*waiting, expanded.text])
     images = joined([*waiting, expanded.images_from])
     host.start_work("turn", run_turn(host, agent, prompt, meta, images))
-
-
-def help_lines(commands: tuple[CustomCommand, ...]) -> list[str]:
-    """The /help section of the custom commands (none: no section). Their text comes from
-    files: control characters are made visible and Markdown is escaped."""
-    if not commands:
-        return []
-    lines = ["", "**Custom commands**", ""]
-    for command in commands:
-        hint = f" {_plain(command.argument_hint)}" if command.argument_hint else ""
-        lines.append(
-            f"- `/{command.name}`{hint}: {_plain(command.description)} "
-            f"({command.scope}, {_plain(command.shown)})"
-        )
-    return lines
-
-
-def _plain(text: str) -> str:
-    """`text` shown as written in Markdown: every ASCII punctuation character escaped."""
-    return MARKDOWN_PUNCTUATION.sub(r"\\\g<0>", visible(text))

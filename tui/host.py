@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 # The agent's work the app runs, one at a time: a turn, a manual fold, an idle fold, a fork, a
 # model switch (folding first when the new window is smaller).
 WorkKind = Literal["turn", "compact", "idle", "fork", "switch"]
+# Said when a command would change the conversation while work runs.
+BUSY = "A request is running: wait for it, or press Esc to interrupt it."
 
 
 class Host(Protocol):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from agent.config import ConfigError
 from agent.stop_signals import on_stop_signals
-from tui import custom_commands, hook_approval, mcp_servers
+from tui import command_catalog, hook_approval, mcp_servers
 from tui.help import configuration_help
 from tui.host import Host
 from tui.modes import show_rule_problems
@@ -27,7 +27,7 @@ async def start(host: Host) -> None:
     """After the first frame: open the session (new or resumed) and its agent in a thread,
     with the first model found when none is configured (tui.models), show it, then warm
     litellm up after one more frame."""
-    from tui.models import first_found, found_note
+    from tui.first_model import first_found, found_note
 
     try:
         found = await first_found(host)
@@ -45,7 +45,7 @@ async def start(host: Host) -> None:
     host.opened.set()
     # After that frame too: the import holds the interpreter for seconds.
     host.start_background(warm_up(host))
-    host.start_background(custom_commands.load(host))
+    host.start_background(command_catalog.load(host))
     host.start_background(mcp_servers.start(host))  # in parallel, in the background
     host.start_background(hook_approval.start(host))
 

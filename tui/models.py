@@ -8,16 +8,10 @@ import asyncio
 import os
 
 from agent.config import ConfigError, config_path
-from agent.model.discovery import FoundModel, discover, first_model, same_model
+from agent.model.discovery import FoundModel, discover, same_model
 from agent.model.llm import LLMError
 from agent.terminal_text import visible
 from tui.host import Host
-
-# Said after a start without a configured model, once the first model found is in use.
-FOUND_NOTE = (
-    "no model configured: using {name} ({source}), the first one found · /model picks another, "
-    "and Ctrl+S there saves it as the default"
-)
 
 
 def typed(host: Host, name: str) -> FoundModel:
@@ -32,23 +26,6 @@ def current(host: Host) -> FoundModel | None:
     if config is None or not config.model:
         return None
     return FoundModel(config.model, config.api_base, "in use")
-
-
-async def first_found(host: Host) -> FoundModel | None:
-    """At start-up, when the configuration loaded but names no model: the first model found
-    (agent.model.discovery.first_model); None otherwise."""
-    config = host.startup.config
-    if host.startup.config_error is not None or config is None or config.model:
-        return None
-    host.status.state = "looking for a model"  # servers get PROBE_SECONDS at most
-    try:
-        return await first_model(os.environ, config.local_model_servers, config.api_base)
-    finally:
-        host.status.state = "idle"
-
-
-def found_note(model: FoundModel) -> str:
-    return visible(FOUND_NOTE.format(name=model.name, source=model.source))
 
 
 async def pick(host: Host) -> tuple[FoundModel, bool] | None:

@@ -61,15 +61,3 @@ def take_all_with(host: Host, text: str) -> str:
     prompts = host.agent.queued.take_all() if host.agent is not None else []
     show(host)
     return joined([*prompts, text])
-
-
-def follow_up(host: Host) -> None:
-    """The work ended (a turn, a fold, a fork): what is still queued is the next turn."""
-    from tui.tasks import run_turn
-
-    agent = host.agent
-    if host.busy or agent is None or not len(agent.queued):
-        return
-    text = joined(agent.queued.take_all())
-    show(host)
-    host.start_work("turn", run_turn(host, agent, text))

@@ -1,14 +1,16 @@
-"""Slash commands: the table (completion, /help, the palette read it) and what each one does."""
+"""The built-in slash commands in the TUI: what each one does (its row is in the one table,
+agent/commands/builtin.py, which completion, /help and the palette read), and running one."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent.commands.builtin import BUILTIN, BY_NAME, Builtin
 from tui import lifecycle
-from tui.host import Host
+from tui.host import BUSY, Host
+from tui.keys import key_help
 
 if TYPE_CHECKING:
     from tui.session_controller import SessionController
@@ -20,22 +22,6 @@ Handler = Callable[[Host, str], Awaitable[None]]
 
 # Said when a command needs the agent and there is none (no model configured).
 NO_AGENT = "There is no model to work with yet (see the configuration help above)."
-# Said when a command would change the conversation while something runs.
-BUSY = "A request is running: wait for it, or press Esc to interrupt it."
-
-
-@dataclass(frozen=True)
-class SlashCommand:
-    name: str  # without the slash
-    args: str  # how its argument is written in help, "" when it takes none
-    help: str
-    run: Handler
-    needs_agent: bool = True
-    needs_quiet: bool = False  # refused while a turn or a fold runs
-
-    @property
-    def usage(self) -> str:
-        return f"/{self.name} {self.args}".rstrip()
 
 
 def _controller(host: Host) -> SessionController:
@@ -139,7 +125,7 @@ async def mcp(host: Host, arg: str) -> None:
 
 
 async def show_help(host: Host, _: str) -> None:
-    from tui.custom_commands import help_lines, refresh
+    from tui.command_catalog import help_lines, refresh
 
     catalog = await refresh(host)  # the files as they are now
     custom = help_lines(catalog.commands)
@@ -150,70 +136,34 @@ async def quit_app(host: Host, _: str) -> None:
     host.quit_safely()
 
 
-COMMANDS: tuple[SlashCommand, ...] = (
-    SlashCommand("compact", "[focus]", "fold the conversation now", compact, needs_quiet=True),
-    SlashCommand("context", "", "what fills the context window", context),
-    SlashCommand("chunks", "", "browse and search the archived chunks", chunks),
-    SlashCommand(
-        "fork", "", "continue in a new session carrying this one's summary", fork, needs_quiet=True
-    ),
-    SlashCommand(
-        "sessions", "", "this workspace's sessions (Enter resumes one)", sessions, needs_quiet=True
-    ),
-    SlashCommand(
-        "resume", "[id]", "switch to another session of this workspace", resume, needs_quiet=True
-    ),
-    SlashCommand("new", "", "start a new session", new, needs_quiet=True),
-    SlashCommand(
-        "undo", "", "undo the last request: its file changes and messages", undo, needs_quiet=True
-    ),
-    SlashCommand(
-        "rewind",
-        "[N [files|conversation|both]]",
-        "go back to before an earlier request: files, conversation or both",
-        rewind,
-        needs_quiet=True,
-    ),
-    SlashCommand(
-        "model",
-        "[name]",
-        "pick a model (found: provider keys, local servers), or switch to NAME",
-        model,
-        needs_agent=False,
-        needs_quiet=True,
-    ),
-    SlashCommand("mcp", "", "MCP servers: their state, errors and tools", mcp),
-    SlashCommand("help", "", "commands and keys", show_help, needs_agent=False),
-    SlashCommand("quit", "", "leave pleat", quit_app, needs_agent=False),
-)
-BY_NAME = {c.name: c for c in COMMANDS}
-
-KEYS = """\
-| key | does |
-|---|---|
-| Enter | send the prompt (while pleat works: queue it, read at its next model call) |
-| Shift+Enter, Ctrl+J, `\\` then Enter | a new line in the prompt |
-| ↑ / ↓ | earlier prompts (from the first / last line) |
-| ↑ in an empty prompt | take the newest queued prompt back, to edit or drop |
-| `/` | commands; `@` a workspace file |
-| Tab | take the highlighted suggestion |
-| Esc | interrupt the running request (queued prompts come back into the prompt) |
-| Shift+Tab | the next permission mode: ask, accept-edits, plan, full-auto |
-| PgUp / PgDn | scroll the conversation |
-| Ctrl+P | command palette |
-| Ctrl+C twice, Ctrl+Q | quit |
-"""
+# What each built-in does in the TUI, by its name in the table (agent/commands/builtin.py).
+HANDLERS: dict[str, Handler] = {
+    "compact": compact,
+    "context": context,
+    "chunks": chunks,
+    "fork": fork,
+    "sessions": sessions,
+    "resume": resume,
+    "new": new,
+    "undo": undo,
+    "rewind": rewind,
+    "model": model,
+    "mcp": mcp,
+    "help": show_help,
+    "quit": quit_app,
+}
+__all__ = ["BY_NAME", "HANDLERS", "help_text", "parse", "run"]
 
 
 def help_text(custom: Sequence[str] = ()) -> str:
     """The commands (`custom`: the custom commands' section, tui.custom_commands) and keys."""
     lines = ["**Commands**", ""]
-    lines += [f"- `{c.usage}`: {c.help}" for c in COMMANDS]
+    lines += [f"- `{c.usage}`: {c.help}" for c in BUILTIN]
     lines += custom
-    return "\n".join(lines) + "\n\n**Keys**\n\n" + KEYS
+    return "\n".join(lines) + "\n\n**Keys**\n\n" + key_help()
 
 
-def parse(text: str) -> tuple[SlashCommand | None, str] | None:
+def parse(text: str) -> tuple[Builtin | None, str] | None:
     """(command, argument) when the text is a built-in slash command, (None, name) for another
     one ("/foo": a custom command, or unknown), None when it is a prompt (no slash, or a path
     such as /etc/hosts)."""
@@ -228,14 +178,14 @@ def parse(text: str) -> tuple[SlashCommand | None, str] | None:
     return None, name
 
 
-async def run(host: Host, command: SlashCommand, arg: str) -> None:
+async def run(host: Host, command: Builtin, arg: str) -> None:
     """Run one command, unless it needs an agent and there is none (the app runs a command
     that changes the conversation only when nothing else runs: PleatApp.run_slash)."""
     if command.needs_agent and host.agent is None:
         await host.conversation.add_notice(NO_AGENT, "error")
         return
     try:
-        await command.run(host, arg)
+        await HANDLERS[command.name](host, arg)
     except Exception as error:  # a bug: one red line, the log has the rest
         host.log.error(error)
         await host.conversation.add_notice(

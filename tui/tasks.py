@@ -177,3 +177,13 @@ async def run_model_switch(host: Host, model: FoundModel) -> None:
         host.status.state = "idle"
         lifecycle.refresh_meter(host)  # counted already, in threads, by the switch
     await host.conversation.add_notice(said)
+
+
+def follow_up(host: Host) -> None:
+    """The work ended (a turn, a fold, a fork): what is still queued is the next turn."""
+    agent = host.agent
+    if host.busy or agent is None or not len(agent.queued):
+        return
+    text = queued.joined(agent.queued.take_all())
+    queued.show(host)
+    host.start_work("turn", run_turn(host, agent, text))

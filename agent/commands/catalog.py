@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.commands.builtin import BUILTIN_NAMES
 from agent.commands.files import (
     CommandFile,
     CommandFileError,
@@ -27,26 +28,9 @@ from agent.commands.files import (
 from agent.commands.front_matter import FrontMatterError, parse_document
 from sessions.short_text import quoted
 
-# The built-in slash commands of the TUI (tui/slash_commands.py COMMANDS) and of headless runs
-# (agent/headless/run.py HEADLESS_COMMANDS): a custom command never takes one of these names, in
-# either front end (tests/unit/test_custom_commands.py checks this set against both tables).
-BUILTIN_COMMANDS = frozenset(
-    {
-        "chunks",
-        "compact",
-        "context",
-        "fork",
-        "help",
-        "mcp",
-        "model",
-        "new",
-        "quit",
-        "resume",
-        "rewind",
-        "sessions",
-        "undo",
-    }
-)
+# The built-in slash commands (agent/commands/builtin.py): a custom command never takes one of
+# these names, in either front end.
+BUILTIN_COMMANDS = BUILTIN_NAMES
 # Characters of a description shown in the / list, /help and the palette (one line): the
 # list's row is about this wide; a longer one is cut with an ellipsis.
 MAX_DESCRIPTION_CHARS = 100

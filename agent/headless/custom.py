@@ -7,7 +7,6 @@ prompt (and the TUI, which imports agent.headless.run) does not pay for it.
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
@@ -15,20 +14,22 @@ if TYPE_CHECKING:
     from agent.turn.loop import Agent
 
 
-def tui_only_refusal(prompt: str, headless: Collection[str]) -> str | None:
-    """The one line refusing a prompt that names a built-in slash command of the TUI which a
-    headless run does not take (`/help`, `/model`, `/quit` ...; `headless` names those it takes,
-    e.g. "/undo"): sent to the model it would be a wasted, puzzling request. None otherwise."""
+def tui_only_refusal(prompt: str) -> str | None:
+    """The one line refusing a prompt that names a built-in slash command a headless run does not
+    take (`/help`, `/model`, `/quit` ...: agent/commands/builtin.py): sent to the model it would
+    be a wasted, puzzling request. None otherwise."""
     if not prompt.lstrip().startswith("/"):
         return None
-    from agent.commands.catalog import BUILTIN_COMMANDS, invocation
+    from agent.commands.builtin import BY_NAME, HEADLESS_NAMES
+    from agent.commands.catalog import invocation
 
     found = invocation(prompt)
-    if found is None or found[0] not in BUILTIN_COMMANDS or f"/{found[0]}" in headless:
+    command = BY_NAME.get(found[0]) if found is not None else None
+    if command is None or command.headless:
         return None
-    takes = ", ".join(sorted(headless))
+    takes = ", ".join(f"/{name}" for name in sorted(HEADLESS_NAMES))
     return (
-        f"/{found[0]} works in pleat's terminal UI only; a headless run takes {takes} and "
+        f"/{command.name} works in pleat's terminal UI only; a headless run takes {takes} and "
         "custom commands (options: pleat --help)"
     )
 

@@ -99,10 +99,10 @@ async def run_fork(agent: Agent, session: Session, _: str, out: TextIO, err: Tex
     return EXIT_OK
 
 
-# The slash commands a headless run takes as its prompt (`pleat -p "/undo" --continue`): each
-# gets the agent, the session, the text after the command, stdout and stderr, and gives the
-# exit code. A prompt naming none of them may name a custom command (agent/headless/custom.py),
-# which is run as a turn with the prompt it expands to.
+# What each built-in slash command a headless run takes does (`pleat -p "/undo" --continue`;
+# the rows marked headless in agent/commands/builtin.py): each gets the agent, the session, the
+# text after the command, stdout and stderr, and gives the exit code. A prompt naming none of
+# them may name a custom command (agent/headless/custom.py), run as the turn it expands to.
 HeadlessCommand = Callable[[Agent, Session, str, TextIO, TextIO], Coroutine[Any, Any, int]]
 HEADLESS_COMMANDS: dict[str, HeadlessCommand] = {
     "/compact": run_compact,
@@ -275,7 +275,7 @@ def run_headless(
     continue_latest: bool = False,
     output_format: OutputFormat = "text",
 ) -> int:
-    refused = tui_only_refusal(prompt, HEADLESS_COMMANDS)
+    refused = tui_only_refusal(prompt)
     if refused is not None:  # before a session is opened: nothing is asked, nothing is kept
         print(f"{ERROR_PREFIX}{refused}", file=sys.stderr)
         return EXIT_CONFIG

@@ -1,0 +1,77 @@
+"""pleat's built-in slash commands: one table, read by both front ends, `/help`, the `/` list and
+the command palette.
+
+A row says what a command is called, how its argument is written, what it does, whether a
+headless run takes it (`pleat -p "/undo" --continue`), whether it may run while a turn works,
+and whether it needs a session. Each front end keeps one handler per row it runs
+(tui/slash_commands.py HANDLERS, agent/headless/run.py HEADLESS_HANDLERS), so a new command is
+one row here plus its handler; tests/unit/agent/commands/test_builtin.py checks that every
+row has the handlers it promises and no handler is without a row. A custom command never takes
+a built-in's name (agent/commands/catalog.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """One built-in slash command."""
+
+    name: str  # without the slash
+    args: str  # how its argument is written in help; "" when it takes none
+    help: str
+    headless: bool = False  # `pleat -p "/name"` runs it (otherwise refused before a session opens)
+    while_working: bool = True  # may run while a turn, fold or switch runs (else: "busy")
+    needs_agent: bool = True  # needs an open session (no model yet: refused with the help)
+
+    @property
+    def usage(self) -> str:
+        return f"/{self.name} {self.args}".rstrip()
+
+
+BUILTIN: tuple[Builtin, ...] = (
+    Builtin("compact", "[focus]", "fold the conversation now", headless=True, while_working=False),
+    Builtin("context", "", "what fills the context window"),
+    Builtin("chunks", "", "browse and search the archived chunks"),
+    Builtin(
+        "fork",
+        "",
+        "continue in a new session carrying this one's summary",
+        headless=True,
+        while_working=False,
+    ),
+    Builtin("sessions", "", "this workspace's sessions (Enter resumes one)", while_working=False),
+    Builtin("resume", "[id]", "switch to another session of this workspace", while_working=False),
+    Builtin("new", "", "start a new session", while_working=False),
+    Builtin(
+        "undo",
+        "",
+        "undo the last request: its file changes and messages",
+        headless=True,
+        while_working=False,
+    ),
+    Builtin(
+        "rewind",
+        "[N [files|conversation|both]]",
+        "go back to before an earlier request: files, conversation or both",
+        headless=True,
+        while_working=False,
+    ),
+    Builtin(
+        "model",
+        "[name]",
+        "pick a model (found: provider keys, local servers), or switch to NAME",
+        while_working=False,
+        needs_agent=False,
+    ),
+    Builtin("mcp", "", "MCP servers: their state, errors and tools", headless=True),
+    Builtin("help", "", "commands and keys", needs_agent=False),
+    Builtin("quit", "", "leave pleat", needs_agent=False),
+)
+BY_NAME = {command.name: command for command in BUILTIN}
+# The names a custom command may not take.
+BUILTIN_NAMES = frozenset(BY_NAME)
+# The commands a headless run takes.
+HEADLESS_NAMES = tuple(command.name for command in BUILTIN if command.headless)
