@@ -12,6 +12,7 @@ from agent.config import Config
 from agent.hooks.runner import HookRunner, HookSet
 from agent.mcp.manager import McpServers
 from agent.model.llm import LLM
+from agent.permissions.modes import starting_mode
 from agent.permissions.plan_mode import ExitPlanModeTool, PlanReviewer, review_headless
 from agent.permissions.policy import Approver, Permissions
 from agent.process_secrets import secret_values
@@ -132,5 +133,5 @@ def build_agent(
 
 def permissions_from(config: Config, *, full_auto: bool = False) -> Permissions:
     """The configuration's permission mode and rules (`full_auto`: --yes, whatever it says)."""
-    mode = "full-auto" if full_auto else config.permission_mode
+    mode = starting_mode(config.permission_mode, full_auto)
     return Permissions.from_settings(mode, config.allow, config.deny)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from agent.permissions.modes import mode_named
+from agent.permissions.modes import CLAUDE_ALIASES, MODES_LINE, YES_MODE, mode_named
 from agent.terminal_text import VisibleStream
 
 if TYPE_CHECKING:
@@ -101,14 +101,13 @@ def build_parser() -> argparse.ArgumentParser:
         "-y",
         "--yes",
         action="store_true",
-        help="approve every write, edit and command without asking: --permission-mode full-auto",
+        help=f"approve every write, edit and command without asking: --permission-mode {YES_MODE}",
     )
     parser.add_argument(
         "--permission-mode",
         metavar="MODE",
-        help="ask (default: writes, edits and commands ask; headless, refused), accept-edits "
-        "(edits run, commands ask), plan (only reading tools run), full-auto (everything runs); "
-        "Claude Code's names too: default, acceptEdits, plan, bypassPermissions, dontAsk",
+        help=f"{MODES_LINE} (default ask; headless, what asks is refused); Claude Code's names "
+        f"too: {', '.join(CLAUDE_ALIASES)}",
     )
     parser.add_argument(
         "--allow",
@@ -202,9 +201,9 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
         return replay(argv[1:])
     args = build_parser().parse_args(argv)
     named = None if args.permission_mode is None else mode_named(args.permission_mode)
-    if args.yes and named not in (None, "full-auto"):
+    if args.yes and named not in (None, YES_MODE):
         return fail(
-            f"--yes means --permission-mode full-auto; it cannot go with --permission-mode "
+            f"--yes means --permission-mode {YES_MODE}; it cannot go with --permission-mode "
             f"{args.permission_mode}",
             2,
         )
@@ -219,7 +218,7 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
                 "max_tool_iterations": args.max_tool_iterations,
                 "thinking": args.thinking,
                 "max_budget_usd": args.max_budget_usd,
-                "permission_mode": "full-auto" if args.yes else args.permission_mode,
+                "permission_mode": YES_MODE if args.yes else args.permission_mode,
                 "allow": args.allow,
                 "deny": args.deny,
                 "compaction": compaction_flags(args),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.permissions.modes import MODE_HELP, Mode
+from agent.permissions.modes import MODE_HELP, Mode, starting_mode
 from agent.permissions.policy import Permissions
 
 if TYPE_CHECKING:
@@ -13,10 +13,10 @@ if TYPE_CHECKING:
 
 
 def starting_permissions(config: Config | None, approve_everything: bool) -> Permissions:
-    """The configuration's mode and rules; --yes starts in full-auto whatever it says."""
+    """The configuration's mode and rules (--yes: agent/permissions/modes.py starting_mode)."""
     if config is None:
-        return Permissions("full-auto" if approve_everything else "ask")
-    mode = "full-auto" if approve_everything else config.permission_mode
+        return Permissions.from_settings(starting_mode("ask", approve_everything), (), ())
+    mode = starting_mode(config.permission_mode, approve_everything)
     return Permissions.from_settings(mode, config.allow, config.deny)
 
 

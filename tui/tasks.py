@@ -76,6 +76,7 @@ async def run_turn(
         delivered=lambda: queued.show(host),
         tasks=lambda: lifecycle.show_tasks(host),
         blocked=give_back,
+        cost=lambda: session_cost(host),
     )
     host.status.state = THINKING
     try:
@@ -105,7 +106,11 @@ async def run_compaction(host: Host, agent: Agent, reason: FoldReason, focus: st
     """/compact [focus] (reason "manual") or an idle fold (reason "idle"); cancelled before it
     commits, it leaves history and archive as they were."""
     view = TurnView(
-        host.conversation, host.status, lambda: lifecycle.refresh_meter(host), busy_state=COMPACTING
+        host.conversation,
+        host.status,
+        lambda: lifecycle.refresh_meter(host),
+        busy_state=COMPACTING,
+        cost=lambda: session_cost(host),
     )
     host.status.state = COMPACTING
     try:
@@ -146,7 +151,11 @@ async def run_model_switch(host: Host, model: FoundModel) -> None:
     controller, agent = host.controller, host.agent
     assert controller is not None and agent is not None
     view = TurnView(
-        host.conversation, host.status, lambda: lifecycle.refresh_meter(host), busy_state=COMPACTING
+        host.conversation,
+        host.status,
+        lambda: lifecycle.refresh_meter(host),
+        busy_state=COMPACTING,
+        cost=lambda: session_cost(host),
     )
     switched = False
 
@@ -187,3 +196,9 @@ def follow_up(host: Host) -> None:
     text = queued.joined(agent.queued.take_all())
     queued.show(host)
     host.start_work("turn", run_turn(host, agent, text))
+
+
+def session_cost(host: Host) -> float | None:
+    """The open session's cost so far: its agent's usage tally, the one source the status bar
+    shows (every call of the session: turns, folds, sub-agents)."""
+    return host.agent.usage.cost if host.agent is not None else None

@@ -54,7 +54,8 @@ class TurnView:
     of a compaction in progress. `changed` is called when the context size may have moved,
     `delivered` when a queued prompt reached the history, `tasks` when the task list may have
     changed (a todo_write call finished), `blocked` when a hook blocked a prompt (to give it
-    back)."""
+    back); `cost` gives the session's cost (the agent's usage, folds and sub-agents included)
+    when a call was billed."""
 
     def __init__(
         self,
@@ -66,6 +67,7 @@ class TurnView:
         delivered: Callable[[], None] = lambda: None,
         tasks: Callable[[], None] = lambda: None,
         blocked: Callable[[PromptBlocked], Awaitable[None]] | None = None,
+        cost: Callable[[], float | None] = lambda: None,
     ) -> None:
         self.conversation = conversation
         self.status = status
@@ -73,6 +75,7 @@ class TurnView:
         self.delivered = delivered
         self.tasks = tasks
         self.blocked = blocked
+        self.cost = cost  # the session's cost: the agent's usage tally is its one source
         self.busy_state = busy_state
         self.reply: AssistantMessage | None = None
         self.thinking: ThinkingBlock | None = None
@@ -119,7 +122,7 @@ class TurnView:
         elif isinstance(event, UsageReported):
             if event.purpose == "turn":  # the cache share shown is the conversation's
                 self.status.usage = event.usage
-            self.status.add_cost(event.usage)  # every call is billed, compression too
+            self.status.cost = self.cost()  # every call is billed, compression too
             self.changed()
         elif isinstance(event, Retrying):
             await self.conversation.add_notice(

@@ -33,6 +33,18 @@ CLAUDE_ALIASES: dict[str, Mode] = {
 }
 
 
+# What --yes (headless and in the TUI) means: every call runs without asking.
+YES_MODE: Mode = "full-auto"
+# The modes' help in one line each, as --permission-mode's help gives it.
+MODES_LINE = "; ".join(f"{mode}: {MODE_HELP[mode]}" for mode in MODES)
+
+
+def starting_mode(configured: str, yes: bool) -> str:
+    """The mode a run starts in: YES_MODE with --yes, whatever is configured; else the
+    configured one (checked by agent/config.py)."""
+    return YES_MODE if yes else configured
+
+
 def mode_named(name: str) -> str:
     """pleat's name for a mode named as pleat or Claude Code names it (anything else as given,
     for the caller to refuse)."""

@@ -92,11 +92,6 @@ class StatusBar(Static):
     def watch_folding(self) -> None:
         self._refresh_line()
 
-    def add_cost(self, usage: Usage) -> None:
-        """Count one call's price (when litellm knows the model's prices)."""
-        if usage.cost is not None:
-            self.cost = (self.cost or 0.0) + usage.cost
-
     @property
     def line(self) -> str:
         """The text the bar shows."""
