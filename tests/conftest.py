@@ -1,34 +1,24 @@
 """Fixtures: a scripted OpenAI server, a private PLEAT_HOME, a workspace, the recorded sessions.
 
-The tests live in two folders: tests/unit (one module or tool, in process) and tests/e2e (the
-product through real sockets, processes or the TUI). Their helpers stay here, on sys.path.
+The tests live in two folders: tests/unit (one module or tool, in process, in folders that
+mirror the packages) and tests/e2e (the product through real sockets, processes or the TUI).
+Their helpers are the tests.support package; this file holds fixtures only.
 """
 
 from __future__ import annotations
 
-import sys
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from scripted_server import ScriptedServer
-
 from agent.model.offline import prepare_offline_env
+from tests.support.constants import RECORDED_SESSIONS, TEST_API_KEY, TEST_MODEL
+from tests.support.scripted_server import ScriptedServer
 from tools.base import ToolContext
 
 prepare_offline_env()
-
-# The key the scripted server accepts; tests scan written files to prove it never lands on disk.
-TEST_API_KEY = "sk-test-0123456789abcdef"
-TEST_MODEL = "scripted-model"
-# The repository's root: what tests of the code base itself (rules, dependencies) read.
-REPO_ROOT = Path(__file__).resolve().parents[1]
-# The 60 recorded sessions (real mini-swe-agent runs), committed in the repository with their
-# provenance and licence (bench/data/README.md); tests reach them through recorded_sessions_file.
-RECORDED_SESSIONS = REPO_ROOT / "bench" / "data" / "trajectories-dev60.jsonl.gz"
 
 
 @pytest.fixture(scope="session")
@@ -51,8 +41,6 @@ def pleat_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     an empty place: their hooks would run), and model discovery asks no server (a test that
     wants discovery names its own servers): nothing depends on what listens on this machine's
     usual ports."""
-    import os
-
     for name in list(os.environ):
         if name.startswith("PLEAT_") or name.endswith("_API_KEY"):
             monkeypatch.delenv(name)

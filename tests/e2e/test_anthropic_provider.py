@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from anthropic_server import AnthropicServer, Reply
 
 from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
@@ -20,6 +19,7 @@ from agent.permissions.policy import approve_all
 from agent.turn.loop import Agent
 from sessions.journal import JOURNAL_NAME
 from sessions.store import Session
+from tests.support.anthropic_server import AnthropicServer, Reply
 
 KEY = "sk-ant-test-0123456789"
 MODEL = "claude-sonnet-4-5"  # bare: litellm resolves it to Anthropic

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pleat_process import run_pleat
-from scripted_server import ScriptedServer, Text, ToolCalls
+
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # Slow: each test runs pleat as a process (litellm's import takes seconds).
 pytestmark = pytest.mark.slow

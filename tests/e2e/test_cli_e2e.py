@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from scripted_server import ScriptedServer, Text, ToolCalls
+
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # Slow (each test runs pleat as a process: litellm's import takes seconds): left out of the
 # fast set, `pytest -m 'not slow'`.

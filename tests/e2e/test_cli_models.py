@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TEST_MODEL
-from pleat_process import RUN_TIMEOUT_SECONDS
-from scripted_server import ScriptedServer, Text
 
 from agent.config import config_path
+from tests.support.constants import TEST_MODEL
+from tests.support.pleat_process import RUN_TIMEOUT_SECONDS
+from tests.support.scripted_server import ScriptedServer, Text
 
 # Slow: pleat as a process (litellm's import takes seconds).
 pytestmark = pytest.mark.slow

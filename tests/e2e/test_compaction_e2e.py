@@ -3,40 +3,29 @@ provider (with a real window it enforces and a prefix cache it reports), real ch
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from invariants import assert_history_valid
-from scripted_server import Error, ReceivedRequest, ScriptedServer, Text, ToolCalls
 
-from agent.assemble import build_agent
-from agent.compaction.policy import CompactionPolicy
-from agent.config import Config
-from agent.events import CompactionDone, CompactionFailed, Event, ToolCallFinished, TurnDone
-from agent.permissions.policy import approve_all
+from agent.events import CompactionDone, CompactionFailed, ToolCallFinished, TurnDone
 from agent.turn.loop import Agent
 from sessions.archive import ChunkArchive
 from sessions.messages import Message
-from sessions.store import Session
+from tests.support.compaction_agent import (
+    GOOD_SUMMARY,
+    WINDOW,
+    fill_history,
+    is_compression,
+    make_agent,
+    run,
+)
+from tests.support.invariants import assert_history_valid
+from tests.support.scripted_server import Error, ReceivedRequest, ScriptedServer, Text, ToolCalls
 
-WINDOW = 16_000
 FILES = 40
 # About 1,000 tokens per file as the scripted provider counts them (4 characters a token).
 FILE_CHARS = 4_000
-INSTRUCTION_MARK = "[pleat: context compaction"
-GOOD_SUMMARY = (
-    "<topics>reading files</topics><continues_previous>true</continues_previous>"
-    "<summary>\n## Task\nRead every file.\n## Done\nRead some files.\n</summary>"
-)
-
-
-def is_compression(body: dict[str, Any]) -> bool:
-    last = body["messages"][-1]
-    return last["role"] == "user" and INSTRUCTION_MARK in str(last["content"])
 
 
 def file_text(i: int) -> str:
@@ -45,24 +34,6 @@ def file_text(i: int) -> str:
         for n in range(60)
     ]
     return "\n".join(lines)[:FILE_CHARS] + "\n"
-
-
-def make_agent(server: ScriptedServer, workspace: Path, **policy: Any) -> Agent:
-    config = Config(
-        model=TEST_MODEL,
-        api_base=server.base_url,
-        api_key=TEST_API_KEY,
-        max_retries=1,
-        compaction=CompactionPolicy(**{"context_window": WINDOW, **policy}),
-    )
-    session = Session.create(workspace, model=TEST_MODEL)
-    agent = build_agent(config, workspace, approve_all, session=session)
-    agent.llm.settings = dataclasses.replace(agent.llm.settings, retry_base_delay=0.001)
-    return agent
-
-
-async def run(agent: Agent, prompt: str) -> list[Event]:
-    return [event async for event in agent.run_turn(prompt)]
 
 
 def archive_of(agent: Agent) -> ChunkArchive:
@@ -129,34 +100,6 @@ async def test_forty_file_reads_in_one_request_under_a_16k_window(
     assert_history_valid(agent.history)
     # The live history is small again and starts with the summary.
     assert agent.history[1].meta.get("kind") == "summary"
-
-
-def fill_history(agent: Agent, turns: int, chars: int) -> None:
-    """A long earlier session: user requests, tool calls with big results, answers."""
-    for t in range(turns):
-        agent.add(Message(role="user", content=f"request {t}: look at part {t}"))
-        call = agent.add(
-            Message(
-                role="assistant",
-                content=None,
-                tool_calls=(_call(f"call_fill_{t}", t),),
-            )
-        )
-        agent.add(
-            Message(
-                role="tool",
-                content=f"part {t} " + "x" * chars,
-                tool_call_id=call.tool_calls[0].id,
-                name="read_file",
-            )
-        )
-        agent.add(Message(role="assistant", content=f"part {t} is fine"))
-
-
-def _call(call_id: str, t: int) -> Any:
-    from sessions.messages import ToolCall
-
-    return ToolCall(call_id, "read_file", json.dumps({"path": f"part{t}.txt"}))
 
 
 async def test_a_history_that_already_overflows_recovers(

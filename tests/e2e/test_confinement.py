@@ -1,8 +1,9 @@
 """Confinement under attack: symlinks swapped in after the check; no command without approval."""
 
-# Elsewhere: traversal, absolute paths and symlinks leading out are tests/unit/test_tools_paths.py;
-# the reader tool's confinement to its session's archive is tests/unit/test_tools_archive_reader.py
-# (test_path_like_chunks_are_refused, test_there_is_no_path_argument).
+# Elsewhere: traversal, absolute paths and symlinks leading out are
+# tests/unit/tools/test_tools_paths.py; the reader tool's confinement to its session's archive is
+# tests/unit/tools/test_tools_archive_reader.py (test_path_like_chunks_are_refused,
+# test_there_is_no_path_argument).
 
 from __future__ import annotations
 
@@ -18,8 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 import tools.edit_file
 import tools.git_process
@@ -32,6 +31,8 @@ from agent.assemble import build_agent
 from agent.config import Config
 from agent.permissions.policy import ApprovalRequest, Decision
 from sessions.store import Session
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tools.base import ToolContext, ToolOutput
 from tools.registry import ToolRegistry, default_registry
 

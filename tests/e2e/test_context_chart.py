@@ -6,18 +6,26 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TEST_MODEL
-from scripted_server import ScriptedServer, Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
-from tui_support import command, exchange, make_app, model, small_policy, started, wait_for
 
 from sessions.call_history import Call, CallHistory, read_call_history
 from sessions.journal import Journal
 from sessions.messages import Message
 from sessions.store import Session
 from sessions.usage import Usage
+from tests.support.constants import TEST_MODEL
+from tests.support.scripted_server import ScriptedServer, Text
+from tests.support.tui_support import (
+    command,
+    exchange,
+    make_app,
+    model,
+    small_policy,
+    started,
+    wait_for,
+)
 from tui.app import PleatApp
 from tui.screens.context import ContextScreen
 from tui.widgets.compaction_marker import CompactionMarker

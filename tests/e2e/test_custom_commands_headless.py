@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from pleat_process import run_pleat
-from scripted_server import ScriptedServer, Text
 
 from sessions.journal import replay_journal
 from sessions.store import session_info
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import ScriptedServer, Text
 
 # Slow (each test runs pleat as a process: litellm's import takes seconds).
 pytestmark = pytest.mark.slow

@@ -9,15 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faults_harness import assert_survives, open_agent, records, turn
-from invariants import assert_history_valid
-from scripted_server import ScriptedServer, Text
 
 import sessions.atomic
 from agent.events import CompactionDone, CompactionFailed, CompactionStarted, ErrorEvent, TurnDone
 from agent.turn.loop import Agent
 from sessions.messages import Message, ToolCall
 from sessions.store import Session
+from tests.support.faults_harness import assert_survives, open_agent, records, turn
+from tests.support.invariants import assert_history_valid
+from tests.support.scripted_server import ScriptedServer, Text
 
 INSTRUCTION_MARK = "[pleat: context compaction"
 # Earlier exchanges put in the history before the faulty fold: with the words below, about

@@ -6,8 +6,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faults_harness import assert_one_line, assert_survives, headless_turn, open_agent, turn
-from scripted_server import (
+
+from agent.events import ErrorEvent, Retrying, ToolCallFinished, TurnDone
+from agent.headless.run import EXIT_FAILED, EXIT_OK
+from agent.turn.notes import CUT_ARGUMENTS_NOTE, TRUNCATED_MESSAGE
+from tests.support.faults_harness import (
+    assert_one_line,
+    assert_survives,
+    headless_turn,
+    open_agent,
+    turn,
+)
+from tests.support.scripted_server import (
     Drop,
     EmptyChoices,
     Error,
@@ -17,10 +27,6 @@ from scripted_server import (
     Text,
     ToolCalls,
 )
-
-from agent.events import ErrorEvent, Retrying, ToolCallFinished, TurnDone
-from agent.headless.run import EXIT_FAILED, EXIT_OK
-from agent.turn.notes import CUT_ARGUMENTS_NOTE, TRUNCATED_MESSAGE
 
 # The request timeout of the hung-provider row: far below the stall, so the row is quick, and
 # far above a local round trip, so an answering server is never taken for a hung one.

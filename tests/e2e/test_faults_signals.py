@@ -16,10 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from faults_harness import RECOVERED, turn
-from invariants import assert_history_valid
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.assemble import build_agent
 from agent.config import Config
@@ -28,6 +24,10 @@ from agent.headless.run import EXIT_TERMINATED
 from agent.permissions.policy import approve_all
 from agent.turn.notes import CANCELLED_TOOL_RESULT
 from sessions.store import Session, list_sessions
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.faults_harness import RECOVERED, turn
+from tests.support.invariants import assert_history_valid
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # Slow (real processes signalled): left out of the fast set, `pytest -m 'not slow'`.
 pytestmark = pytest.mark.slow

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faults_harness import assert_survives, open_agent, turn
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.events import ToolCallFinished, TurnDone
+from tests.support.faults_harness import assert_survives, open_agent, turn
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # The output of the huge-output row: 5 MB, a hundred times what the tool keeps.
 HUGE_BYTES = 5_000_000

@@ -14,11 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from invariants import assert_history_valid
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
@@ -27,6 +24,9 @@ from agent.events import CompactionDone
 from agent.permissions.policy import approve_all
 from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.store import CHUNKS_DIR, Session, SessionError
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.invariants import assert_history_valid
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # Slow (hypothesis fuzzing): left out of the fast set, `pytest -m 'not slow'`.
 pytestmark = pytest.mark.slow

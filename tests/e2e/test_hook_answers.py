@@ -7,12 +7,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from conftest import TEST_API_KEY, TEST_MODEL
-from faults_harness import turn
-from hook_support import hook, hooks, logged, notices, tool_results
-from invariants import assert_history_valid
-from scripted_server import ScriptedServer, Text, ToolCalls
-
 from agent.assemble import build_agent, permissions_from
 from agent.config import Config
 from agent.events import ErrorEvent, TurnDone
@@ -21,6 +15,11 @@ from agent.hooks.runner import HookSet
 from agent.permissions.policy import ApprovalRequest, Decision, refuse_headless
 from agent.turn.loop import Agent
 from sessions.store import Session
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.faults_harness import turn
+from tests.support.hook_support import hook, hooks, logged, notices, tool_results
+from tests.support.invariants import assert_history_valid
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 
 def answer(payload: str) -> str:

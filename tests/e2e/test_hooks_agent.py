@@ -9,12 +9,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from conftest import TEST_API_KEY, TEST_MODEL
-from faults_harness import headless_turn, open_agent, turn
-from hook_support import hook, hooks, logged, notices, tool_results
-from invariants import assert_history_valid
-from scripted_server import ScriptedServer, Text, ToolCalls
-
 from agent.assemble import build_agent
 from agent.config import Config
 from agent.events import (
@@ -34,6 +28,11 @@ from agent.turn.agent_hooks import (
     SUBAGENT_STOP_HEADER,
 )
 from sessions.store import Session
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.faults_harness import headless_turn, open_agent, turn
+from tests.support.hook_support import hook, hooks, logged, notices, tool_results
+from tests.support.invariants import assert_history_valid
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tools.result_facts import ResultFacts
 
 

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pleat_process import run_pleat
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.headless.exit_codes import EXIT_FAILED
 from agent.hooks.tool_hooks import BLOCKED_HEADER
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # Slow: each test runs pleat as a process (litellm's import takes seconds).
 pytestmark = pytest.mark.slow

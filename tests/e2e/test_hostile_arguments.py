@@ -6,14 +6,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from hostile_inputs import HOSTILE_ARGUMENTS
-from pleat_process import run_pleat
-from scripted_server import ScriptedServer, Text, ToolCalls
-from tui_support import make_app, started
 
 from sessions.messages import Message, ToolCall, tool_result
 from sessions.store import Session
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.hostile_inputs import HOSTILE_ARGUMENTS
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import make_app, started
 from tui.widgets.tool_call import ToolCallBlock
 
 # Slow (runs pleat as a process, three times): left out of the fast set.
@@ -24,7 +24,7 @@ INSTRUCTION_MARK = "[pleat: context compaction"
 
 
 # The arguments sent over the wire: all but the 5 MiB one, which the scripted server would
-# stream in 750,000 pieces (its limit is checked by tests/unit/test_model_json.py).
+# stream in 750,000 pieces (its limit is checked by tests/unit/sessions/test_model_json.py).
 SENT = {name: case for name, case in HOSTILE_ARGUMENTS.items() if name != "too long"}
 
 

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from scripted_server import ScriptedServer, Text, ToolCalls
 from textual.widgets import Label, Static
-from tui_support import asked, make_app, send, started, wait_for
-from tui_support import work_finished as turn_finished
 
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import asked, make_app, send, started, wait_for
+from tests.support.tui_support import work_finished as turn_finished
 from tui.screens.approval import ApprovalScreen
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.tool_call import ToolCallBlock

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_MODEL
-from scripted_server import ScriptedServer, Text, ToolCalls
+
+from tests.support.constants import TEST_MODEL
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # Slow (runs pleat as a process, twice): left out of the fast set.
 pytestmark = pytest.mark.slow

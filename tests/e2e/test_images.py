@@ -13,13 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import images
 import pytest
-from anthropic_server import AnthropicServer
-from anthropic_server import Reply as AnthropicReply
-from conftest import TEST_API_KEY, TEST_MODEL
-from pleat_process import run_pleat
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
@@ -29,6 +23,12 @@ from agent.events import CompactionDone, TurnDone
 from agent.images.prompt import attach_images
 from agent.permissions.policy import approve_all
 from sessions.store import Session
+from tests.support import images
+from tests.support.anthropic_server import AnthropicServer
+from tests.support.anthropic_server import Reply as AnthropicReply
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow

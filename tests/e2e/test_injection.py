@@ -5,10 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conftest import TEST_API_KEY, TEST_MODEL
-from invariants import assert_history_valid
-from scripted_server import ScriptedServer, Text, ToolCalls
-
 from agent.assemble import build_agent
 from agent.compaction.instruction import compression_instruction
 from agent.compaction.policy import CompactionPolicy
@@ -18,6 +14,9 @@ from agent.permissions.policy import approve_all
 from agent.turn.loop import Agent
 from sessions.messages import Message, is_summary
 from sessions.store import Session
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.invariants import assert_history_valid
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # The real instruction's text, word for word, followed by the tags a fold would obey.
 FAKE_FOLD = (

@@ -8,10 +8,6 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from conftest import TEST_API_KEY, TEST_MODEL
-from invariants import assert_history_valid
-from scripted_server import ScriptedServer, Text, ToolCalls
-
 from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
 from agent.config import Config
@@ -20,6 +16,9 @@ from agent.permissions.policy import approve_all
 from agent.turn.loop import Agent
 from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.store import Session
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.invariants import assert_history_valid
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 WINDOW = 8_000
 # Parallel reads in one reply: each gets at least a quarter of a whole result's budget, so

@@ -6,12 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from scripted_server import Drop, Error, ScriptedServer, Text, ToolCalls, context_overflow
 
 from agent.events import Retrying
 from agent.model.llm import LLM, LLMError, LLMReply, classify, is_context_overflow
 from agent.model.settings import ModelSettings
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.scripted_server import (
+    Drop,
+    Error,
+    ScriptedServer,
+    Text,
+    ToolCalls,
+    context_overflow,
+)
 
 # Retries in tests wait milliseconds, not seconds: the backoff shape is what is under test.
 FAST_RETRY = 0.001

@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from scripted_server import Error, ScriptedServer, Stall, Text, ToolCalls
 
 from agent.events import (
     ErrorEvent,
@@ -29,6 +27,8 @@ from agent.turn.loop import Agent
 from agent.turn.notes import CANCELLED_TOOL_RESULT
 from agent.turn.system_prompt import system_prompt
 from sessions.messages import Message, unanswered_calls
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.scripted_server import Error, ScriptedServer, Stall, Text, ToolCalls
 from tools.base import Tool, ToolContext, ToolOutput
 from tools.registry import default_registry
 

@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from mcp_support import (
+
+from agent.mcp.project_file import approve, read_project_servers
+from tests.support.mcp_support import (
     BROKEN_TABLE,
     echo_entry,
     echo_table,
@@ -15,10 +17,8 @@ from mcp_support import (
     write_config,
     write_project_file,
 )
-from pleat_process import run_pleat
-from scripted_server import ScriptedServer, Text, ToolCalls
-
-from agent.mcp.project_file import approve, read_project_servers
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 pytestmark = pytest.mark.slow
 

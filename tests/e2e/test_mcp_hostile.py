@@ -7,13 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from mcp_support import raw_table, write_config
-from pleat_process import run_pleat
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.mcp.admission import SCHEMA_SHARE
 from agent.model.tokens import payload_tokens
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.mcp_support import raw_table, write_config
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 pytestmark = pytest.mark.slow
 

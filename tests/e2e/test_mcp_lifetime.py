@@ -10,8 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from mcp_support import (
+
+from agent.headless.exit_codes import EXIT_INTERRUPTED, EXIT_TERMINATED
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.mcp_support import (
     alive,
     echo_table,
     kill_if_alive,
@@ -20,10 +22,8 @@ from mcp_support import (
     wait_until,
     write_config,
 )
-from pleat_process import run_pleat
-from scripted_server import ScriptedServer, Text, ToolCalls
-
-from agent.headless.exit_codes import EXIT_INTERRUPTED, EXIT_TERMINATED
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 pytestmark = pytest.mark.slow
 

@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcp_support import ECHO_SERVER, http_mcp_process, read_pid, wait_gone, wait_until
 
 from agent.mcp.manager import McpServers
 from agent.mcp.server import STOP_SECONDS
 from agent.mcp.settings import from_config
+from tests.support.mcp_support import ECHO_SERVER, http_mcp_process, read_pid, wait_gone, wait_until
 from tools.base import ToolContext
 
 pytestmark = pytest.mark.slow

@@ -12,9 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from scripted_server import Error, Reply, ScriptedServer, Text
-from tui_support import assert_valid_history, is_compression, summary_reply
 
 from agent.assemble import build_agent
 from agent.config import Config
@@ -24,6 +21,9 @@ from agent.permissions.policy import approve_all
 from agent.turn.loop import Agent
 from sessions.messages import Message, is_summary
 from sessions.store import Session
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.scripted_server import Error, Reply, ScriptedServer, Text
+from tests.support.tui_support import assert_valid_history, is_compression, summary_reply
 
 # Slow: litellm's import, and model calls over real sockets.
 pytestmark = pytest.mark.slow

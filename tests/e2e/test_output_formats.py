@@ -20,12 +20,12 @@ from claude_agent_sdk import (
 )
 from claude_agent_sdk._internal.message_parser import parse_message
 from claude_agent_sdk.types import ModelUsage, SystemInitData
-from conftest import TEST_API_KEY
-from pleat_process import run_pleat
-from scripted_server import Error, Reply, ScriptedServer, Text, ToolCalls
-from subagent_support import is_subagent
 
 from sessions.usage import UsageTally
+from tests.support.constants import TEST_API_KEY
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import Error, Reply, ScriptedServer, Text, ToolCalls
+from tests.support.subagent_support import is_subagent
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow

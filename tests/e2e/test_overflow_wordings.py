@@ -13,12 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted_server import Error, ScriptedServer, Text, estimate_tokens
-from test_compaction_e2e import GOOD_SUMMARY, fill_history, is_compression, make_agent, run
 
 from agent.events import CompactionDone, TurnDone
 from agent.model.llm import StatedLimits, is_context_overflow, stated_limits
 from agent.model.tokens import TokenLedger
+from tests.support.compaction_agent import (
+    GOOD_SUMMARY,
+    fill_history,
+    is_compression,
+    make_agent,
+    run,
+)
+from tests.support.scripted_server import Error, ScriptedServer, Text, estimate_tokens
 
 # The real window of the provider played here; pleat is told 100k.
 WINDOW = 12_000

@@ -7,10 +7,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from pleat_process import run_pleat
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.permissions.plan_mode import HEADLESS, PLAN_NOTE
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # Slow (each test runs pleat as a process: litellm's import takes seconds): left out of the
 # fast set, `pytest -m 'not slow'`.

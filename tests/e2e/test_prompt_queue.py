@@ -8,10 +8,6 @@ import io
 import json
 from pathlib import Path
 
-from faults_harness import open_agent
-from images import png
-from scripted_server import ScriptedServer, Text, ToolCalls
-
 from agent.events import (
     Event,
     PromptDelivered,
@@ -26,6 +22,9 @@ from agent.headless.text_report import TextReport
 from agent.turn.loop import Agent
 from agent.turn.prompt_queue import joined
 from sessions.store import Session
+from tests.support.faults_harness import open_agent
+from tests.support.images import png
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 
 async def run_queueing(agent: Agent, prompt: str, when: type, *queued: str) -> list[Event]:

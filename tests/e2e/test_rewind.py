@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from git_support import git
-from pleat_process import run_pleat
-from scripted_server import Reply, ScriptedServer, Text, ToolCalls
-from tui_support import is_compression, summary_reply
 
 from agent.conversation.rewind_plan import GIT_BLIND_SPOTS
 from agent.headless.exit_codes import EXIT_CONFIG, EXIT_KEPT, EXIT_OK
+from tests.support.git_support import git
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import Reply, ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import is_compression, summary_reply
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_MODEL
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.process_secrets import secret_values
+from tests.support.constants import TEST_MODEL
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow

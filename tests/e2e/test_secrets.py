@@ -1,9 +1,11 @@
 """The configured API key never reaches disk or the terminal, even when a prompt or file has it."""
 
-# Elsewhere: secret-looking values are redacted in summaries and ledgers (tests/unit/test_redact.py,
-# tests/unit/test_ledger.py::test_secrets_never_reach_the_ledger); session files are 0600 and their
-# directories 0700 (tests/e2e/test_sessions.py::test_files_are_private_and_hold_no_api_key). What
-# the TUI shows (screenshots) is the TUI's to test; docs/FUZZING-AND-LOAD.md notes it.
+# Elsewhere: secret-looking values are redacted in summaries and ledgers
+# (tests/unit/sessions/test_redact.py,
+# tests/unit/agent/compaction/test_ledger.py::test_secrets_never_reach_the_ledger); session files
+# are 0600 and their directories 0700
+# (tests/e2e/test_sessions.py::test_files_are_private_and_hold_no_api_key). What the TUI shows
+# (screenshots) is the TUI's to test; docs/FUZZING-AND-LOAD.md notes it.
 
 from __future__ import annotations
 
@@ -13,12 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TEST_MODEL
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from sessions.archive import ChunkArchive
 from sessions.messages import Message, ToolCall
 from sessions.redact import REDACTED, KnownSecrets
+from tests.support.constants import TEST_MODEL
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # Slow (runs pleat as a process): left out of the fast set, `pytest -m 'not slow'`.
 pytestmark = pytest.mark.slow

@@ -12,9 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from invariants import assert_history_valid
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
@@ -26,6 +23,9 @@ from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.lock import SessionBusy
 from sessions.messages import Message, ToolCall
 from sessions.store import INTERRUPTED_TOOL_RESULT, Session, list_sessions
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.invariants import assert_history_valid
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 INSTRUCTION_MARK = "[pleat: context compaction"
 

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from invariants import assert_history_valid
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from sessions.journal import JOURNAL_NAME
 from sessions.paths import session_dir
 from sessions.store import Session, list_sessions
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.invariants import assert_history_valid
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 FILES = 40
 INSTRUCTION_MARK = "[pleat: context compaction"

@@ -17,11 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from invariants import assert_history_valid
-from scripted_server import Reply, ScriptedServer, Text, ToolCalls
-from subagent_support import MEET_TIMEOUT_SECONDS, Meeting, is_subagent
-from tui_support import is_compression, small_policy, summary_reply
 
 from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
@@ -41,6 +36,11 @@ from sessions.journal import replay_journal
 from sessions.messages import unanswered_calls
 from sessions.paths import session_dir
 from sessions.store import Session, latest_session, list_sessions
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.invariants import assert_history_valid
+from tests.support.scripted_server import Reply, ScriptedServer, Text, ToolCalls
+from tests.support.subagent_support import MEET_TIMEOUT_SECONDS, Meeting, is_subagent
+from tests.support.tui_support import is_compression, small_policy, summary_reply
 from tools.result_facts import ResultFacts
 
 

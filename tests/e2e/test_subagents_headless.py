@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from git_support import git_repo
-from pleat_process import RUN_TIMEOUT_SECONDS, run_pleat
-from scripted_server import Reply, ScriptedServer, Text, ToolCalls
-from subagent_support import Meeting, is_subagent
 
 from agent.headless.exit_codes import EXIT_OK
+from tests.support.git_support import git_repo
+from tests.support.pleat_process import RUN_TIMEOUT_SECONDS, run_pleat
+from tests.support.scripted_server import Reply, ScriptedServer, Text, ToolCalls
+from tests.support.subagent_support import Meeting, is_subagent
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow

@@ -5,9 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TEST_MODEL
-from scripted_server import ScriptedServer, Text
-from tui_support import assert_valid_history, make_config
 
 from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
@@ -15,6 +12,9 @@ from agent.events import CompactionDone
 from agent.permissions.policy import approve_all
 from sessions.messages import Message, is_summary
 from sessions.store import Session
+from tests.support.constants import TEST_MODEL
+from tests.support.scripted_server import ScriptedServer, Text
+from tests.support.tui_support import assert_valid_history, make_config
 
 # Slow (a fold against the scripted server, litellm imported): left out of the fast set.
 pytestmark = pytest.mark.slow

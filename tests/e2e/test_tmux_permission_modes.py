@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, Text, ToolCalls
-from tmux_pleat import TmuxPleat, tmux_available
+
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.tmux_pleat import TmuxPleat, tmux_available
 
 # Slow (pleat as a process in a terminal): left out of the fast set, `pytest -m 'not slow'`.
 pytestmark = [

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pleat_process import run_pleat
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from sessions.journal import JOURNAL_NAME
 from sessions.paths import session_dir
 from sessions.store import latest_session
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tools.todo_list import TODO_TOOL_NAME
 
 # Slow: real pleat processes (litellm's import each time).

@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from scripted_server import ScriptedServer, Stall, Text, ToolCalls
 from textual.widgets import Label
 from textual.widgets.markdown import MarkdownFence
-from tui_support import (
+
+from agent.config import Config
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.scripted_server import ScriptedServer, Stall, Text, ToolCalls
+from tests.support.tui_support import (
     asked,
     assert_valid_history,
     command,
@@ -19,9 +21,7 @@ from tui_support import (
     started,
     wait_for,
 )
-from tui_support import work_finished as turn_finished
-
-from agent.config import Config
+from tests.support.tui_support import work_finished as turn_finished
 from tui.app import PleatApp
 from tui.screens.approval import ApprovalScreen
 from tui.widgets.assistant_message import AssistantMessage
@@ -280,7 +280,7 @@ async def test_a_streamed_code_fence_survives_a_recompose(
 async def test_status_sums_the_cost_when_litellm_knows_the_prices(workspace: Path) -> None:
     """A model litellm has prices for (served by the scripted server): the status shows the
     summed cost of the calls; the scripted model has none, so it shows no cost."""
-    from conftest import TEST_API_KEY
+    from tests.support.constants import TEST_API_KEY
 
     with ScriptedServer(api_key=TEST_API_KEY) as server:
         server.push(Text("one"), Text("two"))

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from textual.app import App
 from textual.widgets import Input, Label
-from tui_support import wait_for
 
 from sessions.archive import ChunkArchive
 from sessions.archive_query import MAX_QUERY_CHARS
 from sessions.messages import Message
+from tests.support.tui_support import wait_for
 from tui.screens.chunks import ChunkBrowserScreen
 
 pytestmark = pytest.mark.slow

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from scripted_server import ScriptedServer, Text
 from textual.widgets import Label
-from tui_support import (
+
+from sessions.store import Session
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.scripted_server import ScriptedServer, Text
+from tests.support.tui_support import (
     COMPRESSION_MARK,
     command,
     exchange,
@@ -22,8 +24,6 @@ from tui_support import (
     wait_for,
     work_finished,
 )
-
-from sessions.store import Session
 from tui.chunk_search import MESSAGE_HEADING, pages
 from tui.screens.chunks import ChunkBrowserScreen
 from tui.screens.context import ContextScreen

@@ -5,8 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, Stall, Text, ToolCalls
-from tui_support import (
+
+from agent.config import Config, ConfigError, load_config
+from sessions.store import Session
+from tests.support.scripted_server import ScriptedServer, Stall, Text, ToolCalls
+from tests.support.tui_support import (
     assert_valid_history,
     exchange,
     is_compression,
@@ -18,9 +21,6 @@ from tui_support import (
     wait_for,
     work_finished,
 )
-
-from agent.config import Config, ConfigError, load_config
-from sessions.store import Session
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.compaction_marker import CompactionMarker
 from tui.widgets.notice import Notice

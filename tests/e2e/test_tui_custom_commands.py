@@ -6,10 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, Text
 from textual.widgets import Markdown
-from tui_support import command, exchange, make_app, model, started, wait_for, work_finished
 
+from tests.support.scripted_server import ScriptedServer, Text
+from tests.support.tui_support import (
+    command,
+    exchange,
+    make_app,
+    model,
+    started,
+    wait_for,
+    work_finished,
+)
 from tui.widgets.command_expansion import CommandExpansion
 from tui.widgets.completion_list import CompletionList
 from tui.widgets.notice import Notice

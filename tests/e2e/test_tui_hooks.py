@@ -7,8 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, Text, ToolCalls
-from tui_support import (
+
+from agent.hooks.config import parse_hooks
+from agent.hooks.tool_hooks import BLOCKED_HEADER
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import (
     asked,
     command,
     exchange,
@@ -18,9 +21,6 @@ from tui_support import (
     started,
     wait_for,
 )
-
-from agent.hooks.config import parse_hooks
-from agent.hooks.tool_hooks import BLOCKED_HEADER
 from tui.screens.project_approval import HookApprovalScreen
 from tui.widgets.notice import Notice
 from tui.widgets.prompt_input import PromptInput

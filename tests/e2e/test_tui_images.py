@@ -7,15 +7,15 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-import images
 import pytest
-from scripted_server import ScriptedServer, Text
 from textual.app import App
-from tui_support import exchange, make_app, started, wait_for
 
 from sessions.archive import ChunkArchive
 from sessions.image_store import SessionImages
 from sessions.messages import Message
+from tests.support import images
+from tests.support.scripted_server import ScriptedServer, Text
+from tests.support.tui_support import exchange, make_app, started, wait_for
 from tui.screens.chunks import ChunkBrowserScreen
 from tui.widgets.notice import Notice
 from tui.widgets.user_message import UserMessage

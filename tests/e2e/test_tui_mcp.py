@@ -9,15 +9,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_API_KEY
-from mcp_support import ECHO_SERVER, RAW_SERVER, echo_entry, write_project_file
-from scripted_server import ScriptedServer, Text, ToolCalls
-from tui_support import asked, command, exchange, make_app, send, started, wait_for, work_finished
 
 from agent.compaction.policy import CompactionPolicy
 from agent.mcp.admission import SCHEMA_SHARE
 from agent.mcp.settings import from_config
 from agent.model.tokens import payload_tokens
+from tests.support.constants import TEST_API_KEY
+from tests.support.mcp_support import ECHO_SERVER, RAW_SERVER, echo_entry, write_project_file
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import (
+    asked,
+    command,
+    exchange,
+    make_app,
+    send,
+    started,
+    wait_for,
+    work_finished,
+)
 from tui.app import PleatApp
 from tui.screens.approval import ApprovalScreen
 from tui.screens.project_approval import McpApprovalScreen

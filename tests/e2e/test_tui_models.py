@@ -9,11 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from scripted_server import ScriptedServer, Text
 from textual.pilot import Pilot
 from textual.widgets import OptionList
-from tui_support import (
+
+from agent.config import Config
+from agent.conversation.model_switch import needs_room
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.scripted_server import ScriptedServer, Text
+from tests.support.tui_support import (
     command,
     exchange,
     is_compression,
@@ -24,9 +27,6 @@ from tui_support import (
     wait_for,
     work_finished,
 )
-
-from agent.config import Config
-from agent.conversation.model_switch import needs_room
 from tui.app import PleatApp
 from tui.screens.model_picker import ModelPickerScreen
 from tui.slash_commands import BY_NAME

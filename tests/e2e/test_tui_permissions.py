@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, Text, ToolCalls
 from textual.widgets import Input, Label, Markdown
-from tui_support import asked, exchange, make_app, send, started, wait_for
-from tui_support import work_finished as turn_finished
 
 from agent.permissions.plan_mode import PLAN_NOTE
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import asked, exchange, make_app, send, started, wait_for
+from tests.support.tui_support import work_finished as turn_finished
 from tui.app import PleatApp
 from tui.screens.approval import ApprovalScreen
 from tui.screens.plan import PlanScreen

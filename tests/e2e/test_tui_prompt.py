@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, Text
-from tui_support import exchange, make_app, model, wait_for, work_finished
 
+from tests.support.scripted_server import ScriptedServer, Text
+from tests.support.tui_support import exchange, make_app, model, wait_for, work_finished
 from tui.screens.context import ContextScreen
 from tui.widgets.completion_list import CompletionList
 from tui.widgets.prompt_input import PromptInput

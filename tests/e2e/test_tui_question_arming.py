@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, Text, ToolCalls
-from tui_support import ManualClock, make_app, send, wait_for, work_finished
 
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import ManualClock, make_app, send, wait_for, work_finished
 from tui.screens.approval import ApprovalScreen
 from tui.screens.question import ARMING_SECONDS
 from tui.widgets.prompt_input import PromptInput

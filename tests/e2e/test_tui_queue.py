@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from textual.pilot import Pilot
-from tui_support import (
+
+from agent.turn.prompt_queue import joined
+from tests.support.scripted_server import Reply, ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import (
     assert_valid_history,
     command,
     exchange,
@@ -23,8 +25,6 @@ from tui_support import (
     wait_for,
     work_finished,
 )
-
-from agent.turn.prompt_queue import joined
 from tui.app import PleatApp
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.prompt_input import PromptInput

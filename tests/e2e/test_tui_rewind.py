@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, Text, ToolCalls
 from textual.widgets import OptionList, SelectionList
-from tui_support import asked, command, exchange, make_app, model, started, wait_for
 
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import asked, command, exchange, make_app, model, started, wait_for
 from tui.screens.rewind import ChangedFilesScreen, RewindScopeScreen, RewindScreen
 from tui.slash_commands import BY_NAME
 from tui.widgets.notice import Notice

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, Text, ToolCalls
 from textual.pilot import Pilot
-from tui_support import asked, make_app, model, small_policy, wait_for, work_finished
 
 from sessions.usage import Usage, UsageTally
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import asked, make_app, model, small_policy, wait_for, work_finished
 from tui.app import PleatApp
 from tui.context_report import ContextGauge, ContextReport
 from tui.screens.approval import ApprovalScreen

@@ -7,16 +7,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT
-from scripted_server import DELTA_CHARS, ScriptedServer, Text
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Markdown
-from tui_support import make_app, send, wait_for, work_finished
 
 import tui.widgets.assistant_message as assistant_message
 from agent.events import TextDelta
+from tests.support.constants import REPO_ROOT
+from tests.support.scripted_server import DELTA_CHARS, ScriptedServer, Text
+from tests.support.tui_support import make_app, send, wait_for, work_finished
 from tui.entries import ReplyEntry
 from tui.turn_view import INTERRUPTED_NOTE, TurnView
 from tui.widgets.assistant_message import AssistantMessage

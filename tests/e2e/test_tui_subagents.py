@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from textual.widgets import Label
 from textual.widgets._collapsible import CollapsibleTitle
-from tui_support import asked, make_app, send, started, wait_for, work_finished
 
 from agent.subagents.team import SUBAGENT_NOTE
+from tests.support.scripted_server import Reply, ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import asked, make_app, send, started, wait_for, work_finished
 from tui.app import PleatApp
 from tui.screens.approval import ApprovalScreen
 from tui.screens.subagent import SubagentScreen

@@ -6,10 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, Text, ToolCalls
-from tui_support import command, exchange, make_app, model, small_policy, started, wait_for
-from tui_support import work_finished as finished
 
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import (
+    command,
+    exchange,
+    make_app,
+    model,
+    small_policy,
+    started,
+    wait_for,
+)
+from tests.support.tui_support import work_finished as finished
 from tools.todo_list import TODO_TOOL_NAME, TodoItem
 from tui.app import PleatApp
 from tui.widgets.task_list import TaskList

@@ -10,9 +10,17 @@ import time
 from pathlib import Path
 
 import pytest
-from mcp_support import alive, echo_table, kill_if_alive, read_pid, wait_gone, write_config
-from scripted_server import ScriptedServer
-from tmux_pleat import TmuxPleat, tmux_available
+
+from tests.support.mcp_support import (
+    alive,
+    echo_table,
+    kill_if_alive,
+    read_pid,
+    wait_gone,
+    write_config,
+)
+from tests.support.scripted_server import ScriptedServer
+from tests.support.tmux_pleat import TmuxPleat, tmux_available
 
 # Times /mcp is asked before the server must show running (0.2 s apart: ample for a start).
 ASKS = 100

@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from scripted_server import ScriptedServer, Text
-from tmux_pleat import TmuxPleat, tmux_available
+
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.scripted_server import ScriptedServer, Text
+from tests.support.tmux_pleat import TmuxPleat, tmux_available
 
 pytestmark = [
     pytest.mark.slow,  # a real terminal and a real process (litellm's import takes seconds)

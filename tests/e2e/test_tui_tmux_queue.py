@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted_server import ScriptedServer, Text, ToolCalls
-from tmux_pleat import TmuxPleat, tmux_available
 
 from sessions.journal import JOURNAL_NAME
 from sessions.paths import session_dir
 from sessions.store import list_sessions
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.tmux_pleat import TmuxPleat, tmux_available
 
 pytestmark = [
     pytest.mark.slow,  # a real pleat process in a real terminal

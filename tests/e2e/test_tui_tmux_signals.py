@@ -9,13 +9,13 @@ import signal
 from pathlib import Path
 
 import pytest
-from invariants import assert_history_valid
-from mcp_support import kill_if_alive, wait_gone, wait_until
-from scripted_server import ScriptedServer, ToolCalls
-from tmux_pleat import TmuxPleat, tmux_available
 
 from agent.turn.notes import CANCELLED_TOOL_RESULT
 from sessions.store import Session, list_sessions
+from tests.support.invariants import assert_history_valid
+from tests.support.mcp_support import kill_if_alive, wait_gone, wait_until
+from tests.support.scripted_server import ScriptedServer, ToolCalls
+from tests.support.tmux_pleat import TmuxPleat, tmux_available
 
 pytestmark = [
     pytest.mark.slow,

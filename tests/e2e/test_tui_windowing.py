@@ -5,9 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, Text
-from tui_support import exchange, make_app, model, seed_session, small_policy, started, wait_for
 
+from tests.support.scripted_server import ScriptedServer, Text
+from tests.support.tui_support import (
+    exchange,
+    make_app,
+    model,
+    seed_session,
+    small_policy,
+    started,
+    wait_for,
+)
 from tui.entries import FoldEntry, ReplyEntry, UserEntry
 from tui.widgets.compaction_marker import CompactionMarker
 from tui.widgets.conversation import INITIAL, LOAD_BATCH, MAX_WIDGETS, PRUNE_SLACK
@@ -62,7 +70,7 @@ async def test_resume_of_a_folded_session_starts_with_its_marker(
 
 
 async def test_resume_rebuilds_tool_blocks(server: ScriptedServer, workspace: Path) -> None:
-    from scripted_server import ToolCalls
+    from tests.support.scripted_server import ToolCalls
 
     (workspace / "a.txt").write_text("alpha\n")
     server.fallback = model([ToolCalls([("read_file", {"path": "a.txt"})]), Text("read it")])

@@ -12,11 +12,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from git_support import git, git_repo
-from pleat_process import run_pleat
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.headless.exit_codes import EXIT_KEPT, EXIT_OK
+from tests.support.git_support import git, git_repo
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # Slow (runs pleat as a process): left out of the fast set.
 pytestmark = pytest.mark.slow

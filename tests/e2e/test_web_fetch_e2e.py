@@ -8,9 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pleat_process import run_pleat
-from scripted_server import ScriptedServer, Text, ToolCalls
-from web_server import Route, WebServer
+
+from tests.support.pleat_process import run_pleat
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.web_server import Route, WebServer
 
 # Slow (each test runs pleat as a process: litellm's import takes seconds): left out of the
 # fast set, `pytest -m 'not slow'`.

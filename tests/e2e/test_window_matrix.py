@@ -17,10 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_API_KEY, TEST_MODEL
-from hints import last_page_call
-from invariants import assert_history_valid
-from scripted_server import ScriptedServer, Text, ToolCalls
 
 from agent.assemble import build_agent
 from agent.compaction.policy import CompactionPolicy
@@ -30,6 +26,10 @@ from agent.permissions.policy import approve_all
 from agent.turn.loop import Agent
 from sessions.messages import Message
 from sessions.store import Session
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.hints import last_page_call
+from tests.support.invariants import assert_history_valid
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 WINDOWS = (4_096, 8_192, 16_384, 32_768)
 INSTRUCTION_MARK = "[pleat: context compaction"

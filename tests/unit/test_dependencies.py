@@ -9,7 +9,7 @@ import tomllib
 from collections.abc import Iterable
 from importlib import metadata
 
-from conftest import REPO_ROOT
+from tests.support.constants import REPO_ROOT
 
 ROOT = REPO_ROOT
 # Where the product's code lives (pyproject's packages) and where the tests' and benchmarks' do.

@@ -7,7 +7,7 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-from conftest import REPO_ROOT
+from tests.support.constants import REPO_ROOT
 
 PACKAGES = ("agent", "tools", "sessions", "tui")
 

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT
+
+from tests.support.constants import REPO_ROOT
 
 ROOT = REPO_ROOT
 BIN = Path(sys.executable).parent
