@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.hooks.config import HookSpec, parse_claude_hooks
-from agent.hooks.runner import HookSet, one_line
+from agent.hooks.answer import one_line
+from agent.hooks.runner import HookSet
 from sessions.approvals import Approvals, digest
 from sessions.model_json import ModelJsonError, loads
 from tools.paths import workspace_root

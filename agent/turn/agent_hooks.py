@@ -55,7 +55,8 @@ from agent.events import (
     TurnDone,
 )
 from agent.hooks.config import HookSpec
-from agent.hooks.runner import HookRun, HookRunner, one_line, tool_subjects
+from agent.hooks.answer import HookRun, one_line
+from agent.hooks.runner import HookRunner, tool_subjects
 from agent.hooks.tool_hooks import (
     FEEDBACK_HEADER,
     PreToolOutcome,

@@ -10,15 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from agent.hooks.answer import HOOK_NOTICE_CHARS, MAX_HOOK_OUTPUT_BYTES, HookRun
 from agent.hooks.config import HookSpec, Matcher
-from agent.hooks.runner import (
-    HOOK_NOTICE_CHARS,
-    MAX_HOOK_OUTPUT_BYTES,
-    HookRun,
-    HookRunner,
-    hook_environment,
-    run_hook,
-)
+from agent.hooks.process import run_hook
+from agent.hooks.runner import HookRunner, hook_environment
 from agent.terminal_text import visible
 
 # Seconds allowed for a killed process to disappear (reaped by init): a generous bound on a
@@ -151,7 +146,7 @@ async def test_past_its_time_limit_the_whole_process_group_is_killed(workspace: 
 async def test_a_background_process_holding_the_output_is_killed(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("agent.hooks.runner.DRAIN_SECONDS", 0.2)  # no need to wait the full grace
+    monkeypatch.setattr("agent.hooks.process.DRAIN_SECONDS", 0.2)  # no need to wait the full grace
     done = await run("sleep 60 & echo $! > child.pid; echo started", workspace)
     assert done.exit_code == 0 and done.stdout == "started\n"
     assert await gone(int(text(workspace / "child.pid")))

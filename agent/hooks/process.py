@@ -1,0 +1,156 @@
+"""Running one hook: `/bin/sh -c` in the workspace, in its own process group, the event as JSON on
+stdin; past its time limit (or when the caller is cancelled) the whole group is killed. Of its
+stdout and stderr at most MAX_HOOK_OUTPUT_BYTES each are kept (the rest is read and counted, so a
+flooding hook never blocks on a full pipe), decoded, and made terminal-safe before anyone reads
+them (the raw stdout is kept beside, for its JSON answer)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import os
+import signal
+from collections.abc import Mapping
+from pathlib import Path
+
+from agent.hooks.answer import MAX_HOOK_OUTPUT_BYTES, HookRun
+from agent.hooks.config import HookSpec
+from agent.terminal_text import visible
+
+# Bytes per pipe read.
+READ_CHUNK_BYTES = 65_536
+# Seconds to wait for a hook's pipes to close after its shell exited: a pipe is drained in
+# milliseconds, so longer means a background process it started holds them (it is killed).
+DRAIN_SECONDS = 2.0
+# Seconds to wait for a killed hook's shell to be reaped.
+REAP_SECONDS = 5.0
+
+
+async def run_hook(spec: HookSpec, stdin: bytes, cwd: Path, env: Mapping[str, str]) -> HookRun:
+    """Run one hook to its end, its time limit, or the caller's cancellation (which kills it
+    and is raised again)."""
+    out_read, out_write = os.pipe()
+    err_read, err_write = os.pipe()
+    # Our own pipes for its output, not PIPE: asyncio's Process.wait() also waits for those to
+    # close, which a background process the hook started could keep open for ever.
+    try:
+        process = await asyncio.create_subprocess_exec(
+            "/bin/sh",
+            "-c",
+            spec.command,
+            cwd=cwd,
+            env=dict(env),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=out_write,
+            stderr=err_write,
+            start_new_session=True,
+        )
+    except OSError as error:
+        os.close(out_read)
+        os.close(err_read)
+        return HookRun(spec, None, problem=f"cannot start: {error.strerror or error}")
+    finally:
+        os.close(out_write)
+        os.close(err_write)
+    return await _supervise(spec, process, stdin, out_read, err_read)
+
+
+async def _supervise(
+    spec: HookSpec,
+    process: asyncio.subprocess.Process,
+    stdin: bytes,
+    out_fd: int,
+    err_fd: int,
+) -> HookRun:
+    """Feed stdin, read both outputs, enforce the time limit; kill the group when it overruns,
+    lingers, or the caller is cancelled."""
+    loop = asyncio.get_running_loop()
+    readers: list[asyncio.Task[tuple[bytes, int]]] = []
+    transports: list[asyncio.BaseTransport] = []
+    files = [os.fdopen(out_fd, "rb", buffering=0), os.fdopen(err_fd, "rb", buffering=0)]
+    feeder = asyncio.create_task(_feed(process, stdin))
+    try:
+        for pipe in files:
+            reader = asyncio.StreamReader()
+            protocol = functools.partial(asyncio.StreamReaderProtocol, reader)
+            connected, _ = await loop.connect_read_pipe(protocol, pipe)
+            transports.append(connected)
+            readers.append(asyncio.create_task(_read_capped(reader)))
+        problem = ""
+        try:
+            await asyncio.wait_for(process.wait(), spec.timeout)
+        except TimeoutError:
+            problem = f"timed out after {spec.timeout:g} s (killed)"
+            _kill_group(process)
+            await asyncio.wait([asyncio.ensure_future(process.wait())], timeout=REAP_SECONDS)
+        _, lingering = await asyncio.wait(readers, timeout=DRAIN_SECONDS)
+        if lingering:  # a background process still holds the output: it goes too
+            _kill_group(process)
+            await asyncio.wait(lingering, timeout=REAP_SECONDS)
+        (raw, out_total), (err_kept, err_total) = (
+            r.result() if r.done() else (b"", 0) for r in readers
+        )
+        stdout, stderr = _text(raw, out_total), _text(err_kept, err_total)
+    except asyncio.CancelledError:
+        _kill_group(process)
+        await asyncio.wait([asyncio.ensure_future(process.wait())], timeout=REAP_SECONDS)
+        raise
+    finally:
+        feeder.cancel()
+        for task in readers:
+            task.cancel()
+        for transport in transports:
+            transport.close()
+        for pipe in files[len(transports) :]:
+            pipe.close()
+        await asyncio.wait([feeder, *readers])
+    code = process.returncode
+    if problem or code is None:
+        exit_code, problem = None, problem or "did not finish"
+    elif code < 0:
+        exit_code, problem = None, f"was killed by signal {-code}"
+    else:
+        exit_code = code
+    decoded = raw.decode("utf-8", errors="replace")
+    cut = out_total > len(raw)
+    return HookRun(spec, exit_code, stdout, stderr, problem, decoded, cut)
+
+
+async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:
+    """Write the event to the hook's stdin and close it; a hook that does not read it (or exits
+    first) is no error."""
+    stdin = process.stdin
+    if stdin is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stdin.write(data)
+        await stdin.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stdin.close()
+
+
+async def _read_capped(reader: asyncio.StreamReader) -> tuple[bytes, int]:
+    """Read to the end; keep the first MAX_HOOK_OUTPUT_BYTES, count all."""
+    kept = bytearray()
+    total = 0
+    while chunk := await reader.read(READ_CHUNK_BYTES):
+        total += len(chunk)
+        room = MAX_HOOK_OUTPUT_BYTES - len(kept)
+        if room > 0:
+            kept += chunk[:room]
+    return bytes(kept), total
+
+
+def _text(kept: bytes, total: int) -> str:
+    """Output as text the terminal and the model may see, with a note of what was not kept."""
+    text = visible(kept.decode("utf-8", errors="replace"))
+    if total > len(kept):
+        text += f"\n[... {total - len(kept):,} more bytes of hook output were not kept]"
+    return text
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL the hook's whole process group: its shell and whatever it started."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
