@@ -1,42 +1,13 @@
-"""What each hook event means to the agent: when it runs, what it is told, what a block does
-(exit 2, or Claude Code's JSON answer: agent.hooks.runner.HookRun).
-
-- SessionStart: a session opens (source startup, resume, clear for /new, fork). Exit 2: stderr
-  to the user. Stdout (exit 0): context for the model.
-- UserPromptSubmit: before a prompt enters the history (a queued one too, when delivered).
-  Exit 2: the prompt is not sent, stderr to the user. Stdout: context for the model.
-- PreToolUse: after a call's arguments validate, before the permission check (so it blocks in
-  full-auto too). Exit 2 (or a deny): the tool does not run; its stderr is the call's error
-  result. Claude Code's JSON answer is read whole (agent/hooks/tool_hooks.py): "allow" answers the
-  question the call would ask, "ask" asks where the mode would run it (deny rules and plan mode
-  still refuse either way), `updatedInput` changes the call's input (checked again against the
-  tool's schema), `additionalContext` joins the result.
-- PostToolUse: after a tool ran. Exit 2 (or `decision: "block"`): its stderr (or reason) is
-  added to the result the model reads; so is `additionalContext`.
-- PreCompact: before a fold's compression call. Exit 2: stderr to the user (the fold goes on,
-  or the context would overflow). Stdout: added to the fold's focus.
-- PostCompact: after a fold committed (its chunk on disk). Exit 2: stderr to the user.
-- Stop: a turn ends with an answer. Exit 2: the turn goes on with stderr as the model's next
-  input, at most MAX_STOP_CONTINUATIONS times a turn.
-- SubagentStop: the same, when a sub-agent's task ends with an answer (its matcher selects the
-  agent's type, e.g. `general-purpose`).
-- SessionEnd: the session closes (pleat quits, or /new, /resume or /fork leaves it), with its
-  `reason`. Nothing can be blocked; failures are said.
-
-Every event reads `continue: false` (with `stopReason`, said to the user) as Claude Code does: a
-PreToolUse or PostToolUse hook ends the turn after its call (the call does not run, for
-PreToolUse), a UserPromptSubmit hook blocks the prompt, a Stop hook ends the turn even if another
-asks to go on. `systemMessage` is a line for the user; `suppressOutput` keeps what the hook said
-from the user (it still reaches the model where the event gives it one).
+"""What each hook event means to the agent: when it runs, what it is told, what a block, a
+context or a stop does (the table of events and answers: docs/EXTENDING.md#hooks; a hook's
+outcome: agent/hooks/answer.py; a tool call's answers combined: agent/hooks/tool_hooks.py).
 
 A sub-agent's hooks (its runner made by HookRunner.for_subagent) run PreToolUse, PostToolUse,
 PreCompact, PostCompact and SubagentStop, never SessionStart, UserPromptSubmit (its prompt is
-the model's, not the user's) or Stop, as in Claude Code; each payload names the sub-agent.
-
-Any other exit code, a time-out or a command that cannot start is one line to the user and is
-otherwise ignored. Context for the model is an injected user message after the prompt, never a
-change of the system prompt (the provider's cache holds). Every text a hook gives the model is
-cut to the tool-output budget; lines for the user to agent.hooks.runner.HOOK_NOTICE_CHARS.
+the model's, not the user's), Stop or SessionEnd, as in Claude Code; each payload names it.
+Context for the model is an injected user message after the prompt, never a change of the
+system prompt (the provider's cache holds). Every text a hook gives the model is cut to the
+tool-output budget; lines for the user to agent.hooks.answer.HOOK_NOTICE_CHARS.
 """
 
 from __future__ import annotations
@@ -44,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from agent.events import (
     CompactionDone,
@@ -54,8 +25,8 @@ from agent.events import (
     PromptBlocked,
     TurnDone,
 )
-from agent.hooks.config import HookSpec
 from agent.hooks.answer import HookRun, one_line
+from agent.hooks.config import HookSpec
 from agent.hooks.runner import HookRunner, tool_subjects
 from agent.hooks.tool_hooks import (
     FEEDBACK_HEADER,
@@ -67,8 +38,8 @@ from agent.hooks.tool_hooks import (
     with_context,
 )
 from agent.images.prompt import Attached
-from agent.permissions.policy import Permissions
-from agent.turn.prompt_queue import PromptQueue, joined
+from agent.turn.ports import HookedAgent
+from agent.turn.prompt_queue import joined
 from sessions import messages as msg
 from sessions.archive import ChunkArchive
 from sessions.messages import Message, ToolCall, is_summary
@@ -105,19 +76,6 @@ def _said(runs: Sequence[HookRun], what: Literal["reason", "context"] = "reason"
     else:
         parts = [run.context for run in runs]
     return "\n".join(part for part in parts if part)
-
-
-class HookedAgent(Protocol):
-    """What the hooks use of their agent (agent.turn.loop.Agent): the permission mode (Shift+Tab
-    changes it), what one tool result may take of the window now, the prompts queued, and
-    the way into its history."""
-
-    permissions: Permissions
-    queued: PromptQueue
-
-    def tool_context(self, calls: int = 1) -> ToolContext: ...
-
-    def add(self, message: Message) -> Message: ...
 
 
 class AgentHooks:

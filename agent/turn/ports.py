@@ -10,17 +10,18 @@ one place that holds them together.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Protocol
+from typing import Any, Protocol
 
 from agent.compaction.engine import Compactor
 from agent.events import ErrorEvent, Event, FoldReason
+from agent.hooks.tool_hooks import PreToolOutcome
 from agent.permissions.policy import Approver, Permissions
-from agent.turn.agent_hooks import AgentHooks
 from agent.turn.checkpoints import CheckpointRecorder
+from agent.turn.prompt_queue import PromptQueue
 from agent.turn.side_events import SideEvents
 from agent.turn.uninterruptible import UninterruptibleSteps
-from sessions.messages import Message
-from tools.base import ToolContext
+from sessions.messages import Message, ToolCall
+from tools.base import Tool, ToolContext, ToolOutput
 from tools.registry import ToolRegistry
 
 
@@ -35,16 +36,51 @@ class ReplyHost(Protocol):
     async def safe_point(self) -> ErrorEvent | None: ...
 
 
+class ToolHooks(Protocol):
+    """The hook events of a tool call (agent/turn/agent_hooks.py AgentHooks)."""
+
+    stop_requested: str | None
+
+    async def pre_tool_use(
+        self, call: ToolCall, tool: Tool, args: dict[str, Any], ctx: ToolContext
+    ) -> PreToolOutcome: ...
+
+    async def post_tool_use(
+        self,
+        call: ToolCall,
+        tool: Tool,
+        args: dict[str, Any],
+        output: ToolOutput,
+        ctx: ToolContext,
+        context: str = "",
+    ) -> ToolOutput: ...
+
+
 class CallHost(Protocol):
     """What one tool call uses (agent/turn/tool_call.py)."""
 
     registry: ToolRegistry
-    hooks: AgentHooks
     permissions: Permissions
     approve: Approver
     checkpoints: CheckpointRecorder | None
 
+    @property
+    def hooks(self) -> ToolHooks: ...  # read-only here: a property, so AgentHooks fits
+
     def tool_context(self, calls: int = 1) -> ToolContext: ...
+
+
+class HookedAgent(Protocol):
+    """What the hooks use of their agent (agent/turn/agent_hooks.py): the permission mode
+    (Shift+Tab changes it), what one tool result may take of the window now, the prompts
+    queued, and the way into its history."""
+
+    permissions: Permissions
+    queued: PromptQueue
+
+    def tool_context(self, calls: int = 1) -> ToolContext: ...
+
+    def add(self, message: Message) -> Message: ...
 
 
 class RoomHost(Protocol):
