@@ -142,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a compaction setting, e.g. threshold=0.7 (repeatable; see README)",
+        help="a compaction setting, e.g. threshold=0.7 (repeatable; docs/CONFIGURATION.md)",
     )
     return parser
 

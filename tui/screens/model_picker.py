@@ -111,7 +111,7 @@ class ModelPickerScreen(ModalScreen[Picked | None]):
             state.update(LOOKING)
         elif not self.models:
             state.update(
-                "no models found: set a provider key or start a local server (see README); "
+                "no models found: set a provider key or start a local server (docs/CONFIGURATION.md); "
                 "/model NAME names any model · Esc closes"
             )
         else:
