@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.hooks.config import HookSpec, parse_claude_hooks
 from agent.hooks.answer import one_line
+from agent.hooks.config import HookSpec, parse_claude_hooks
 from agent.hooks.runner import HookSet
 from sessions.approvals import Approvals, digest
 from sessions.model_json import ModelJsonError, loads

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent.claude_code.tools import claude_input, claude_name, claude_response, pleat_arguments
-from agent.hooks.config import HookSpec
 from agent.hooks.answer import HookRun
+from agent.hooks.config import HookSpec
 from sessions.messages import ToolCall
 from tools.base import Tool, ToolOutput
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import os
 import random
 import re
+import sys
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -189,6 +191,9 @@ class LLMReply:
     reasoning_content: str | None = None
 
 
+# The request parameter that tells litellm (1.106.2) not to look for MCP tools its proxy would
+# serve (below, in LLM._stream_once).
+SKIP_MCP_GATEWAY = "_skip_mcp_handler"
 # litellm's logger, and the variable that sets its level. Left alone it writes tracebacks to
 # stderr for what pleat reports itself in one line, or that is no failure at all: a reply whose
 # tool call holds a lone surrogate breaks only litellm's own cost logging of the stream.
@@ -199,8 +204,17 @@ LITELLM_LOG = "LITELLM_LOG"
 def _litellm() -> Any:
     """Import litellm on first use (about 4 s and 170 MiB), offline and silent."""
     prepare_offline_env()
+    first_import = "litellm" not in sys.modules
     import litellm
 
+    if first_import:
+        # litellm's import leaves about 300,000 long-lived objects: frozen out of the
+        # collector, a full collection no longer scans them (0.1 s each), nor does the one the
+        # interpreter makes at exit, which took 0.6-0.9 s of every `pleat -p` run (more than
+        # its reply from a local server: bench/cold_start.py). Once per process (the TUI
+        # freezes after its own warm-up import): a later freeze would pin whatever garbage is
+        # around then.
+        gc.freeze()
     litellm.suppress_debug_info = True  # it prints to stdout on errors, which would corrupt a TUI
     litellm.drop_params = True  # providers that lack an optional parameter get the call anyway
     if LITELLM_LOG not in os.environ:  # unless the user asks for litellm's own log
@@ -490,6 +504,12 @@ class LLM:
             "timeout": self.settings.timeout,
             "num_retries": 0,  # retries are ours (above), so they are bounded and reported
             "max_retries": 0,
+            # litellm's gateway for MCP tools its proxy hosts: pleat's tools (its MCP servers'
+            # too) are plain functions, which never name a gateway, yet looking costs the first
+            # call of every process 0.6 s of imports (the mcp SDK, litellm's proxy). An internal
+            # parameter of litellm's, which its completion() takes out of the arguments first
+            # thing; tests/e2e/test_llm.py checks that it never reaches the server.
+            SKIP_MCP_GATEWAY: True,
         }
         if tools:
             kwargs["tools"] = tools

@@ -166,7 +166,7 @@ def test_a_stop_hook_runs_when_the_turn_ends(
     assert stop["pleat_permission_mode"] == "full-auto"
 
 
-# The docs' formatter (docs/EXTENDING.md): a PostToolUse hook that rewrites the file the tool just wrote.
+# The docs' formatter (docs/EXTENDING.md): a PostToolUse hook that rewrites the file just written.
 SQUEEZE = """\
 import json, pathlib, sys
 call = json.load(sys.stdin)

@@ -111,8 +111,8 @@ class ModelPickerScreen(ModalScreen[Picked | None]):
             state.update(LOOKING)
         elif not self.models:
             state.update(
-                "no models found: set a provider key or start a local server (docs/CONFIGURATION.md); "
-                "/model NAME names any model · Esc closes"
+                "no models found: set a provider key or start a local server "
+                "(docs/CONFIGURATION.md); /model NAME names any model · Esc closes"
             )
         else:
             state.update(f"{shown} of {len(self.models)} models · {KEYS}")
