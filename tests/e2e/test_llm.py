@@ -8,7 +8,14 @@ from typing import Any
 import pytest
 
 from agent.events import Retrying
-from agent.model.llm import LLM, LLMError, LLMReply, classify, is_context_overflow
+from agent.model.llm import (
+    LLM,
+    SKIP_MCP_GATEWAY,
+    LLMError,
+    LLMReply,
+    classify,
+    is_context_overflow,
+)
 from agent.model.settings import ModelSettings
 from tests.support.constants import TEST_API_KEY, TEST_MODEL
 from tests.support.scripted_server import (
@@ -69,6 +76,24 @@ async def test_assembles_tool_call_deltas(server: ScriptedServer) -> None:
     assert reply.tool_calls[0].id != reply.tool_calls[1].id
     assert reply.finish_reason == "tool_calls"
     assert server.requests[0].body["tools"] == tools
+
+
+async def test_the_mcp_gateway_skip_is_litellms_own_and_never_reaches_the_server(
+    server: ScriptedServer,
+) -> None:
+    """pleat tells litellm not to look for MCP tools its proxy would serve (0.6 s of imports at
+    the first call); litellm takes the parameter out: the request carries only the call's own
+    fields, the tools exactly as given."""
+    server.push(Text("ok"))
+    tools = [
+        {"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}
+    ]
+    reply = (await collect(make_llm(server), tools))[-1]
+    assert reply.text == "ok"
+    body = server.requests[0].body
+    assert SKIP_MCP_GATEWAY not in body
+    assert not [key for key in body if "mcp" in key.lower()]
+    assert body["tools"] == tools
 
 
 async def test_cached_prompt_tokens_are_reported(server: ScriptedServer) -> None:
