@@ -15,15 +15,21 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 
-from invariants import assert_history_valid  # noqa: E402
-from scripted_server import (  # noqa: E402
+from tests.e2e.test_sessions_kill import (  # noqa: E402
+    FILES,
+    INSTRUCTION_MARK,
+    SUMMARY,
+    journaled_ids,
+    pleat_args,
+)
+from tests.support.invariants import assert_history_valid  # noqa: E402
+from tests.support.scripted_server import (  # noqa: E402
     ScriptedServer,
     Text,
     ToolCalls,
 )
-from test_sessions_kill import FILES, INSTRUCTION_MARK, SUMMARY, journaled_ids, pleat_args  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "kill_loop.json"
 # Seconds after a run's first request at which it is killed.

@@ -59,7 +59,7 @@ def load_{n}(path: Path) -> dict:
 SERVER = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
-from scripted_server import ScriptedServer, Text
+from tests.support.scripted_server import ScriptedServer, Text
 reply = open(sys.argv[2], encoding="utf-8").read()
 def respond(body):
     asked = body["messages"][-1].get("content") or ""
@@ -185,7 +185,7 @@ def main() -> None:
         reply_file = Path(tmp) / "reply.md"
         reply_file.write_text(text, encoding="utf-8")
         server = subprocess.Popen(
-            [sys.executable, "-c", SERVER, str(ROOT / "tests"), str(reply_file)],
+            [sys.executable, "-c", SERVER, str(ROOT), str(reply_file)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
