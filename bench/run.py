@@ -14,13 +14,20 @@ from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+from cold_start import GOAL_COLD_START_RATIO, GOAL_PEAK_RATIO  # noqa: E402
+from fold_time import GOAL_SECONDS as FOLD_GOAL_SECONDS  # noqa: E402
+from tui_results import MEMORY_GOAL_RATIO  # noqa: E402
+
 # Where every script writes its JSON and where the table lands beside them (JSON for tools,
 # Markdown for README).
 RESULTS = BENCH / "results"
 TABLE_JSON = RESULTS / "table.json"
 TABLE_MARKDOWN = RESULTS / "table.md"
 # The scripts, in order: the engine without a model, the replay of the recorded sessions
-# (bench/data/), then the terminal UI's startup, streaming and key latency. Each writes its own
+# (bench/data/), then the terminal UI's startup, streaming, key latency and memory, grep's
+# regexes, the headless cold start and memory, and one fold's wall time. Each writes its own
 # JSON into RESULTS; the table is built from those files alone, so --table-only needs no run.
 SCRIPTS = (
     "engine_overhead.py",
@@ -28,7 +35,10 @@ SCRIPTS = (
     "tui_startup.py",
     "tui_streaming.py",
     "tui_latency.py",
+    "tui_memory.py",
     "grep_patterns.py",
+    "cold_start.py",
+    "fold_time.py",
 )
 # How a goal compares, by the sign its text opens with (">= 90%" is value >= threshold).
 COMPARISONS: dict[str, Callable[[float, float], bool]] = {
@@ -156,6 +166,7 @@ def tui_rows() -> list[Row]:
     startup = sections.get("startup") or {}
     streaming = sections.get("streaming") or {}
     latency = sections.get("latency") or {}
+    memory = sections.get("memory") or {}
 
     def first_frame() -> tuple[float, str]:
         ratio = float(startup["ratio"])
@@ -183,6 +194,13 @@ def tui_rows() -> list[Row]:
 
         return read
 
+    def memory_ratio() -> tuple[float, str]:
+        ratio = float(memory["ratio"])
+        return ratio, (
+            f"{ratio:.2f}x ({memory['pleat_mib']:.0f} MiB vs {memory['bare_mib']:.0f} MiB; "
+            f"import litellm alone {memory['litellm_mib']:.0f} MiB)"
+        )
+
     return [
         check(
             "TUI first frame vs a bare Textual app (Header, Input, Footer)",
@@ -203,6 +221,12 @@ def tui_rows() -> list[Row]:
             "< 100 ms",
             100.0,
             key("relayout_by_messages"),
+        ),
+        check(
+            "TUI peak memory holding 2,000 messages vs a bare Textual app",
+            f"<= {MEMORY_GOAL_RATIO}x",
+            MEMORY_GOAL_RATIO,
+            memory_ratio,
         ),
     ]
 
@@ -226,6 +250,68 @@ def grep_rows() -> list[Row]:
     ]
 
 
+def headless_rows() -> list[Row]:
+    """`pleat -p` from a cold start: wall time and peak memory against importing litellm."""
+    cold = load("cold_start.json")
+
+    def cold_start() -> tuple[float, str]:
+        ratio = float(cold["ratio"])
+        return ratio, (
+            f"{ratio:.2f}x ({cold['pleat_s']:.2f} s vs {cold['litellm_s']:.2f} s, "
+            f"median of {cold['pairs']} interleaved pairs)"
+        )
+
+    def peak() -> tuple[float, str]:
+        ratio = float(cold["peak_ratio"])
+        return ratio, (
+            f"{ratio:.2f}x ({cold['pleat_peak_mib']:.0f} MiB vs {cold['litellm_peak_mib']:.0f} MiB)"
+        )
+
+    return [
+        check(
+            'headless cold start, `pleat -p hello` (local scripted server) vs `python -c "import '
+            'litellm"` (same run)',
+            f"<= {GOAL_COLD_START_RATIO}x",
+            GOAL_COLD_START_RATIO,
+            cold_start,
+        ),
+        check(
+            'headless peak memory, `pleat -p hello` vs `python -c "import litellm"`',
+            f"<= {GOAL_PEAK_RATIO}x",
+            GOAL_PEAK_RATIO,
+            peak,
+        ),
+    ]
+
+
+def fold_rows() -> list[Row]:
+    """The wall time of one fold (`/compact` at the threshold) against the scripted server."""
+    folds = load("fold_time.json")
+
+    def fold(window: str) -> Callable[[], tuple[float, str]]:
+        def read() -> tuple[float, str]:
+            row = folds["windows"][window]
+            value = float(row["median_s"])
+            first = row["runs"][0]
+            return value, (
+                f"{value:.2f} s (model call {row['model_call_median_s']:.2f} s, pleat's own "
+                f"{row['pleat_own_median_s']:.2f} s; {first['tokens_before']:,} -> "
+                f"{first['tokens_after']:,} tokens)"
+            )
+
+        return read
+
+    return [
+        check(
+            f"one fold at {int(window) // 1000}k, scripted server (`/compact` at the threshold)",
+            f"< {FOLD_GOAL_SECONDS:g} s",
+            FOLD_GOAL_SECONDS,
+            fold(window),
+        )
+        for window in ("16000", "32000")
+    ]
+
+
 def table_rows() -> list[Row]:
     """Every row, from the results files as they are now."""
     return [
@@ -234,6 +320,8 @@ def table_rows() -> list[Row]:
         *engine_rows(),
         *tui_rows(),
         *grep_rows(),
+        *headless_rows(),
+        *fold_rows(),
     ]
 
 
