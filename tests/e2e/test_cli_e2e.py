@@ -1,35 +1,24 @@
-"""`pleat -p` as a user runs it: a real subprocess, real HTTP to the scripted server, real files;
-and every bad input ends with a non-zero exit and exactly one line on stderr."""
+"""`pleat -p` as a user runs it: real HTTP to the scripted server, real files; and every bad input
+ends with a non-zero exit and exactly one line on stderr. Most runs call the entry point in
+process (tests/support/in_process.py); a success and each kind of failure (a bad configuration,
+a refused key, a server that cannot be reached) run as real processes too, so the console
+script's exit code and a stderr with nothing more on it at the interpreter's exit are seen."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.pleat_process import pleat, pleat_process
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
-# Slow (each test runs pleat as a process: litellm's import takes seconds): left out of the
-# fast set, `pytest -m 'not slow'`.
+# Slow (pleat's runs import litellm, some in a process of their own): left out of the fast set,
+# `pytest -m 'not slow'`.
 pytestmark = pytest.mark.slow
-
-
-def pleat(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    environ.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "tui.main", *args],
-        cwd=cwd,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def one_error_line(done: subprocess.CompletedProcess) -> str:
@@ -47,7 +36,7 @@ def test_headless_reads_files_through_tools(server: ScriptedServer, workspace: P
         ToolCalls([("read_file", {"path": "src/app.py"})]),
         Text("main() returns 'launch code 7731'."),
     )
-    done = pleat(
+    done = pleat_process(
         "-p",
         "what does main return?",
         "--model",
@@ -106,7 +95,7 @@ def test_no_model_configured(workspace: Path) -> None:
 
 
 def test_unknown_model(workspace: Path) -> None:
-    done = pleat("-p", "hi", "--model", "not-a-real-model-xyz", cwd=workspace)
+    done = pleat_process("-p", "hi", "--model", "not-a-real-model-xyz", cwd=workspace)
     assert done.returncode == 2
     assert "unknown model 'not-a-real-model-xyz'" in one_error_line(done)
 
@@ -128,7 +117,7 @@ def test_model_the_server_does_not_have(server: ScriptedServer, workspace: Path)
 
 
 def test_bad_key(server: ScriptedServer, workspace: Path) -> None:
-    done = pleat(
+    done = pleat_process(
         "-p",
         "hi",
         "--model",
@@ -145,7 +134,7 @@ def test_bad_key(server: ScriptedServer, workspace: Path) -> None:
 
 
 def test_unreachable_server(workspace: Path) -> None:
-    done = pleat(
+    done = pleat_process(
         "-p",
         "hi",
         "--model",

@@ -1,21 +1,19 @@
 """`pleat -p` with no model configured: the first model found is used and said in one line on
-stderr (with how to keep it); a real process, discovery asking the scripted server."""
+stderr (with how to keep it); the entry point in process, discovery asking the scripted server."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from agent.config import config_path
 from tests.support.constants import TEST_MODEL
-from tests.support.pleat_process import RUN_TIMEOUT_SECONDS
+from tests.support.pleat_process import pleat
 from tests.support.scripted_server import ScriptedServer, Text
 
-# Slow: pleat as a process (litellm's import takes seconds).
+# Slow: pleat's headless runs (litellm's import takes seconds, once per worker).
 pytestmark = pytest.mark.slow
 
 
@@ -24,14 +22,8 @@ def pleat_without_a_model(
 ) -> subprocess.CompletedProcess[str]:
     """`pleat -p hi` with no model, no api_base and no key configured; discovery asks
     `servers` (PLEAT_LOCAL_MODEL_SERVERS)."""
-    environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    environ |= {"PLEAT_LOCAL_MODEL_SERVERS": servers, **env}
-    return subprocess.run(
-        [sys.executable, "-m", "tui.main", "-p", "hi", "--cwd", str(workspace)],
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_SECONDS,
+    return pleat(
+        "-p", "hi", "--cwd", str(workspace), env={"PLEAT_LOCAL_MODEL_SERVERS": servers, **env}
     )
 
 

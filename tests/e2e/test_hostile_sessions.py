@@ -4,20 +4,20 @@ cannot be written, hostile ids and homes, damaged sessions beside good ones."""
 from __future__ import annotations
 
 import json
-import os
 import resource
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.pleat_process import PLEAT, RUN_TIMEOUT_SECONDS, process_environment
+from tests.support.pleat_process import pleat as in_process
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
-# Slow (runs pleat as a process): left out of the fast set.
+# Slow (pleat's headless runs; the disk-full one as a process): left out of the fast set.
 pytestmark = pytest.mark.slow
 
 # Bytes any file pleat writes may reach in the disk-full test: the journal's header, system
@@ -28,20 +28,23 @@ FILE_SIZE_LIMIT = 6_000
 def pleat(
     workspace: Path, *args: str, limit_files: bool = False, home: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
+    """`pleat ARGS --cwd WORKSPACE` (with `home` as PLEAT_HOME), in process; with `limit_files`
+    a real process whose files cannot grow past FILE_SIZE_LIMIT (a disk that is full)."""
+    env = None if home is None else {"PLEAT_HOME": str(home)}
+    if not limit_files:
+        return in_process(*args, "--cwd", str(workspace), env=env)
+
     def limit() -> None:  # in the child: writes past the limit fail with EFBIG, even for root
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
 
-    environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    if home is not None:
-        environ["PLEAT_HOME"] = str(home)
     return subprocess.run(
-        [sys.executable, "-m", "tui.main", *args, "--cwd", str(workspace)],
-        env=environ,
+        [*PLEAT, *args, "--cwd", str(workspace)],
+        env=process_environment(env),
         capture_output=True,
         text=True,
-        timeout=120,
-        preexec_fn=limit if limit_files else None,
+        timeout=RUN_TIMEOUT_SECONDS,
+        preexec_fn=limit,
     )
 
 

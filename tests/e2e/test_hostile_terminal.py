@@ -3,15 +3,13 @@ headless output show them as text, and an approval shows exactly the command tha
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from textual.widgets import Label, Static
 
 from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.pleat_process import pleat_bytes
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tests.support.tui_support import asked, make_app, send, started, wait_for
 from tests.support.tui_support import work_finished as turn_finished
@@ -19,7 +17,7 @@ from tui.screens.approval import ApprovalScreen
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.tool_call import ToolCallBlock
 
-# Slow (the TUI under Textual's pilot, and pleat as a process): left out of the fast set.
+# Slow (the TUI under Textual's pilot, and pleat headless): left out of the fast set.
 pytestmark = pytest.mark.slow
 
 # A command that shows as `pytest` on a terminal: the carriage return and the line erase wipe
@@ -79,15 +77,10 @@ def test_headless_output_holds_no_control_characters(
         ToolCalls([("read_file", {"path": EVIL_NAME}), ("read_file", {"path": "missing\x1b[2K"})]),
         Text(HOSTILE_REPLY),
     )
-    done = subprocess.run(
-        [
-            sys.executable, "-m", "tui.main", "-p", "read",
-            "--model", TEST_MODEL, "--api-base", server.base_url, "--api-key", TEST_API_KEY,
-            "--cwd", str(workspace),
-        ],
-        env={k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")},
-        capture_output=True,
-        timeout=120,
+    done = pleat_bytes(
+        "-p", "read",
+        "--model", TEST_MODEL, "--api-base", server.base_url, "--api-key", TEST_API_KEY,
+        "--cwd", str(workspace),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     output = done.stdout + done.stderr

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from agent.compaction.policy import CompactionPolicy
 from agent.replay.cache_model import CacheModel, Prices
 from agent.replay.recorded import read_sessions
 from agent.replay.strategies import STRATEGIES, run_strategy
+from tests.support.pleat_process import pleat
 
 SYSTEM = {"role": "system", "content": "You are a careful assistant. " * 20}
 TOOLS = [{"type": "function", "function": {"name": "bash", "parameters": {}}}]
@@ -106,12 +106,7 @@ async def test_strategies_agree_where_they_must(short_sessions: list, tmp_path: 
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tui.main", "replay", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return pleat("replay", *args)
 
 
 def test_cli_reports_json_per_session(tmp_path: Path, recorded_sessions_file: Path) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from agent.compaction.policy import CompactionPolicy
 from agent.replay.recorded import read_sessions
 from agent.replay.report_charts import session_chart
 from agent.replay.strategies import STRATEGIES, run_strategy
+from tests.support.pleat_process import pleat
 
 # A window small enough that the long session below overflows it without compaction, and
 # large enough for the offline summarizer's fold to fit.
@@ -112,24 +111,11 @@ def external_references(page: str) -> list[str]:
     return re.findall(pattern, markup, flags=re.IGNORECASE)
 
 
-@pytest.mark.slow  # a subprocess that imports the compaction engine and plotly (about 4 s)
+@pytest.mark.slow  # the whole replay and plotly's page (plotly's import alone is seconds)
 def test_report_page_is_self_contained_and_complete(recorded: Path, tmp_path: Path) -> None:
     page_path = tmp_path / "report.html"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tui.main",
-            "replay",
-            str(recorded),
-            "--context-window",
-            str(WINDOW),
-            "--report",
-            str(page_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = pleat(
+        "replay", str(recorded), "--context-window", str(WINDOW), "--report", str(page_path)
     )
     assert done.returncode == 0, done.stderr
     assert f"report written to {page_path}" in done.stderr
@@ -151,23 +137,15 @@ def test_report_page_is_self_contained_and_complete(recorded: Path, tmp_path: Pa
     assert "<td>" in failures.split("none", 1)[1]  # "none" is among the failing strategies
 
 
-@pytest.mark.slow  # a subprocess that imports the compaction engine (about 3 s)
+@pytest.mark.slow  # the whole replay before the report is written
 def test_report_to_an_unwritable_place_is_one_line(recorded: Path, tmp_path: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tui.main",
-            "replay",
-            str(recorded),
-            "--strategy",
-            "none",
-            "--report",
-            str(tmp_path / "no-such-dir" / "report.html"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = pleat(
+        "replay",
+        str(recorded),
+        "--strategy",
+        "none",
+        "--report",
+        str(tmp_path / "no-such-dir" / "report.html"),
     )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].startswith("pleat: error: cannot write")

@@ -9,9 +9,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,9 +17,10 @@ from sessions.archive import ChunkArchive
 from sessions.messages import Message, ToolCall
 from sessions.redact import REDACTED, KnownSecrets
 from tests.support.constants import TEST_MODEL
+from tests.support.pleat_process import pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
-# Slow (runs pleat as a process): left out of the fast set, `pytest -m 'not slow'`.
+# Slow (a headless run that folds): left out of the fast set, `pytest -m 'not slow'`.
 pytestmark = pytest.mark.slow
 
 # A key shaped like no known token format, so only the known-key redaction can catch it (the
@@ -59,21 +57,13 @@ def test_the_key_never_reaches_disk_or_the_terminal(workspace: Path, pleat_home:
         (workspace / f"big{i}.txt").write_text(f"big file {i}\n" + "some words to read\n" * 420)
         reads.append(f"big{i}.txt")
     with ScriptedServer(api_key=KEY, models={TEST_MODEL}, fallback=model(reads)) as server:
-        environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-        done = subprocess.run(
-            [
-                sys.executable, "-m", "tui.main",
-                "-p", f"my key is {KEY}; read the files",
-                "--model", TEST_MODEL,
-                "--api-base", server.base_url,
-                "--api-key", KEY,
-                "--context-window", "6000",
-                "--cwd", str(workspace),
-            ],
-            env=environ,
-            capture_output=True,
-            text=True,
-            timeout=120,
+        done = pleat(
+            "-p", f"my key is {KEY}; read the files",
+            "--model", TEST_MODEL,
+            "--api-base", server.base_url,
+            "--api-key", KEY,
+            "--context-window", "6000",
+            "--cwd", str(workspace),
         )  # fmt: skip
         sent = [str(r.body) for r in server.requests]
     assert done.returncode == 0, done.stderr

@@ -4,7 +4,6 @@ sub-agents changed, `pleat sessions` lists them under their parent, --continue n
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ import pytest
 
 from agent.headless.exit_codes import EXIT_OK
 from tests.support.git_support import git_repo
-from tests.support.pleat_process import RUN_TIMEOUT_SECONDS, run_pleat
+from tests.support.pleat_process import pleat, run_pleat
 from tests.support.scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from tests.support.subagent_support import Meeting, is_subagent
 
@@ -33,12 +32,7 @@ def ok(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[st
 
 def sessions(workspace: Path) -> subprocess.CompletedProcess[str]:
     """`pleat sessions` in the workspace."""
-    return subprocess.run(
-        [sys.executable, "-m", "tui.main", "sessions", "--cwd", str(workspace)],
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_SECONDS,
-    )
+    return pleat("sessions", "--cwd", str(workspace))
 
 
 def two_writing_subagents(body: dict[str, Any]) -> Reply:
