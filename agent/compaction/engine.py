@@ -154,6 +154,12 @@ class Compactor:
 
     def due(self, history: list[Message]) -> FoldReason | None:
         """The reason to fold before the next model call, or None."""
+        paused = self.suspended_below
+        limit = paused if paused is not None else self.budget.trigger_tokens
+        if self.tokens.size_at_most(history) < limit:  # below it for sure, nothing counted
+            if paused is None and self.policy.max_messages:
+                return "message_cap" if len(history) >= self.policy.max_messages else None
+            return None
         size = self.tokens.size(history)
         if self.suspended_below is not None:
             if size < self.suspended_below:
@@ -189,6 +195,8 @@ class Compactor:
         return self.tokens.size(history) + margin - self.budget.usable
 
     def fits(self, history: list[Message]) -> bool:
+        if self.tokens.size_at_most(history) + self.margin <= self.budget.usable:
+            return True  # for sure, without counting
         return self.excess(history) <= 0
 
     # -- the whole event ---------------------------------------------------------------------

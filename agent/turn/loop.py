@@ -273,7 +273,9 @@ class Agent:
                         return
                 self._partial = []
                 sent = len(self.history)
-                tokens = self.compactor.tokens.estimate(self.history) if self.compactor else 0
+                tokens = 0  # the request's size, for the spending cap (counted only under one)
+                if self.compactor is not None and self.cap.limit is not None:
+                    tokens = self.compactor.tokens.estimate(self.history)
                 if (refusal := self.cap.refusal(tokens)) is not None:
                     self._end_without_reply(f"[not sent: {refusal}]")
                     yield ErrorEvent("budget", refusal)
