@@ -28,15 +28,16 @@ RESULTS = ROOT / "bench" / "results" / "cold_start.json"
 # the ratio is the median of the pairs' ratios.
 PAIRS = 9
 # The goals. Cold start: within 1.2x the import of litellm alone (issue 24), the one part pleat
-# cannot make faster; the rest (its own imports, the tokenizer, litellm's first call, the
-# session) must stay within a fifth of it.
+# cannot make faster; the rest (the interpreter, pleat's own imports, litellm's first call, the
+# session, the exit) must stay within a fifth of it.
 GOAL_COLD_START_RATIO = 1.2
-# Memory: within 2x litellm's import (172 MiB here). On top of it a run holds the tokenizer
-# pleat counts with (o200k_base, about 75 MiB), what litellm's first call loads (its own
-# cl100k_base tokenizer for its cost log and the OpenAI client: about 55 MiB) and pleat's own
-# modules and session (a few MiB): 1.8x. The goal leaves room for that, not for a second copy
-# of anything.
-GOAL_PEAK_RATIO = 2.0
+# Memory: within 1.5x litellm's import (172 MiB here). On top of it this run holds what
+# litellm's first call loads (its own cl100k_base tokenizer for its cost log, the OpenAI
+# client: about 55 MiB, 1.32x) and pleat's modules and session (a few MiB); pleat's own
+# tokenizer (o200k_base, 75 MiB) is not loaded while a context is far below its threshold
+# (agent/model/tokens.py, size_at_most). The goal leaves about 30 MiB: a run that loads a
+# tokenizer it does not need, or a second copy of anything, misses it.
+GOAL_PEAK_RATIO = 1.5
 # The prompt and the model's answer (the scripted server says "hi" to anything).
 PROMPT, ANSWER = "hello", "hi"
 # Any key: the scripted server checks none in this mode, litellm wants one.
