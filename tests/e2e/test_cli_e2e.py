@@ -1,8 +1,9 @@
 """`pleat -p` as a user runs it: real HTTP to the scripted server, real files; and every bad input
 ends with a non-zero exit and exactly one line on stderr. Most runs call the entry point in
-process (tests/support/in_process.py); a success and each kind of failure (a bad configuration,
-a refused key, a server that cannot be reached) run as real processes too, so the console
-script's exit code and a stderr with nothing more on it at the interpreter's exit are seen."""
+process (tests/support/in_process.py); a success and both kinds of failure (a bad configuration
+before any call, exit 2; a server that cannot be reached, exit 1) run as real processes too, so
+the console script's exit code and a stderr with nothing more on it at the interpreter's exit
+are seen."""
 
 from __future__ import annotations
 
@@ -117,7 +118,7 @@ def test_model_the_server_does_not_have(server: ScriptedServer, workspace: Path)
 
 
 def test_bad_key(server: ScriptedServer, workspace: Path) -> None:
-    done = pleat_process(
+    done = pleat(
         "-p",
         "hi",
         "--model",

@@ -1,6 +1,8 @@
 """Real processes: pleat killed with SIGKILL at random moments of a long run, again and again,
 and at a named compaction step; every time the session resumes with nothing completed lost.
-Also: two processes on one session, and the reader tool answering from folded messages."""
+Also: two processes on one session, and the reader tool answering from folded messages. The
+runs that are not killed (a resumed session finishing the job, the first of two pleats) call
+the entry point in process."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from sessions.paths import session_dir
 from sessions.store import Session, list_sessions
 from tests.support.constants import TEST_API_KEY, TEST_MODEL
 from tests.support.invariants import assert_history_valid
+from tests.support.pleat_process import pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 FILES = 40
@@ -38,12 +41,16 @@ KILL_AFTER = (0.0, 2.5)
 ROUNDS = 3
 
 
-def pleat_args(server: ScriptedServer, workspace: Path, *extra: str) -> list[str]:
+def run_args(server: ScriptedServer, workspace: Path, *extra: str) -> list[str]:
     return [
-        sys.executable, "-m", "tui.main",
         "--model", TEST_MODEL, "--api-base", server.base_url, "--api-key", TEST_API_KEY,
         "--cwd", str(workspace), "--yes", "--context-window", "6000", *extra,
     ]  # fmt: skip
+
+
+def pleat_args(server: ScriptedServer, workspace: Path, *extra: str) -> list[str]:
+    """The command that starts pleat as a process for run_args."""
+    return [sys.executable, "-m", "tui.main", *run_args(server, workspace, *extra)]
 
 
 def reader_model() -> Any:
@@ -128,12 +135,7 @@ def test_sigkill_at_random_moments_never_breaks_a_session(
         check_resumes(session_id, completed)
         assert len(list_sessions(workspace)) == 1, f"round {round_} started a new session"
     # And the session, resumed once more, finishes the job.
-    done = subprocess.run(
-        pleat_args(server, workspace, "-p", "go on", "--continue"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = pleat(*run_args(server, workspace, "-p", "go on", "--continue"))
     assert done.returncode == 0, done.stderr
     assert "all files read" in done.stdout
 
@@ -160,21 +162,14 @@ def test_sigkill_between_chunk_write_and_history_swap(
     # The unrecorded chunk was set aside, not adopted twice.
     assert any("never recorded: set aside" in note for note in notes), notes
     assert list((session_dir(session_id) / "chunks").glob(".unrecorded-chunk-*.md"))
-    done = subprocess.run(
-        pleat_args(server, workspace, "-p", "go on", "--continue"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = pleat(*run_args(server, workspace, "-p", "go on", "--continue"))
     assert done.returncode == 0, done.stderr
     assert "all files read" in done.stdout
 
 
 def test_two_processes_on_one_session(server: ScriptedServer, workspace: Path) -> None:
     server.push(Text("first"))
-    first = subprocess.run(
-        pleat_args(server, workspace, "-p", "hello"), capture_output=True, text=True, timeout=120
-    )
+    first = pleat(*run_args(server, workspace, "-p", "hello"))
     assert first.returncode == 0, first.stderr
     session_id = list_sessions(workspace)[0].id
     holder, _, _ = Session.resume(session_id)  # another pleat has it open
@@ -200,12 +195,7 @@ def test_the_reader_tool_recalls_folded_text(server: ScriptedServer, workspace: 
         (workspace / f"f{i:02d}.txt").write_text(f"file {i}\n" + f"line of file {i}\n" * 120)
     (workspace / "f03.txt").write_text("the launch code is 7-ALPHA-7731\n" + "padding\n" * 300)
     server.fallback = reader_model()
-    first = subprocess.run(
-        pleat_args(server, workspace, "-p", "read every file"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    first = pleat(*run_args(server, workspace, "-p", "read every file"))
     assert first.returncode == 0, first.stderr
     assert "folded" in first.stderr
     session_id = list_sessions(workspace)[0].id
@@ -225,11 +215,8 @@ def test_the_reader_tool_recalls_folded_text(server: ScriptedServer, workspace: 
         return Text(f"The launch code was {code}.")
 
     server.fallback = recall
-    done = subprocess.run(
-        pleat_args(server, workspace, "-p", "what was the launch code in f03.txt?", "--continue"),
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = pleat(
+        *run_args(server, workspace, "-p", "what was the launch code in f03.txt?", "--continue")
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "The launch code was 7-ALPHA-7731."
