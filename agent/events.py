@@ -125,6 +125,18 @@ class CompactionStarted:
     reason: FoldReason
     tokens: int
     messages: int
+    # Started early, in the background (agent/turn/background_fold.py): the turn goes on, and
+    # the fold is applied (CompactionDone) or dropped (FoldDropped) later.
+    background: bool = False
+
+
+@dataclass(frozen=True)
+class FoldDropped:
+    """A background fold that will not be applied: the conversation it folded changed (/undo,
+    /rewind, /model, a resume), or its compression call failed (the ordinary fold still runs
+    at the threshold). Nothing of it was applied."""
+
+    why: str
 
 
 @dataclass(frozen=True)
@@ -206,4 +218,5 @@ Event = (
     | CompactionStarted
     | CompactionDone
     | CompactionFailed
+    | FoldDropped
 )

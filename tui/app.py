@@ -29,7 +29,6 @@ from tui import (
     modes,
     queued,
     slash_commands,
-    tasks,
 )
 from tui.approvals import SessionApprovals
 from tui.completion import WorkspaceFiles
@@ -312,7 +311,9 @@ class PleatApp(App[None]):
         if event.worker is self.turn or event.worker is self.quiet_command:
             self.refresh_bindings()  # Esc comes and goes with the work
             if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
-                tasks.follow_up(self)  # what was typed meanwhile: the next turn
+                from tui.tasks import follow_up  # the agent's machinery: after the first frame
+
+                follow_up(self)  # what was typed meanwhile: the next turn
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Esc is offered (and shown in the footer) only while work it can stop runs; the page
@@ -349,7 +350,7 @@ class PleatApp(App[None]):
         record are one step, agent.turn.uninterruptible)."""
         agent = self.agent
         work = self.turn if self.working and self.work_kind != "fork" else None
-        if work is None and (agent is None or not agent.commits.running):
+        if work is None and (agent is None or not agent.folds.commits.running):
             self.exit()
             return
 
@@ -359,7 +360,7 @@ class PleatApp(App[None]):
                 with contextlib.suppress(WorkerCancelled, WorkerFailed):
                     await work.wait()
             if agent is not None:
-                await agent.commits.settled()
+                await agent.folds.commits.settled()
             self.exit()
 
         self.run_worker(exit_when_settled(), group="quit", exit_on_error=False)

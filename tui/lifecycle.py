@@ -166,11 +166,14 @@ def refresh_meter(host: Host) -> None:
 
 
 def _show_folding(host: Host) -> None:
-    """Compaction's state in the status bar, unless a fold is running: paused or idle."""
-    compactor = host.agent.compactor if host.agent is not None else None
+    """Compaction's state in the status bar, unless a fold is running: in the background,
+    paused or idle."""
+    agent = host.agent
+    compactor = agent.compactor if agent is not None else None
     if host.status.folding != "running":
         paused = compactor is not None and compactor.suspended_below is not None
-        host.status.folding = "paused" if paused else "idle"
+        background = agent is not None and agent.folds.background is not None
+        host.status.folding = "background" if background else "paused" if paused else "idle"
 
 
 def quit_on_stop_signals(quit_app: Callable[[], None]) -> None:

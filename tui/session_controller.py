@@ -133,6 +133,8 @@ class SessionController:
         """Make `agent` (from agent_for) the one working in the open session: the next
         requests go to `model`; the approvals given "always" stand (the same session)."""
         self.config = self.configured_for(model)
+        if self.agent is not None and self.agent is not agent:
+            self.agent.folds.drop_background_fold("the model changed")
         self.agent = agent
 
     async def warm_up(self) -> None:
@@ -188,6 +190,8 @@ class SessionController:
         except BaseException:
             session.close()
             raise
+        if self.agent is not None:  # its fold in the background folded another conversation
+            self.agent.folds.drop_background_fold("another session opened")
         if self.session is not None and self.session is not session:
             self.session.close()
             self.left = self.agent  # its SessionEnd hooks run next (tui/lifecycle.py)

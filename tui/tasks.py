@@ -39,7 +39,7 @@ async def _interrupted(
 ) -> None:
     """Close the interrupted work's view; a fold that committed while the cancellation waited
     (agent.turn.uninterruptible) is shown as done first."""
-    for event in agent.take_unannounced():
+    for event in agent.folds.take_unannounced():
         await view.show(event)
     await view.interrupted(quiet=quiet, note=note)
 

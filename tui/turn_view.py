@@ -11,6 +11,7 @@ from agent.events import (
     CompactionStarted,
     ErrorEvent,
     Event,
+    FoldDropped,
     HookNotice,
     PromptBlocked,
     PromptDelivered,
@@ -137,9 +138,14 @@ class TurnView:
             await self.conversation.add_notice(event.message, "error")
             if self.blocked is not None:
                 await self.blocked(event)
+        elif isinstance(event, CompactionStarted) and event.background:
+            self.status.folding = "background"  # the turn goes on; its line comes when applied
         elif isinstance(event, CompactionStarted):
             self.fold = await self.conversation.add_fold(running_text(event))
             self.status.state, self.status.folding = COMPACTING, "running"
+        elif isinstance(event, FoldDropped):
+            self.status.folding = "idle"
+            await self.conversation.add_notice(f"background fold dropped: {event.why}")
         elif isinstance(event, CompactionDone | CompactionFailed):
             await self._end_fold(event)
         elif isinstance(event, TurnDone):

@@ -106,6 +106,11 @@ class Compactor:
         # What reads attached images for the compression call (agent.assemble sets the agent's,
         # so that call sends the same images as the last request: a cache hit).
         self.images: ImageSource | None = None
+        # Tokens the fold being made leaves room for in its tail (summarize's `growth`).
+        self._growth = 0
+        # The context's size after the last fold: a background fold waits until it has grown
+        # by the least gain worth a fold since (no fold right after a fold).
+        self._after_last_fold: int | None = None
 
     def step(self, name: str) -> None:
         if self.step_hook is not None:
@@ -176,6 +181,22 @@ class Compactor:
             return None
         return reason
 
+    def early_due(self, history: list[Message]) -> bool:
+        """Whether to start a fold in the background now: past `early_fold_at` of the threshold
+        (past it: due() folds in the foreground), automatic folding not paused, the context
+        grown since the last fold by the least gain worth a fold, and a fold would free
+        something."""
+        budget = self.budget
+        if budget.early_tokens >= budget.trigger_tokens or self.suspended_below is not None:
+            return False
+        if self.tokens.size_at_most(history) < budget.early_tokens:
+            return False  # for sure, without counting (no tokenizer for a small context)
+        size = self.tokens.size(history)
+        start = budget.early_tokens
+        if self._after_last_fold is not None:
+            start = max(start, self._after_last_fold + int(self.policy.min_gain * budget.usable))
+        return start <= size < budget.trigger_tokens and self.expected_gain(history) > 0
+
     def expected_gain(self, history: list[Message]) -> int:
         """Tokens a fold now would free: what it takes out, less the summary message it puts
         in (the summary asked for plus the message's fixed parts)."""
@@ -222,10 +243,14 @@ class Compactor:
         *,
         reason: FoldReason,
         focus: str | None = None,
+        growth: int = 0,
     ) -> AsyncIterator[Event | Summarized]:
         """Steps 3 and 4: CompactionStarted, the compression calls' usage, then Summarized, or
         CompactionFailed when no summary could be made. Nothing is changed yet: a cancellation
-        anywhere here leaves history and archive as they were."""
+        anywhere here leaves history and archive as they were. `growth`: tokens the history is
+        expected to gain before the fold is swapped in (a background fold's); the verbatim tail
+        it keeps is smaller by as much, since what arrives meanwhile stays verbatim after it."""
+        self._growth = growth
         started = time.monotonic()
         before = self.tokens.size(history)
         yield CompactionStarted(reason, before, len(history))
@@ -243,22 +268,30 @@ class Compactor:
         self.step("summarized")
         yield Summarized(history, fold, reason, before, started, calls)
 
-    async def commit(self, summarized: Summarized) -> CompactionDone | CompactionFailed:
+    async def commit(
+        self, summarized: Summarized, added: Sequence[Message] = ()
+    ) -> CompactionDone | CompactionFailed:
         """Steps 5 to 8: archive the folded messages, rebuild the history, check the gain.
-        The caller makes the new history live and journals it in the same step, which no
-        cancellation splits (Agent.compact)."""
+        `added`: the messages that joined the conversation after the summarized one (a fold
+        made in the background), kept verbatim after the rebuilt history. The caller makes the
+        new history live and journals it in the same step, which no cancellation splits
+        (Agent.compact)."""
         history, fold, reason = summarized.history, summarized.fold, summarized.reason
-        before = summarized.tokens_before
+        before = summarized.tokens_before + sum(self.tokens.count(m) for m in added)
         try:
             new_history, chunk, merged, folded, shrunk = await self._archive_and_rebuild(
                 history, fold
             )
         except OSError as error:  # the chunk write: nothing of it is left visible
             return self._failed(reason, before, archive_failure(self.archive.directory, error))
-        # Step 8: check the gain; a fold that freed too little pauses automatic folding.
+        # Step 8: check the gain; a fold that freed too little pauses automatic folding. The
+        # gain is the fold's own: what arrived after a background fold's snapshot is not its.
         self.tokens.reset_report()
-        after = self.tokens.estimate(new_history)
-        gain = 1 - after / before if before else 0.0
+        folded_to = self.tokens.estimate(new_history)
+        own = summarized.tokens_before
+        gain = 1 - folded_to / own if own else 0.0
+        new_history += added
+        after = self._after_last_fold = self.tokens.estimate(new_history)
         suspended = gain < self.policy.min_gain
         self.suspended_below = (
             after + int(self.policy.min_gain * self.budget.usable) if suspended else None
@@ -272,7 +305,7 @@ class Compactor:
             folded_messages=folded,
             tokens_before=before,
             tokens_after=after,
-            messages_before=len(history),
+            messages_before=len(history) + len(added),
             messages_after=len(new_history),
             prompt_tokens=summarized.calls.prompt_tokens,
             cached_tokens=summarized.calls.cached_tokens,
@@ -295,7 +328,7 @@ class Compactor:
         """Step 3: the tail kept verbatim is the policy's, cut down when the rebuilt history
         would not fit with it: what is pulled back (results the model has not read yet) keeps
         its room, and older exchanges in the tail are folded instead of those being stubbed."""
-        tail_tokens = (self.shape or self.budget).tail_tokens
+        tail_tokens = max(0, (self.shape or self.budget).tail_tokens - self._growth)
         split = self._choose(history, tail_tokens, pull_back)
         over = self._rebuilt_excess(history, split)
         if over > 0:

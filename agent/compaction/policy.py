@@ -18,6 +18,11 @@ class CompactionPolicy:
     # Fold when the context reaches this share of the usable window (window - reserved output).
     # 0.8 leaves room for one more large tool result before the provider would refuse.
     threshold: float = 0.8
+    # Start the fold in the background when the context reaches this share of the threshold: the
+    # compression call runs while the turn goes on, so at the threshold its summary is ready and
+    # nobody waits for it. 0.8 starts it a few tool steps early in a typical session (a step
+    # adds a few percent of the window); 1 starts it at the threshold (no background fold).
+    early_fold_at: float = 0.8
     # Tokens kept free for the model's reply; capped at a quarter of the window so that small
     # windows (16k) keep most of their room for context.
     reserved_output_tokens: int = 8_192
@@ -57,6 +62,7 @@ class CompactionPolicy:
     def __post_init__(self) -> None:
         checks = {
             "threshold": 0.1 <= self.threshold <= 0.95,
+            "early_fold_at": 0.3 <= self.early_fold_at <= 1.0,
             "reserved_output_tokens": 0 <= self.reserved_output_tokens <= 200_000,
             "context_window": self.context_window == 0 or self.context_window >= 2_048,
             "max_messages": self.max_messages == 0 or self.max_messages >= 10,
@@ -88,6 +94,7 @@ class Budget:
     window: int
     usable: int  # window minus reserved output
     trigger_tokens: int
+    early_tokens: int  # a background fold starts here (trigger_tokens: none)
     tail_tokens: int
     summary_cap: int
     tool_output_tokens: int  # the most one tool result may take
@@ -114,6 +121,7 @@ class Budget:
             window=window,
             usable=usable,
             trigger_tokens=int(policy.threshold * usable),
+            early_tokens=int(policy.early_fold_at * policy.threshold * usable),
             tail_tokens=min(policy.tail_tokens, usable // 4),
             summary_cap=max(
                 policy.summary_min_tokens // 2, min(policy.summary_max_tokens, usable // 10)

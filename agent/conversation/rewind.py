@@ -131,6 +131,7 @@ class Rewinder:
         if (problem := await self.session.sync()) is not None:
             raise RewindRefused(problem)
         if plan.history is not None:
+            self.agent.folds.drop_background_fold("the conversation was rewound")  # never applied
             self.agent.history = list(plan.history)
             if self.agent.compactor is not None:
                 self.agent.compactor.tokens.reset_report()

@@ -11,6 +11,7 @@ from agent.events import (
     CompactionDone,
     CompactionFailed,
     Event,
+    FoldDropped,
     HookNotice,
     SubagentActivity,
     ToolCallFinished,
@@ -35,3 +36,5 @@ def say_progress(event: Event, err: TextIO) -> None:
         err.write(f"⟳ {describe_compaction(event)}\n")
     elif isinstance(event, HookNotice):  # a hook blocked something, or failed
         err.write(f"pleat: {event.message}\n")
+    elif isinstance(event, FoldDropped):
+        err.write(f"pleat: note: background fold dropped: {event.why}\n")

@@ -8,11 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.compaction.engine import Compactor
-from agent.compaction.fold_parts import Summarized
-from agent.compaction.last_rung import shrink_to_fit
 from agent.events import (
-    CompactionDone,
-    CompactionFailed,
     ErrorEvent,
     Event,
     FoldReason,
@@ -31,6 +27,7 @@ from agent.permissions.policy import Approver, Permissions
 from agent.turn import notes as notes
 from agent.turn.agent_hooks import AgentHooks
 from agent.turn.checkpoints import CheckpointRecorder
+from agent.turn.folds import Folds
 from agent.turn.prompt_queue import PromptQueue
 from agent.turn.recorder import Recorder
 from agent.turn.reply_calls import ReplyCalls
@@ -39,7 +36,6 @@ from agent.turn.side_events import SideEvents
 from agent.turn.spending_cap import SpendingCap
 from agent.turn.tool_budget import tool_context
 from agent.turn.tool_call import run_tool
-from agent.turn.uninterruptible import UninterruptibleSteps
 from sessions import messages as msg
 from sessions.image_store import SessionImages
 from sessions.messages import Message, ToolCall
@@ -90,11 +86,6 @@ class Agent:
         self.usage = usage if usage is not None else UsageTally()
         # The spending cap of this run (--max-budget-usd), counted from what was spent so far.
         self.cap = SpendingCap(max_budget_usd, llm, self.usage)
-        # Folds and shrinks commit as one step a cancellation waits for (a front end that
-        # quits waits too: commits.settled()).
-        self.commits = UninterruptibleSteps()
-        # Outcomes of commits the consumer was cancelled before seeing (take_unannounced).
-        self.unannounced: list[Event] = []
         self.queued = PromptQueue()  # prompts sent while a turn runs: read between tool steps
         self.side_events = SideEvents()  # what sub-agents report while their task calls run
         # A resumed session: exactly the history it had (same prefix, same cache). Ids continue
@@ -104,7 +95,8 @@ class Agent:
         if not history:
             self.add(Message(role="system", content=system_prompt))
         self.compactor = compactor(self) if compactor is not None else None
-        self.hooks = AgentHooks(hooks, self)  # the user's commands at events: agent/hook_events
+        self.hooks = AgentHooks(hooks, self)  # the user's commands at events (agent_hooks.py)
+        self.folds = Folds(self)  # folds now and in the background, shrinks: agent/turn/folds.py
 
     def new_id(self) -> str:
         """The next stable message id of this session."""
@@ -171,32 +163,11 @@ class Agent:
             self._close_interrupted_turn()
             raise
 
-    async def compact(
+    def compact(
         self, *, reason: FoldReason = "manual", focus: str | None = None
     ) -> AsyncGenerator[Event, None]:
-        """Fold the history now (/compact [focus]); events end with CompactionDone or Failed."""
-        if self.compactor is None:
-            yield CompactionFailed(reason, "compaction is not available in this session")
-            return
-        focus = await self.hooks.pre_compact(reason, focus)  # PreCompact's stdout joins it
-        async for item in self.compactor.summarize(
-            self.history, self.registry.schemas(), reason=reason, focus=focus
-        ):
-            for notice in self.hooks.take_notices():
-                yield notice
-            if isinstance(item, Summarized):  # no await between this and the commit
-                outcome, problem = await self.commits.run(self._commit(item))
-                self.unannounced.clear()
-                if problem is not None:
-                    yield problem
-                yield outcome
-                if isinstance(outcome, CompactionDone):  # PostCompact: the chunk is on disk
-                    for notice in await self.hooks.post_compact(outcome, self.compactor.archive):
-                        yield notice
-                continue
-            if isinstance(item, UsageReported):
-                self.record_usage(item)
-            yield item
+        """Fold the history now (/compact [focus]): agent/turn/folds.py."""
+        return self.folds.compact(reason=reason, focus=focus)
 
     def record_usage(self, event: UsageReported) -> None:
         """Journal and tally one model call's usage (a turn's, a compression's, a sub-agent's)."""
@@ -204,55 +175,13 @@ class Agent:
         if self.recorder is not None:
             self.recorder.usage(event.model, event.usage, event.purpose)
 
-    async def _commit(
-        self, summarized: Summarized
-    ) -> tuple[CompactionDone | CompactionFailed, ErrorEvent | None]:
-        """A fold's commit as one step: archive, rebuild, swap in, record (run uninterrupted)."""
-        assert self.compactor is not None
-        outcome = await self.compactor.commit(summarized)
-        problem = await self._adopt(outcome) if isinstance(outcome, CompactionDone) else None
-        self.unannounced.append(outcome)
-        return outcome, problem
-
-    async def shrink(
-        self, reason: FoldReason, *, unread_too: bool
-    ) -> tuple[Event | None, ErrorEvent | None]:
-        """The last rung as one step: archive the originals, swap in the stubs, record it (run
-        uninterrupted)."""
-        assert self.compactor is not None
-        shrunk = await shrink_to_fit(
-            self.compactor, self.history, reason=reason, unread_too=unread_too
-        )
-        problem = await self._adopt(shrunk) if isinstance(shrunk, CompactionDone) else None
-        if shrunk is not None:
-            self.unannounced.append(shrunk)
-        return shrunk, problem
-
-    async def _adopt(self, done: CompactionDone) -> ErrorEvent | None:
-        """Make a rebuilt history (its chunk already on disk) the live one, and record it; a
-        journal failure is returned to be said."""
-        assert self.compactor is not None
-        self.replace_history(done)
-        self.compactor.step("swapped")
-        problem = await self.safe_point()
-        self.compactor.step("recorded")
-        return problem
-
-    def take_unannounced(self) -> list[Event]:
-        """Folds (or shrinks) that committed while the consumer was being cancelled, so it
-        never saw their outcome: a front end shows them after the interruption."""
-        missed, self.unannounced = self.unannounced, []
-        return missed
-
     def make_room(self, *, overflow: bool = False) -> AsyncIterator[Event]:
         """The ladder before a model call (agent/turn/room.py)."""
         return make_room(self, overflow=overflow)
 
-    def replace_history(self, done: CompactionDone) -> None:
-        """Swap in a rebuilt history (after its chunk is on disk) and record it."""
-        self.history = list(done.history)
-        if self.recorder is not None:
-            self.recorder.compaction(done.chunk, done.merged, done.history)
+    def schemas(self) -> list[dict[str, Any]]:
+        """The tool schemas every request carries (a fold's call carries the same)."""
+        return self.registry.schemas()
 
     async def _turn(self) -> AsyncGenerator[Event, None]:
         for iteration in range(1, self.max_tool_iterations + 1):

@@ -17,9 +17,9 @@ from agent.events import ErrorEvent, Event, FoldReason
 from agent.hooks.tool_hooks import PreToolOutcome
 from agent.permissions.policy import Approver, Permissions
 from agent.turn.checkpoints import CheckpointRecorder
+from agent.turn.folds import Folds
 from agent.turn.prompt_queue import PromptQueue
 from agent.turn.side_events import SideEvents
-from agent.turn.uninterruptible import UninterruptibleSteps
 from sessions.messages import Message, ToolCall
 from tools.base import Tool, ToolContext, ToolOutput
 from tools.registry import ToolRegistry
@@ -88,13 +88,8 @@ class RoomHost(Protocol):
 
     compactor: Compactor | None
     history: list[Message]
-    commits: UninterruptibleSteps
-    unannounced: list[Event]
+    folds: Folds
 
     def compact(
         self, *, reason: FoldReason = "manual", focus: str | None = None
     ) -> AsyncIterator[Event]: ...
-
-    async def shrink(
-        self, reason: FoldReason, *, unread_too: bool
-    ) -> tuple[Event | None, ErrorEvent | None]: ...

@@ -18,7 +18,8 @@ class ContextTooSmall(Exception):
 
 
 async def make_room(agent: RoomHost, *, overflow: bool = False) -> AsyncIterator[Event]:
-    """Fold when due (or after the provider said the last request overflowed); if the request
+    """Fold when due (or after the provider said the last request overflowed; a fold started in
+    the background is swapped in then: agent/turn/background_fold.py); if the request
     still cannot fit, shrink the largest results the model has read, then fold harder once
     (the kept tail gives way to what the model has not read yet), and only then shrink the
     newest results. A request that still does not fit is sent all the same (the reply's
@@ -27,6 +28,9 @@ async def make_room(agent: RoomHost, *, overflow: bool = False) -> AsyncIterator
     compactor = agent.compactor
     assert compactor is not None
     reason = "overflow" if overflow else compactor.due(agent.history)
+    if reason is None:  # not due yet: past early_fold_at, the fold starts in the background
+        async for event in agent.folds.fold_early():
+            yield event
     for rung in range(LADDER_ROUNDS):
         folded = True
         if reason is not None:
@@ -38,10 +42,11 @@ async def make_room(agent: RoomHost, *, overflow: bool = False) -> AsyncIterator
         if not folded and not overflow:
             break  # the fold just failed (and says why); the provider decides
         last = rung == LADDER_ROUNDS - 1 or not compactor.foldable_tokens(agent.history)
-        shrunk, problem = await agent.commits.run(
-            agent.shrink(reason or "overflow", unread_too=last)
+        folds = agent.folds
+        shrunk, problem = await folds.commits.run(
+            folds.shrink(reason or "overflow", unread_too=last)
         )
-        agent.unannounced.clear()
+        folds.unannounced.clear()
         if problem is not None:
             yield problem
         if shrunk is not None:

@@ -247,12 +247,12 @@ async def test_a_cancellation_during_the_commit_is_delivered_after_it(
     agent.compactor.step_hook = lambda name: task.cancel() if name == step else None
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert not agent.commits.running
+    assert not agent.folds.commits.running
     assert agent.history[1].meta.get("kind") == "summary"
     assert sum(c.message_count for c in agent.compactor.archive.chunks()) > archived_before
-    missed = agent.take_unannounced()
+    missed = agent.folds.take_unannounced()
     assert len(missed) == 1 and isinstance(missed[0], CompactionDone)
-    assert agent.take_unannounced() == []
+    assert agent.folds.take_unannounced() == []
     session.close()
     resumed, history, notes = Session.resume(session.id)
     try:

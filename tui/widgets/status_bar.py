@@ -22,9 +22,10 @@ METER_CELLS = 10
 # The meter's cells (used, free) and the mark where automatic compaction starts.
 USED_CELL, FREE_CELL, TRIGGER_MARK = "▰", "▱", "│"
 
-# Compaction as the status shows it: nothing happening, folding now, or paused (a fold freed
-# too little, so automatic folding waits until the context has grown again).
-FoldStatus = Literal["idle", "running", "paused"]
+# Compaction as the status shows it: nothing happening, folding now, folding in the background
+# while the turn goes on, or paused (a fold freed too little, so automatic folding waits until
+# the context has grown again).
+FoldStatus = Literal["idle", "running", "background", "paused"]
 
 
 def meter(gauge: ContextGauge) -> str:

@@ -1,0 +1,199 @@
+"""The agent's folds: a fold now (or the one started in the background, swapped in), starting a
+fold in the background, the last rung's shrink, and the one uninterruptible step that makes a
+rebuilt history live and journals it (agent/turn/uninterruptible.py)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any, Protocol
+
+from agent.compaction.engine import Compactor
+from agent.compaction.fold_parts import Summarized
+from agent.compaction.last_rung import shrink_to_fit
+from agent.events import (
+    CompactionDone,
+    CompactionFailed,
+    CompactionStarted,
+    ErrorEvent,
+    Event,
+    FoldDropped,
+    FoldReason,
+    HookNotice,
+    UsageReported,
+)
+from agent.turn.background_fold import BackgroundFold, replayed
+from agent.turn.recorder import Recorder
+from agent.turn.uninterruptible import UninterruptibleSteps
+from sessions.archive import ChunkArchive
+from sessions.journal import now
+from sessions.messages import Message
+
+# Fold reasons a background fold's ready summary stands in for: the automatic ones (a manual,
+# idle, fork or model-switch fold is one of its own).
+AUTOMATIC = frozenset({"threshold", "message_cap", "overflow"})
+
+
+class FoldHooks(Protocol):
+    """The hook events of a fold (agent/turn/agent_hooks.py)."""
+
+    async def pre_compact(self, reason: FoldReason, focus: str | None) -> str | None: ...
+
+    async def post_compact(
+        self, done: CompactionDone, archive: ChunkArchive
+    ) -> list[HookNotice]: ...
+
+    def take_notices(self) -> list[HookNotice]: ...
+
+
+class FoldHost(Protocol):
+    """What folding uses of the agent (agent/turn/loop.py)."""
+
+    compactor: Compactor | None
+    history: list[Message]
+    recorder: Recorder | None
+
+    @property
+    def hooks(self) -> FoldHooks: ...
+
+    def schemas(self) -> list[dict[str, Any]]: ...
+
+    async def safe_point(self) -> ErrorEvent | None: ...
+
+    def record_usage(self, event: UsageReported) -> None: ...
+
+
+class Folds:
+    """The folds of one agent, and the state they keep between turns."""
+
+    def __init__(self, agent: FoldHost) -> None:
+        self.agent = agent
+        # Folds and shrinks commit as one step a cancellation waits for (a front end that
+        # quits waits too: commits.settled()).
+        self.commits = UninterruptibleSteps()
+        # Outcomes of commits the consumer was cancelled before seeing (take_unannounced).
+        self.unannounced: list[Event] = []
+        self.background: BackgroundFold | None = None  # a fold started early, still running
+
+    async def compact(
+        self, *, reason: FoldReason = "manual", focus: str | None = None
+    ) -> AsyncGenerator[Event, None]:
+        """Fold the history now (/compact [focus], or the ladder before a model call: a ready
+        background fold is swapped in then); events end with CompactionDone or Failed."""
+        agent, compactor = self.agent, self.agent.compactor
+        if compactor is None:
+            yield CompactionFailed(reason, "compaction is not available in this session")
+            return
+        ready = self.background if reason in AUTOMATIC else None
+        if ready is not None and ready.still_fits(agent.history):  # swapped in at once
+            result = await ready.result()  # the rest of its call, if it still runs
+            self.background, added = None, ready.added(agent.history)
+            self._journal("applied", f"{len(added)} messages kept after its snapshot")
+            items: AsyncIterator[Event | Summarized] = replayed(result)
+        else:
+            if (dropped := self.drop_background_fold(f"a {reason} fold runs instead")) is not None:
+                yield dropped
+            focus = await agent.hooks.pre_compact(reason, focus)  # PreCompact's stdout joins it
+            schemas, added = agent.schemas(), []
+            items = compactor.summarize(agent.history, schemas, reason=reason, focus=focus)
+        async for item in items:
+            for notice in agent.hooks.take_notices():
+                yield notice
+            if isinstance(item, Summarized):  # no await between this and the commit
+                outcome, problem = await self.commits.run(self._commit(item, added))
+                self.unannounced.clear()
+                if problem is not None:
+                    yield problem
+                yield outcome
+                if isinstance(outcome, CompactionDone):  # PostCompact: the chunk is on disk
+                    for notice in await agent.hooks.post_compact(outcome, compactor.archive):
+                        yield notice
+                continue
+            if isinstance(item, UsageReported):
+                agent.record_usage(item)
+            elif isinstance(item, CompactionFailed) and ready is not None:  # the ordinary fold
+                self._journal("dropped", item.message)
+                yield FoldDropped(item.message)
+                async for event in self.compact(reason=reason):
+                    yield event
+                return
+            yield item
+
+    async def fold_early(self) -> AsyncGenerator[Event, None]:
+        """Start a fold in the background when the context is past `early_fold_at` of the
+        threshold (agent/turn/background_fold.py)."""
+        agent, compactor = self.agent, self.agent.compactor
+        if compactor is None or self.background is not None:
+            return
+        if not compactor.early_due(agent.history):
+            return
+        focus = await agent.hooks.pre_compact("threshold", None)  # PreCompact runs as it starts
+        for notice in agent.hooks.take_notices():
+            yield notice
+        size = compactor.tokens.size(agent.history)
+        growth = compactor.budget.trigger_tokens - size  # what arrives before the threshold
+        self.background = BackgroundFold(compactor, agent.history, agent.schemas(), focus, growth)
+        self._journal("started", f"on {len(agent.history)} messages, {size} tokens")
+        yield CompactionStarted("threshold", size, len(agent.history), background=True)
+
+    def drop_background_fold(self, why: str) -> FoldDropped | None:
+        """Drop the background fold, if one runs: its summary is never applied."""
+        fold, self.background = self.background, None
+        if fold is None:
+            return None
+        fold.drop()
+        self._journal("dropped", why)
+        return FoldDropped(why)
+
+    def _journal(self, state: str, detail: str) -> None:
+        """The journal says what became of a background fold (a resume ignores these)."""
+        if self.agent.recorder is not None:
+            record = {"type": "background_fold", "time": now(), "state": state, "detail": detail}
+            self.agent.recorder.record(record)
+
+    async def _commit(
+        self, summarized: Summarized, added: list[Message]
+    ) -> tuple[CompactionDone | CompactionFailed, ErrorEvent | None]:
+        """A fold's commit as one step: archive, rebuild, swap in, record (run uninterrupted);
+        `added`: the messages that joined after a background fold's snapshot."""
+        assert self.agent.compactor is not None
+        outcome = await self.agent.compactor.commit(summarized, added)
+        problem = await self._adopt(outcome) if isinstance(outcome, CompactionDone) else None
+        self.unannounced.append(outcome)
+        return outcome, problem
+
+    async def shrink(
+        self, reason: FoldReason, *, unread_too: bool
+    ) -> tuple[Event | None, ErrorEvent | None]:
+        """The last rung as one step: archive the originals, swap in the stubs, record it (run
+        uninterrupted)."""
+        assert self.agent.compactor is not None
+        shrunk = await shrink_to_fit(
+            self.agent.compactor, self.agent.history, reason=reason, unread_too=unread_too
+        )
+        problem = await self._adopt(shrunk) if isinstance(shrunk, CompactionDone) else None
+        if shrunk is not None:
+            self.unannounced.append(shrunk)
+        return shrunk, problem
+
+    async def _adopt(self, done: CompactionDone) -> ErrorEvent | None:
+        """Make a rebuilt history (its chunk already on disk) the live one, and record it; a
+        journal failure is returned to be said."""
+        compactor = self.agent.compactor
+        assert compactor is not None
+        self.replace_history(done)
+        compactor.step("swapped")
+        problem = await self.agent.safe_point()
+        compactor.step("recorded")
+        return problem
+
+    def take_unannounced(self) -> list[Event]:
+        """Folds (or shrinks) that committed while the consumer was being cancelled, so it
+        never saw their outcome: a front end shows them after the interruption."""
+        missed, self.unannounced = self.unannounced, []
+        return missed
+
+    def replace_history(self, done: CompactionDone) -> None:
+        """Swap in a rebuilt history (after its chunk is on disk) and record it."""
+        self.agent.history = list(done.history)
+        if self.agent.recorder is not None:
+            self.agent.recorder.compaction(done.chunk, done.merged, done.history)
