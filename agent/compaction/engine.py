@@ -1,18 +1,18 @@
 """The compaction engine: DESIGN.md's eight steps, with overflow recovery, and never a loop.
 
-measure -> trigger -> choose tail -> insert the instruction and call the model (`summarize`)
--> archive -> rebuild -> record -> check the gain (`commit`; the caller swaps the history in and
-journals it in the same uninterruptible step: Agent.compact).
+measure (measure.py) -> trigger (`due`, `early_due`) -> choose tail (tail.py) -> insert the
+instruction (instruction.py) and call the model (summary_call.py; `summarize`) -> archive ->
+rebuild (archive_step.py) -> record -> check the gain (`commit`; the caller swaps the history in
+and journals it in the same uninterruptible step: agent/turn/folds.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from agent.compaction.cheap_tier import shrink_tail
+from agent.compaction.archive_step import archive_and_rebuild
 from agent.compaction.fold_parts import (
     CompressionCalls,
     Fold,
@@ -22,11 +22,11 @@ from agent.compaction.fold_parts import (
     archive_failure,
 )
 from agent.compaction.instruction import compression_instruction
-from agent.compaction.ledger import Ledger, update_ledger
-from agent.compaction.pieces import CHARS_PER_TOKEN, render_transcript, split_into_pieces
-from agent.compaction.policy import Budget, CompactionPolicy
-from agent.compaction.rebuild import rebuild, summary_message
-from agent.compaction.reply import CompressionReply, ReplyError, parse_reply
+from agent.compaction.measure import SUMMARY_OVERHEAD_TOKENS, Measure
+from agent.compaction.pieces import summarize_in_pieces
+from agent.compaction.policy import CompactionPolicy
+from agent.compaction.reply import CompressionReply, ReplyError
+from agent.compaction.summary_call import ask_summary, ledger_fold
 from agent.compaction.tail import Split, choose_split
 from agent.events import (
     CompactionDone,
@@ -36,35 +36,22 @@ from agent.events import (
     FoldMethod,
     FoldReason,
 )
-from agent.images.parts import request_messages
-from agent.model.llm import MIN_STATED_WINDOW, LLMError, LLMReply, StatedLimits
+from agent.model.llm import LLMError
 from agent.model.tokens import TokenLedger
-from sessions.archive import ChunkArchive, ChunkInfo
-from sessions.messages import ImageSource, Message, is_summary, unread_results
-from sessions.redact import redact
-from tools.todo_list import current_todos
+from sessions.archive import ChunkArchive
+from sessions.messages import ImageSource, Message, is_summary
 
 # Units pulled back, round by round, while the compression call would not fit or the provider
-# says it overflows (the first round's single unit is the newest, see _pull_back_rounds): each
-# round doubles; past the last, the head itself is too big and is summarized in pieces.
+# says it overflows: each round doubles; past the last, the head itself is too big and is
+# summarized in pieces. The newest unit (the reply and results since the last request) is pulled
+# back from the first round: the compression call is then exactly the last request plus the
+# instruction, a full cache hit, and the unit is reattached verbatim. The model has not read
+# those results yet, so they are never folded into a summary; if they cannot fit, the last rung
+# shrinks them to stubs it can read back (agent/compaction/shrink.py).
 PULL_BACK_ROUNDS = (1, 2, 4, 8)
-# A compression reply that calls a tool or lacks a summary gets one more try.
-REPLY_TRIES = 2
-# Tokens of a summary message beyond the summary itself: its header, the ledger, the chunk index
-# and the reader tool's directions (250-350 tokens in the recorded sessions' folds).
-SUMMARY_OVERHEAD_TOKENS = 300
-# Tokens of slack when checking that a request fits: the local count is an estimate of the
-# provider's tokenizer, and 5% of a 16k window is roughly the error seen between them ...
-FIT_MARGIN_SHARE = 0.05
-# ... but never more than this: the error is a share of what is counted afresh (reports and
-# calibration cover the rest), and 5% of a million-token window would waste 50k tokens.
-FIT_MARGIN_MAX = 8_192
-# A provider that refuses a request as too long without saying by how much: its window is
-# taken to be this share of the refused request, so the next one is clearly smaller.
-UNSTATED_WINDOW_SHARE = 0.9
 
 
-class Compactor:
+class Compactor(Measure):
     """Decides when to fold and folds. One per session; it holds the suspension state."""
 
     def __init__(
@@ -79,30 +66,17 @@ class Compactor:
         window: int | None = None,
         transcript_system: str | None = None,
     ) -> None:
-        self.policy = policy
+        super().__init__(policy, llm, tokens, window)
         # None: the instruction goes into the live conversation (cache reuse). A system prompt:
         # every fold is a summarization request of its own, a transcript under that prompt
         # (replay's "separate" baseline, the design pleat is measured against).
         self.transcript_system = transcript_system
-        self.llm = llm
         self.archive = archive
-        self.tokens = tokens
         self.new_id = new_id
         self.secrets = tuple(secrets)
-        self._window = window
-        # Output tokens a provider said it counts against the window (its max_tokens in an
-        # overflow error), kept free beyond the policy's reserve (0: none stated).
-        self._output_floor = 0
-        self._reply_limits: tuple[int, int | None] | None = None  # from the model, on first use
         # Called with the name of each step as it completes ("summarized", "archived");
         # crash-safety tests stop the process there.
         self.step_hook: Callable[[str], None] | None = None
-        # Automatic compaction is paused until the context reaches this size (no fold-loops).
-        self.suspended_below: int | None = None
-        # The budget a fold cuts its result for (the tail it keeps, the summary it asks for)
-        # when not this model's own: before a switch to a model with a smaller window, this
-        # model folds for that one (agent/conversation/model_switch.py).
-        self.shape: Budget | None = None
         # What reads attached images for the compression call (agent.assemble sets the agent's,
         # so that call sends the same images as the last request: a cache hit).
         self.images: ImageSource | None = None
@@ -113,49 +87,9 @@ class Compactor:
         self._after_last_fold: int | None = None
 
     def step(self, name: str) -> None:
-        if self.step_hook is not None:
-            self.step_hook(name)
+        self.step_hook(name) if self.step_hook is not None else None
 
-    def count_text(self, text: str) -> int:
-        """Tokens of a text as this session counts them (tool outputs are sized with it)."""
-        return self.tokens.count_text(text)
-
-    # -- steps 1 and 2: measure and trigger ------------------------------------------------
-
-    @property
-    def budget(self) -> Budget:
-        if self._window is None:
-            self._window = self.policy.context_window or self.llm.context_window()
-        if self._reply_limits is None:
-            self._reply_limits = self.llm.reply_limits()
-        floor, cap = self._reply_limits
-        return Budget.of(
-            self.policy,
-            self._window,
-            reserved_at_least=max(floor, self._output_floor),
-            reserved_at_most=cap,
-        )
-
-    def learn_from_overflow(self, limits: StatedLimits, sent: Sequence[Message]) -> None:
-        """The provider refused `sent` as too long: trust the window it states (when smaller
-        than ours; from Ollama's "exceeded by N", our count of the request less N; from an
-        error with no numbers, a little less than the request), keep the output it counted
-        free, calibrate our token counts by its count of the request, and drop the size report
-        that proved optimistic."""
-        local = self.tokens.local_estimate(sent)
-        window = limits.window
-        if window is None and limits.excess is not None:
-            window = self.tokens.scaled(local) - limits.excess
-        if limits == StatedLimits():  # no numbers at all
-            window = int(self.tokens.scaled(local) * UNSTATED_WINDOW_SHARE)
-        if window is not None and window >= MIN_STATED_WINDOW:
-            self._window = min(self.budget.window, window)
-        if limits.output is not None and limits.output < self.budget.window // 2:
-            self._output_floor = max(self._output_floor, limits.output)
-        if limits.requested is not None:
-            self.tokens.calibrate(limits.requested, local)
-        self.tokens.reset_report()
-        self.suspended_below = None
+    # -- step 2: trigger (step 1, measuring, is measure.py's) ------------------------------
 
     def due(self, history: list[Message]) -> FoldReason | None:
         """The reason to fold before the next model call, or None."""
@@ -203,22 +137,6 @@ class Compactor:
         foldable = self.foldable_tokens(history)
         summary = self.budget.summary_target(self.policy, foldable) + SUMMARY_OVERHEAD_TOKENS
         return foldable - summary
-
-    @property
-    def margin(self) -> int:
-        """Tokens of slack when checking that a request fits (FIT_MARGIN_SHARE, capped)."""
-        return min(int(self.budget.window * FIT_MARGIN_SHARE), FIT_MARGIN_MAX)
-
-    def excess(self, history: list[Message]) -> int:
-        """Tokens the next request is over what it may take (negative: room left): the usable
-        window (the reply's reserve kept free) less the estimate's safety margin."""
-        margin = self.margin
-        return self.tokens.size(history) + margin - self.budget.usable
-
-    def fits(self, history: list[Message]) -> bool:
-        if self.tokens.size_at_most(history) + self.margin <= self.budget.usable:
-            return True  # for sure, without counting
-        return self.excess(history) <= 0
 
     # -- the whole event ---------------------------------------------------------------------
 
@@ -279,8 +197,8 @@ class Compactor:
         history, fold, reason = summarized.history, summarized.fold, summarized.reason
         before = summarized.tokens_before + sum(self.tokens.count(m) for m in added)
         try:
-            new_history, chunk, merged, folded, shrunk = await self._archive_and_rebuild(
-                history, fold
+            new_history, chunk, merged, folded, shrunk = await archive_and_rebuild(
+                history, fold, self, self.archive, self.new_id, self.step
             )
         except OSError as error:  # the chunk write: nothing of it is left visible
             return self._failed(reason, before, archive_failure(self.archive.directory, error))
@@ -358,15 +276,6 @@ class Compactor:
         size = tools + sum(self.tokens.count(m) for m in kept) + summary
         return size + self.margin - budget.usable
 
-    def result_room(self, history: list[Message]) -> int:
-        """The most tokens one new tool result can take and still fit once a fold has made
-        room (the system prompt, the tool schemas and a summary message at its cap stay): a
-        small window's results are cut to this, so they are never stubbed unread."""
-        system = self.tokens.count(history[0]) if history else 0
-        summary = self.budget.summary_cap + SUMMARY_OVERHEAD_TOKENS
-        tools = self.tokens.scaled(self.tokens.tools_tokens)
-        return self.budget.usable - self.margin - tools - system - summary
-
     def _instruction(self, history: list[Message], target: int, focus: str | None) -> Message:
         head = history[1] if len(history) > 1 and is_summary(history[1]) else None
         chunks = self.archive.chunks()
@@ -410,7 +319,7 @@ class Compactor:
             return await self._summarize_in_pieces(
                 history, [], split, focus, calls, reason, system=system, method="separate"
             )
-        for pull_back in self._pull_back_rounds(history):
+        for pull_back in PULL_BACK_ROUNDS:
             split = self._split(history, pull_back)
             target = self._target(history, split)
             instruction = self._instruction(history, target, focus)
@@ -418,37 +327,28 @@ class Compactor:
             if not self._fits(request, target):
                 continue
             try:
-                reply = await self._ask(request, tools, calls, self._summary_output(target))
+                reply = await ask_summary(
+                    self.llm, self.images, request, tools, calls, self._summary_output(target)
+                )
             except LLMError as error:
                 if error.kind == "context_overflow":
                     self.learn_from_overflow(error.limits, request)
                     continue
                 if reason == "overflow":
-                    return self._ledger_fold(
-                        split, f"the model could not summarize: {error.message}"
-                    )
+                    return ledger_fold(split, f"the model could not summarize: {error.message}")
                 raise SummaryUnavailable(error.message) from None
             except ReplyError as error:
                 if reason == "overflow":
-                    return self._ledger_fold(split, str(error))
+                    return ledger_fold(split, str(error))
                 raise SummaryUnavailable(f"the model's summary was unusable: {error}") from None
             return Fold(split, reply, "insert")
         return await self._summarize_in_pieces(history, tools, split, focus, calls, reason)
-
-    def _pull_back_rounds(self, history: list[Message]) -> tuple[int, ...]:
-        """Units to pull back, round by round. The newest unit (the reply and tool results
-        that arrived since the last request) is pulled back from the start: the compression
-        call is then exactly the last request plus the instruction, a full cache hit, and the
-        unit is reattached verbatim. However big it is: the model has not read those results
-        yet, so they are never folded into a summary; if they cannot fit, the last rung shrinks
-        them to stubs it can read back (agent/compaction/shrink.py)."""
-        return PULL_BACK_ROUNDS
 
     def foldable_tokens(self, history: list[Message]) -> int:
         """Tokens a fold would take out of the live history on its first try (0: nothing to
         fold); the UI uses it to skip an idle fold that would free too little."""
         try:
-            split = self._split(history, self._pull_back_rounds(history)[0])
+            split = self._split(history, PULL_BACK_ROUNDS[0])
         except SummaryUnavailable:
             return 0
         return sum(self.tokens.count(m) for m in split.folded(history))
@@ -456,33 +356,6 @@ class Compactor:
     def _target(self, history: list[Message], split: Split) -> int:
         folded_tokens = sum(self.tokens.count(m) for m in split.folded(history))
         return (self.shape or self.budget).summary_target(self.policy, folded_tokens)
-
-    async def _ask(
-        self,
-        request: list[Message],
-        tools: list[dict[str, Any]],
-        calls: CompressionCalls,
-        max_tokens: int,
-    ) -> CompressionReply:
-        """One compression call (same system prompt, same tools: a cache hit), one retry."""
-        problem = "no reply"
-        for _ in range(REPLY_TRIES):
-            reply: LLMReply | None = None
-            messages = await request_messages(request, self.images)
-            stream = self.llm.stream(messages, tools, max_tokens=max_tokens)
-            async for item in stream:
-                if isinstance(item, LLMReply):
-                    reply = item
-            assert reply is not None
-            calls.add(reply)
-            if reply.tool_calls:
-                problem = "the reply called a tool instead of summarizing"
-                continue
-            try:
-                return parse_reply(reply.text)
-            except ReplyError as error:
-                problem = str(error)
-        raise ReplyError(problem)
 
     async def _summarize_in_pieces(
         self,
@@ -502,80 +375,27 @@ class Compactor:
         system = system or history[0]
         room = self.budget.usable - target - self.tokens.count(system)
         room -= self.margin + 1_000  # the instruction's own size
-        pieces = split_into_pieces(split.folded(history), self.tokens.count, max(room, 500))
         head = history[1] if len(history) > 1 and is_summary(history[1]) else None
-        running = head.meta.get("summary") if head is not None else None
-        topics = ""
-        continues = False
+
+        async def ask(request: list[Message]) -> CompressionReply:
+            return await ask_summary(
+                self.llm, self.images, request, tools, calls, self._summary_output(target)
+            )
+
         try:
-            for number, piece in enumerate(pieces, 1):
-                text = compression_instruction(
-                    target_tokens=target, previous_summary=running, focus=focus
-                )
-                transcript = render_transcript(piece, max_chars_per_message=room * CHARS_PER_TOKEN)
-                body = (
-                    f"[pleat: part {number} of {len(pieces)} of the conversation being folded, "
-                    f"as a transcript]\n\n{transcript}\n\n{text}"
-                )
-                request = [system, Message(role="user", content=body, meta={"injected": True})]
-                reply = await self._ask(request, tools, calls, self._summary_output(target))
-                running, topics = reply.summary, reply.topics or topics
-                continues = continues or (number == 1 and reply.continues_previous)
+            reply = await summarize_in_pieces(
+                split.folded(history),
+                system,
+                ask,
+                count=self.tokens.count,
+                room=max(room, 500),
+                target=target,
+                previous=head.meta.get("summary") if head is not None else None,
+                focus=focus,
+            )
         except (LLMError, ReplyError) as error:
             if reason == "overflow":
                 why = getattr(error, "message", None) or str(error)
-                return self._ledger_fold(split, f"the model could not summarize: {why}")
+                return ledger_fold(split, f"the model could not summarize: {why}")
             raise SummaryUnavailable(f"summarizing in pieces failed: {error}") from None
-        assert running is not None
-        return Fold(split, CompressionReply(topics, continues, running), method)
-
-    def _ledger_fold(self, split: Split, why: str) -> Fold:
-        """Last resort: no model summary; the rebuilt message carries pleat's ledger."""
-        summary = (
-            f"(No summary from the model: {why}. The facts below were recorded by pleat; "
-            "read the archived chunk for the details.)"
-        )
-        return Fold(split, CompressionReply("unsummarized", False, summary), "ledger")
-
-    # -- steps 5 and 6: archive, then rebuild --------------------------------------------
-
-    async def _archive_and_rebuild(
-        self, history: list[Message], fold: Fold
-    ) -> tuple[list[Message], ChunkInfo, bool, int, int]:
-        split, reply = fold.split, fold.reply
-        chunks = self.archive.chunks()
-        folded = split.folded(history)
-        # A stub from an earlier fold has its original archived already: not written twice.
-        fresh = [m for m in folded if "shrunk_to_chunk" not in m.meta]
-        merged = bool(chunks) and (reply.continues_previous or not fresh)
-        number = chunks[-1].number if merged else (chunks[-1].number + 1 if chunks else 1)
-        tail, shrunk = shrink_tail(
-            split.tail(history),
-            chunk=number,
-            stale_chars=self.policy.stale_tool_output_chars,
-            fresh_results=self.policy.fresh_tool_results,
-            unread=unread_results(history),
-        )
-        topics = redact(reply.topics, self.secrets)
-        tokens = sum(self.tokens.count(m) for m in folded)
-        write = self.archive.merge_into_last if merged else self.archive.write_chunk
-        # Durable on disk before the history changes (a worker thread: fsync blocks).
-        chunk = await asyncio.to_thread(write, fresh, topics=topics, tokens=tokens, shrunk=shrunk)
-        self.step("archived")
-        head = history[1] if len(history) > 1 and is_summary(history[1]) else None
-        # A summary from a damaged or hand-edited journal may lack its ledger: start a new one.
-        previous_ledger = Ledger.from_dict(head.meta.get("ledger")) if head is not None else None
-        summary = summary_message(
-            summary=redact(reply.summary, self.secrets),
-            ledger=update_ledger(previous_ledger, folded, known_secrets=self.secrets),
-            current=chunk,
-            previous=self.archive.chunks(),
-            request_budget_chars=self.policy.request_budget_chars,
-            method=fold.method,
-            todos=current_todos(history),  # the task list, word for word (not the model's)
-        )
-        summary.id = self.new_id()
-        for message in shrunk:
-            self.tokens.forget(message)
-        new_history = rebuild(history[0], summary, tail, split.pulled_back(history))
-        return new_history, chunk, merged, len(folded), len(shrunk)
+        return Fold(split, reply, method)

@@ -1,9 +1,12 @@
-"""For a head too big for one window: cut folded messages into window-sized transcript pieces."""
+"""For a head too big for one window: cut folded messages into window-sized transcript pieces and
+summarize them one after another, each carrying the running summary forward."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
+from agent.compaction.instruction import compression_instruction
+from agent.compaction.reply import CompressionReply
 from sessions.messages import Message
 
 # A single message larger than a piece is shown by its start and end: the archive keeps it
@@ -49,3 +52,34 @@ def split_into_pieces(
         pieces[-1].append(message)
         size += tokens
     return [p for p in pieces if p]
+
+
+async def summarize_in_pieces(
+    folded: Sequence[Message],
+    system: Message,
+    ask: Callable[[list[Message]], Awaitable[CompressionReply]],
+    *,
+    count: Callable[[Message], int],
+    room: int,
+    target: int,
+    previous: str | None,
+    focus: str | None,
+) -> CompressionReply:
+    """Summarize `folded` piece by piece (at most `room` tokens each), each piece a transcript
+    in one request under `system`, starting from the `previous` summary. Raises what `ask`
+    raises."""
+    pieces = split_into_pieces(folded, count, room)
+    running, topics, continues = previous, "", False
+    for number, piece in enumerate(pieces, 1):
+        text = compression_instruction(target_tokens=target, previous_summary=running, focus=focus)
+        transcript = render_transcript(piece, max_chars_per_message=room * CHARS_PER_TOKEN)
+        body = (
+            f"[pleat: part {number} of {len(pieces)} of the conversation being folded, "
+            f"as a transcript]\n\n{transcript}\n\n{text}"
+        )
+        request = [system, Message(role="user", content=body, meta={"injected": True})]
+        reply = await ask(request)
+        running, topics = reply.summary, reply.topics or topics
+        continues = continues or (number == 1 and reply.continues_previous)
+    assert running is not None
+    return CompressionReply(topics, continues, running)
