@@ -51,9 +51,12 @@ class Provider:
     the next ordinary request arrives (which lets it go), so that request is proof the turn
     went on while the fold was being made."""
 
-    def __init__(self, reads: int, words: list[str]) -> None:
+    def __init__(self, reads: int, words: list[str], held: int | None = None) -> None:
         self.reads = iter(range(reads))
         self.words = iter(words)  # each compression's summary carries the next word
+        # How many compression calls are held (the first ones; None: all). A fold the turn
+        # waits for is never released by a next request: it must not be held.
+        self.to_hold = held
         self.held: threading.Event | None = None
         self.order: list[str] = []  # "compression", "released", "answered" as they happened
         self.lock = threading.Lock()
@@ -62,9 +65,14 @@ class Provider:
         if is_compression(body):
             gate = threading.Event()
             with self.lock:
-                self.held = gate
                 self.order.append("compression")
-            gate.wait(HOLD_SECONDS)
+                hold = self.to_hold is None or self.to_hold > 0
+                if self.to_hold is not None:
+                    self.to_hold -= 1
+                if hold:
+                    self.held = gate
+            if hold:
+                gate.wait(HOLD_SECONDS)
             with self.lock:
                 self.order.append("answered")
             word = next(self.words, "LATER")
@@ -175,7 +183,7 @@ async def test_a_failed_background_fold_is_dropped_and_the_ordinary_fold_still_w
 ) -> None:
     write_files(workspace, 30)
     server.context_window = WINDOW
-    provider = Provider(30, ["FAIL", "RECOVERED"])
+    provider = Provider(30, ["FAIL", "RECOVERED"], held=1)  # the ordinary fold is waited for
     server.fallback = provider
     agent = make_agent(server, workspace, context_window=WINDOW)
     events = await run(agent, "Read the thirty files f00.txt to f29.txt, one at a time.")

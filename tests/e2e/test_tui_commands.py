@@ -17,6 +17,7 @@ from tests.support.tui_support import (
     is_compression,
     make_app,
     model,
+    palette_first,
     seed_session,
     small_policy,
     started,
@@ -272,7 +273,7 @@ async def test_palette_runs_slash_commands(server: ScriptedServer, workspace: Pa
         await exchange(pilot, app, "hello")
         await pilot.press("ctrl+p")
         await pilot.press(*"/context")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: palette_first(app) == "/context", "the palette's match")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ContextScreen), "the context view")
 

@@ -14,6 +14,7 @@ from tests.support.tui_support import (
     exchange,
     make_app,
     model,
+    palette_first,
     started,
     wait_for,
     work_finished,
@@ -134,12 +135,12 @@ async def test_the_palette_offers_custom_commands(server: ScriptedServer, worksp
         await started(pilot, app)
         await pilot.press("ctrl+p")
         await pilot.press(*"/tidy")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: palette_first(app) == "/tidy", "the palette's match")
         await pilot.press("enter")  # no arguments: it runs at once
         await wait_for(pilot, lambda: work_finished(app), "the turn")
         assert server.requests[-1].messages[-1]["content"] == "Tidy the imports."
         await pilot.press("ctrl+p")
         await pilot.press(*"/review")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: palette_first(app) == "/review", "the palette's match")
         await pilot.press("enter")  # it takes arguments: into the prompt, to complete
         await wait_for(pilot, lambda: app.query_one(PromptInput).value == "/review ", "prompt")

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from textual.command import Command, CommandList, CommandPalette
 from textual.pilot import Pilot
 
 from agent.compaction.policy import CompactionPolicy
@@ -92,6 +93,19 @@ async def wait_for(pilot: Pilot, condition: Callable[[], object], what: str) -> 
             return
         await pilot.pause(POLL_SECONDS)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def palette_first(app: PleatApp) -> str | None:
+    """The text of the command palette's highlighted entry (the one Enter runs), once the
+    palette shows its matches; None before (it gathers them in batches, in the background)."""
+    screen = app.screen
+    if not isinstance(screen, CommandPalette):
+        return None
+    matches = screen.query_one(CommandList)
+    if matches.highlighted is None or not matches.option_count:
+        return None
+    option = matches.get_option_at_index(matches.highlighted)
+    return str(option.hit.text) if isinstance(option, Command) else None
 
 
 async def started(pilot: Pilot, app: PleatApp) -> None:

@@ -21,8 +21,15 @@ from tools.globbing import LinearGlob, glob_to_regex
 from tools.line_search import matches_per_line, matching_lines
 from tools.search import GlobTool, GrepTool
 
-# A budget small enough to keep these tests fast, and far above what a sane pattern needs here.
+# The budget of a search that must run out of it: the patterns backtrack for minutes, so it
+# always runs out (a small one keeps these tests fast and races nothing).
 TEST_BUDGET_SECONDS = 0.2
+# The budget of a search that must not run out: its work takes milliseconds, and no busy
+# machine stretches that to a minute.
+SANE_BUDGET_SECONDS = 60.0
+# The budget of a search that finds a few bytes' match first, then meets a trap that runs it
+# out: the match comes in milliseconds even on a loaded machine, far inside it.
+MIXED_BUDGET_SECONDS = 2.0
 # A line on which backtracking patterns try every split of the a's before failing at the "!".
 BACKTRACKING_LINE = "a" * 48 + "!"
 # Patterns whose run on BACKTRACKING_LINE takes minutes or more even in the `regex` package
@@ -33,11 +40,22 @@ CATASTROPHIC = ["(a|aa)+$", "(?:a|a)+$", "(aa|a)+!?$x"]
 ALSO_HOSTILE = ["(a+)+$", "(a|a?)+$", r"(\w+\s?)+$", "(.*a){20}"]
 
 
+def set_budget(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    monkeypatch.setattr(sessions.bounded_regex, "PATTERN_TIME_BUDGET_SECONDS", seconds)
+
+
 @pytest.fixture(autouse=True)
+def sane_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every search here gets a budget its work cannot run out, unless a test asks for less."""
+    set_budget(monkeypatch, SANE_BUDGET_SECONDS)
+
+
+@pytest.fixture
 def small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sessions.bounded_regex, "PATTERN_TIME_BUDGET_SECONDS", TEST_BUDGET_SECONDS)
+    set_budget(monkeypatch, TEST_BUDGET_SECONDS)
 
 
+@pytest.mark.usefixtures("small_budget")
 @pytest.mark.parametrize("pattern", CATASTROPHIC)
 async def test_grep_stops_a_catastrophic_pattern_with_one_clear_line(
     workspace: Path, ctx: ToolContext, pattern: str
@@ -48,15 +66,17 @@ async def test_grep_stops_a_catastrophic_pattern_with_one_clear_line(
 
 
 async def test_grep_keeps_the_matches_found_before_the_budget_ran_out(
-    workspace: Path, ctx: ToolContext
+    workspace: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    set_budget(monkeypatch, MIXED_BUDGET_SECONDS)
     (workspace / "a.txt").write_text("aaa\n")  # matches quickly
     (workspace / "b.txt").write_text(BACKTRACKING_LINE + "\n")  # then the trap
     out = await asyncio.wait_for(GrepTool().run({"pattern": "(a|aa)+$"}, ctx), timeout=30)
     assert out.text.splitlines()[0] == "a.txt:1: aaa"
-    assert "[search stopped early: the pattern took more than 0.2 s" in out.text
+    assert "[search stopped early: the pattern took more than 2 s" in out.text
 
 
+@pytest.mark.usefixtures("small_budget")
 def test_the_deadline_is_shared_by_every_run_of_one_search() -> None:
     deadline = Deadline()
     pattern = compile_pattern("(a|aa)+$")
@@ -74,6 +94,7 @@ def make_archive(root: Path) -> ChunkArchive:
     return archive
 
 
+@pytest.mark.usefixtures("small_budget")
 @pytest.mark.parametrize("pattern", CATASTROPHIC)
 def test_an_archive_search_stops_a_catastrophic_pattern(tmp_path: Path, pattern: str) -> None:
     archive = make_archive(tmp_path)
@@ -84,6 +105,7 @@ def test_an_archive_search_stops_a_catastrophic_pattern(tmp_path: Path, pattern:
         assert result.stopped_early is not None and "backtracks" in result.stopped_early
 
 
+@pytest.mark.usefixtures("small_budget")
 @pytest.mark.parametrize("pattern", ALSO_HOSTILE)
 async def test_other_hostile_patterns_come_back(
     workspace: Path, ctx: ToolContext, pattern: str
@@ -97,6 +119,7 @@ async def test_other_hostile_patterns_come_back(
         assert out.text.startswith(("no matches", "trap.txt:"))
 
 
+@pytest.mark.usefixtures("small_budget")
 async def test_read_archive_answers_a_catastrophic_query(tmp_path: Path, ctx: ToolContext) -> None:
     archive = make_archive(tmp_path)
     tool = ArchiveReaderTool(archive)

@@ -26,8 +26,11 @@ from tools.registry import ToolRegistry, default_registry
 from tools.web_download import FetchLimits
 from tools.web_fetch import WebFetchTool
 
-# Limits small enough for a test to pass them in a fraction of a second.
-SMALL_LIMITS = FetchLimits(connect_seconds=5.0, total_seconds=1.0, max_bytes=64 * 1024)
+# A page limit small enough for a test to pass it with little data, and time limits no real
+# fetch from the local server reaches, however busy the machine (a 4 MiB image under load took
+# over a second): only a hang would. The time limit's own test sets a small one against a server
+# that never answers, where it must fire.
+SMALL_LIMITS = FetchLimits(connect_seconds=60.0, total_seconds=120.0, max_bytes=64 * 1024)
 HTML = {"Content-Type": "text/html"}
 # Seconds a test waits for the server to see something happen: only a hang gets near it.
 HANG_GUARD_SECONDS = 10.0
