@@ -215,6 +215,12 @@ def _message(record: Any, dropped: list[str] | None = None) -> Message:
     return Message.from_record(_checked_images(record, [] if dropped is None else dropped))
 
 
+def checked_message(record: Any) -> Message:
+    """A journaled message record checked as a replay checks it (raises ValueError when it is
+    damaged; a damaged image reference is left out): for readers of other sessions' journals."""
+    return _message(record)
+
+
 def _chunk_state(value: Any) -> dict[str, Any] | None:
     """The recorded chunk state, checked: {} (a fork of an archive-less session) or numbers."""
     if value is None:

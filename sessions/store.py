@@ -23,6 +23,7 @@ from sessions.messages import (
 from sessions.outputs import OUTPUTS_DIR, KeptOutputs
 from sessions.paths import data_home, is_session_id, new_session_id, private_dir, session_dir
 from sessions.usage import CallPurpose, Usage, UsageTally
+from sessions.workspace_sessions import same_workspace
 
 CHUNKS_DIR = "chunks"
 # What the model reads for a tool call whose process died before it answered.
@@ -263,7 +264,7 @@ def list_sessions(workspace: Path | None = None) -> list[SessionInfo]:
         return []
     found = [session_info(d) for d in directories]
     if workspace is not None:
-        found = [s for s in found if s.workspace == str(workspace) or s.damaged]
+        found = [s for s in found if same_workspace(s.workspace, workspace) or s.damaged]
     return sorted(found, key=lambda s: s.last_active, reverse=True)
 
 

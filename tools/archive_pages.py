@@ -104,7 +104,7 @@ def _paginate(entries: Sequence[Entry], size: int) -> list[list[str]]:
     return pack_pages(items, size, BLOCK_SEPARATOR)
 
 
-def _render_page(
+def render_page(
     entries: Sequence[Entry], title: str, page: int, again: str, size: int
 ) -> tuple[str, dict[str, Any]]:
     """One page of a read: a title line, the blocks, and a footer saying how to go on."""
@@ -171,7 +171,7 @@ def _read_chunk(
     again = f"chunk={number}"
     again += f" from_id={from_id}" if from_id else ""
     again += f" to_id={to_id}" if to_id else ""
-    text, meta = _render_page(chosen, title, page, again, size)
+    text, meta = render_page(chosen, title, page, again, size)
     return text, {**meta, "chunk": number, "messages": len(chosen)}
 
 
@@ -211,7 +211,7 @@ def _read_message(
     if entry.original:
         title += ", the full original of an output shrunk in the live conversation"
     again = f"id={message_id}" + (f" chunk={chunk}" if chunk is not None else "")
-    text, meta = _render_page([entry], title, page, again, size)
+    text, meta = render_page([entry], title, page, again, size)
     return text, {**meta, "chunk": entry.chunk, "messages": 1}
 
 

@@ -32,6 +32,7 @@ from tools.archive_lookup import (
     who,
 )
 from tools.archive_pages import PAGE_FRAME_TOKENS, read_pages
+from tools.archive_project import list_sessions, read_session, search_sessions
 
 # Characters of a chunk's topics shown by action=list: a line, not a paragraph.
 MAX_TOPIC_CHARS = 200
@@ -40,6 +41,8 @@ MAX_TOPIC_CHARS = 200
 MAX_LISTED_CHUNKS = 300
 # What the tool can do: the `action` argument's values.
 ACTIONS = ("list", "search", "read")
+# Where it looks: this session's archive, or every session of the workspace (archive_project).
+SCOPES = ("session", "project")
 
 
 # -- list ---------------------------------------------------------------------------------------
@@ -157,7 +160,7 @@ def _action(args: dict[str, Any]) -> str:
     else list."""
     if "action" in args:
         return str(args["action"])
-    if "id" in args or "chunk" in args or "output" in args:
+    if any(key in args for key in ("id", "from_id", "chunk", "output")):
         return "read"
     if "query" in args:
         return "search"
@@ -179,6 +182,16 @@ _PARAMETERS: dict[str, Any] = {
         "output": {"type": "integer", "minimum": 1, "description": "read: a kept tool output."},
         "offset": {"type": "integer", "minimum": 1, "description": "output: first line."},
         "limit": {"type": "integer", "minimum": 1, "description": "output: most lines."},
+        "scope": {
+            "type": "string",
+            "enum": list(SCOPES),
+            "description": 'list/search: "session" (default) or "project": every session of '
+            "this workspace, earlier ones included.",
+        },
+        "session": {
+            "type": "string",
+            "description": "read (or search) one session of this workspace, by its id.",
+        },
     },
     "additionalProperties": False,
 }
@@ -195,7 +208,9 @@ class ArchiveReaderTool(Tool):
         "tool-call arguments). action=read: a `chunk` (optionally `from_id`/`to_id`), one "
         "message by `id` (as a stub cites it), or a kept `output` by number from line "
         "`offset`. Long reads come in pages. Default action: read with chunk, id or output, "
-        "search with query, else list."
+        "search with query, else list. scope=project lists and searches every earlier session "
+        "of this workspace too (what was said and done there); read their messages with "
+        "`session` and `id`."
     )
     parameters = _PARAMETERS
     read_only = True
@@ -210,8 +225,15 @@ class ArchiveReaderTool(Tool):
         if action == "search" and "query" not in args:
             raise ToolError("action=search needs `query` (a regex or words)")
         stop = threading.Event()
+        project = args.get("scope") == "project" or (action == "search" and "session" in args)
 
         def work() -> tuple[str, dict[str, Any]]:
+            if action == "read" and "session" in args:
+                return read_session(self.archive, args, ctx)
+            if project and action == "list":
+                return list_sessions(self.archive, ctx)
+            if project and action == "search":
+                return search_sessions(self.archive, args, ctx, stop)
             if action == "list":
                 return _list(self.archive)
             if action == "search":
