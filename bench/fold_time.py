@@ -34,13 +34,15 @@ WINDOWS = (16_000, 32_000)
 # Folds timed per window, each on a fresh agent and session holding the same history; the
 # median is the result.
 REPEATS = 5
-# The goal: one fold within 2 s at either window. The compression call is most of it: the
-# server streams a summary of the size pleat asks for (1,200 tokens at 16k, 2,400 at 32k) in
-# 7-character deltas, a few hundred to a thousand chunks through litellm; pleat's own steps
-# (count, choose the tail, archive, rebuild, journal) are tens of milliseconds. A local model
-# server takes seconds to write that summary; the goal is that pleat never adds more than
-# that much again.
-GOAL_SECONDS = 2.0
+# The goals. The compression call is most of a fold: the server streams a summary of the size
+# pleat asks for (1,200 tokens at 16k, 2,400 at 32k) in 7-character deltas, 700 to 1,400 chunks
+# through litellm (0.4 and 0.6-1.0 s on this machine idle, 0.9 and 1.7 s at a load of 6). A
+# local model server takes tens of seconds to write such a summary; what the transport and
+# pleat add to it stays under 3 s even on a loaded two-core machine.
+GOAL_SECONDS = 3.0
+# pleat's own steps (the fold less its model call: count, choose the tail, archive and fsync,
+# rebuild, journal) are 0.02-0.04 s; a quarter of a second would be a pause a user notices.
+GOAL_OWN_SECONDS = 0.25
 # The recorded sessions (committed, bench/data/README.md).
 DATA = ROOT / "bench" / "data" / "trajectories-dev60.jsonl.gz"
 # The scripted server's own rule of thumb (tests/support/scripted_server.py): characters per
@@ -157,7 +159,12 @@ def measure(window: int, recorded: list[Any], tmp: Path) -> dict[str, Any]:
 
 def main() -> None:
     recorded = longest_session()
-    results: dict[str, Any] = {"repeats": REPEATS, "goal_s": GOAL_SECONDS, "windows": {}}
+    results: dict[str, Any] = {
+        "repeats": REPEATS,
+        "goal_s": GOAL_SECONDS,
+        "goal_own_s": GOAL_OWN_SECONDS,
+        "windows": {},
+    }
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["PLEAT_HOME"] = str(Path(tmp) / "home")
         for window in WINDOWS:
@@ -176,7 +183,10 @@ def main() -> None:
             f"{row['median_s']:>9.2f}{row['model_call_median_s']:>14.2f}"
             f"{row['pleat_own_median_s']:>9.2f}"
         )
-    print(f"goal: a fold within {GOAL_SECONDS} s at each window")
+    print(
+        f"goals: a fold within {GOAL_SECONDS} s at each window, pleat's own share within "
+        f"{GOAL_OWN_SECONDS} s"
+    )
 
 
 if __name__ == "__main__":
