@@ -85,7 +85,7 @@ async def show_session(
     (when given), its id and model, its meter (`count`: now, in a thread; at start-up the
     warm-up counts it); start its SessionStart hooks (`source`: "startup", "resume", "clear"
     for /new, "fork") in the background (a prompt sent meanwhile waits for them)."""
-    from agent.turn.system_prompt import project_instructions
+    from agent.turn.instruction_files import instruction_notes
     from tui.transcript import describer, entries_from_history
 
     agent, session, controller = host.agent, host.session, host.controller
@@ -96,7 +96,7 @@ async def show_session(
         host.status.usage = None
     for note in notes or ():
         await host.conversation.add_notice(f"resumed with a repair: {note}")
-    for note in project_instructions(agent.context.workspace).skipped:
+    for note in instruction_notes(agent.context.workspace):
         await host.conversation.add_notice(note)
     show_tasks(host)
     host.status.session = session.id

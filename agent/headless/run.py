@@ -48,8 +48,8 @@ from agent.model.discovery import first_model
 from agent.permissions.policy import refuse_headless
 from agent.stop_signals import Stopped, on_stop_signals
 from agent.subagents.team import definition_notes
+from agent.turn.instruction_files import instruction_notes
 from agent.turn.loop import Agent
-from agent.turn.system_prompt import project_instructions
 from sessions.lock import SessionBusy
 from sessions.store import Session, SessionError
 
@@ -292,7 +292,7 @@ def run_headless(
         return EXIT_CONFIG
     for note in notes:
         print(f"pleat: resumed with a repair: {note}", file=sys.stderr)
-    for note in project_instructions(workspace).skipped:
+    for note in instruction_notes(workspace):
         print(f"pleat: {note}", file=sys.stderr)
     # Calls the mode and rules leave to ask are refused, with the fix (nobody to ask).
     permissions = permissions_from(config, full_auto=approve_everything)

@@ -28,6 +28,7 @@ from agent.turn import notes as notes
 from agent.turn.agent_hooks import AgentHooks
 from agent.turn.checkpoints import CheckpointRecorder
 from agent.turn.folds import Folds
+from agent.turn.nested_instructions import NestedInstructions
 from agent.turn.prompt_queue import PromptQueue
 from agent.turn.recorder import Recorder
 from agent.turn.reply_calls import ReplyCalls
@@ -97,6 +98,8 @@ class Agent:
         self.compactor = compactor(self) if compactor is not None else None
         self.hooks = AgentHooks(hooks, self)  # the user's commands at events (agent_hooks.py)
         self.folds = Folds(self)  # folds now and in the background, shrinks: agent/turn/folds.py
+        # A subdirectory's AGENTS.md, the first time a step reaches it: nested_instructions.py.
+        self.nested = NestedInstructions(self, workspace)
 
     def new_id(self) -> str:
         """The next stable message id of this session."""
@@ -186,6 +189,7 @@ class Agent:
     async def _turn(self) -> AsyncGenerator[Event, None]:
         for iteration in range(1, self.max_tool_iterations + 1):
             if iteration > 1:  # prompts the user sent meanwhile: this call reads them
+                await self.nested.after_tools()  # and the nested AGENTS.md the last step reached
                 for delivered in await self.hooks.deliver_queued(self._attach):
                     yield delivered
             reply: LLMReply | None = None

@@ -1,51 +1,13 @@
-"""The system prompt: who pleat is, the workspace, the platform, the tools, project instructions."""
+"""The system prompt: who pleat is, the workspace, the platform, the tools, instruction files."""
 
 from __future__ import annotations
 
 import platform
-from dataclasses import dataclass
 from pathlib import Path
 
-from tools.paths import workspace_root
+from agent.turn.instruction_files import project_instructions, user_instructions
 from tools.todo_list import TODO_TOOL_NAME
 from tools.web_fetch import WEB_FETCH_TOOL_NAME
-from tools.workspace_text import read_workspace_text
-
-# Project instruction files, in order of preference: AGENTS.md is the cross-agent convention
-# (Codex); CLAUDE.md is read when a project only has Claude Code's file.
-INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
-# Instruction files are read up to this many bytes, and cut there: they ride along in every
-# request, and a file this size (about 8k tokens) already costs more than most turns' own content.
-MAX_INSTRUCTIONS_BYTES = 32_000
-
-
-@dataclass(frozen=True)
-class Instructions:
-    """The project instruction file used (name and text, or None), and one line for each
-    instruction file skipped on the way (a symlink leading out, a pipe, a device ...)."""
-
-    name: str | None
-    text: str | None
-    skipped: tuple[str, ...]
-
-
-def project_instructions(workspace: Path) -> Instructions:
-    """The workspace's AGENTS.md, else CLAUDE.md: the first that is a regular file inside the
-    workspace (tools/workspace_text.py); the others are skipped with their reason."""
-    skipped: list[str] = []
-    for name in INSTRUCTION_FILES:
-        found = read_workspace_text(
-            workspace, workspace_root(workspace) / name, MAX_INSTRUCTIONS_BYTES
-        )
-        if found.skipped is not None:
-            skipped.append(f"project instructions skipped: {found.skipped}")
-        if found.text is None:
-            continue
-        text = found.text
-        if found.cut:
-            text += f"\n[... {name} cut at {MAX_INSTRUCTIONS_BYTES:,} bytes]"
-        return Instructions(name, text, tuple(skipped))
-    return Instructions(None, None, tuple(skipped))
 
 
 def system_prompt(workspace: Path, tool_names: list[str]) -> str:
@@ -77,6 +39,9 @@ def system_prompt(workspace: Path, tool_names: list[str]) -> str:
             f"{WEB_FETCH_TOOL_NAME}: http(s) only, the page comes back as markdown; it asks the "
             "user first unless a rule allows the URL.",
         )
+    mine = user_instructions()  # instruction files: agent/turn/instruction_files.py
+    if mine.text is not None:
+        lines += ["", "The user's own instructions, for every project:", mine.text.strip()]
     found = project_instructions(workspace)
     if found.text is not None:
         lines += ["", f"Project instructions from {found.name}:", found.text.strip()]

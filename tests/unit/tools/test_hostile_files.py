@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import tools.visible_files
-from agent.turn.system_prompt import MAX_INSTRUCTIONS_BYTES, project_instructions, system_prompt
+from agent.turn.instruction_files import MAX_INSTRUCTIONS_BYTES, project_instructions
+from agent.turn.system_prompt import system_prompt
 from tools.base import ToolContext
 from tools.search import GlobTool, GrepTool
 from tools.visible_files import visible_files
