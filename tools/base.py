@@ -14,6 +14,7 @@ from tools.call_summary import shown_arguments
 from tools.errors import ToolError as ToolError  # where tools have always found it
 from tools.image_file import LoadedImage
 from tools.output_budget import DEFAULT_OUTPUT_TOKENS, OutputBudget
+from tools.rereads import EarlierReads
 from tools.result_facts import FACTS_KEY, ResultFacts
 
 # How permission rules read a tool's main argument (agent/permissions/rules.py): a shell command
@@ -67,6 +68,9 @@ class ToolContext:
     # (web_fetch asks before following a redirect): the agent's permission rules, which a tool
     # cannot read itself (agent/permissions/policy.py). None: nobody to ask, every variant may run.
     same_permission: Callable[[dict[str, Any]], bool] | None = None
+    # The read_file results still in the live context, read-only (tools/rereads.py): a read of
+    # unchanged lines the model has is a note naming them. None: every read is a real one.
+    reads: EarlierReads | None = None
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,8 @@ from tools.output_budget import (
     tail_lines_that_fit,
 )
 from tools.paths import display_path, open_in_workspace, resolve_in_workspace
-from tools.result_facts import ResultFacts
+from tools.rereads import unchanged_note
+from tools.result_facts import ReadStamp, ResultFacts
 from tools.text_io import (
     BINARY_SNIFF_BYTES,
     decode_line,
@@ -59,6 +60,7 @@ class _Window:
     cut_lines: bool
     replaced: bool
     size: int  # bytes of the file
+    mtime_ns: int  # its modification time, as opened (a later read compares both)
     line_chars: int  # characters a line was cut to
     last_page: int = 0  # first line of the last window that fits, when the window is cut
 
@@ -117,6 +119,7 @@ def _read_window(
                 cut_lines=False,
                 replaced=False,
                 size=opened.st_size,
+                mtime_ns=opened.st_mtime_ns,
                 line_chars=line_chars,
             )
             chars = 0
@@ -276,8 +279,10 @@ class ReadFileTool(Tool):
     description = (
         "Read a text file of the workspace, lines numbered (number, tab, text): up to `limit` "
         f"lines (default {DEFAULT_LIMIT}) from line `offset` (1-based), as many as fit the "
-        "context; a note says how to read on. A PNG, JPEG, GIF or WebP image is shown to you as "
-        "an image (when this model accepts images); other binary files are refused."
+        "context; a note says how to read on. Lines you already have (their result still in "
+        "your context, the file unchanged) are not sent again: a note names that result. A PNG, "
+        "JPEG, GIF or WebP image is shown to you as an image (when this model accepts images); "
+        "other binary files are refused."
     )
     parameters = _PARAMETERS
     main_argument = "path"
@@ -301,6 +306,13 @@ class ReadFileTool(Tool):
         if isinstance(done, ToolOutput):
             return done
         window, rel, text = done
+        stamp = ReadStamp(offset, limit, window.size, window.mtime_ns)
+        if ctx.reads is not None and (earlier := ctx.reads.same_read(rel, stamp, text)):
+            note = unchanged_note(rel, earlier)
+            if len(note) < len(text):  # a few short lines are cheaper than the note
+                facts = ResultFacts(files_read=(rel,), unchanged_of=earlier.message_id)
+                said = {"path": rel, "unchanged_of": earlier.message_id}
+                return ToolOutput(note, meta=said, facts=facts)
         meta = {
             "path": rel,
             "first_line": window.first,
@@ -308,4 +320,4 @@ class ReadFileTool(Tool):
             "total_lines": window.total,
             "truncated": window.last < window.total or window.cut_lines,
         }
-        return ToolOutput(text, meta=meta, facts=ResultFacts(files_read=(rel,)))
+        return ToolOutput(text, meta=meta, facts=ResultFacts(files_read=(rel,), read_stamp=stamp))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from sessions.paths import is_session_id
 
@@ -14,6 +14,17 @@ FACTS_KEY = "facts"
 
 # The three kinds of file a result can name, as the compaction ledger lists them.
 FileKind = Literal["read", "written", "edited"]
+
+
+class ReadStamp(NamedTuple):
+    """What one read_file call read: the lines asked for (its offset and limit, defaults filled
+    in) and the file as it was opened (its size in bytes and modification time in nanoseconds).
+    A later read with the same stamp whose text is the same is not sent again (tools/rereads.py)."""
+
+    offset: int
+    limit: int
+    size: int
+    mtime_ns: int
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,12 @@ class ResultFacts:
     # user's no) or "hook" (a PreToolUse hook); "" when it ran. The json output's
     # permission_denials list these (agent/headless/json_report.py).
     refused: str = ""
+    # A read_file result: what it read, so a later read of the same lines of the unchanged file
+    # is a note naming this result instead of its text again (tools/rereads.py).
+    read_stamp: ReadStamp | None = None
+    # A read_file note: the id of the earlier result whose text this read would have repeated.
+    # A fold's dedup of repeated calls never lets a note supersede that result (cheap_tier.py).
+    unchanged_of: str | None = None
 
     def files(self) -> tuple[tuple[FileKind, tuple[str, ...]], ...]:
         """The file lists by kind."""
@@ -104,6 +121,14 @@ class ResultFacts:
             value = data.get(key)
             return value if isinstance(value, str) and is_session_id(value) else None
 
+        def stamp(key: str) -> ReadStamp | None:
+            value = data.get(key)
+            if not isinstance(value, list | tuple) or len(value) != len(ReadStamp._fields):
+                return None
+            if not all(type(part) is int for part in value):
+                return None
+            return ReadStamp(*value)
+
         def paths(key: str) -> tuple[str, ...]:
             value = data.get(key)
             if not isinstance(value, list | tuple):
@@ -122,6 +147,8 @@ class ResultFacts:
             text_after_output=text("text_after_output"),
             subsession=session("subsession"),
             refused=text("refused"),
+            read_stamp=stamp("read_stamp"),
+            unchanged_of=text("unchanged_of") or None,
         )
 
     @classmethod

@@ -241,6 +241,8 @@ def claude_response(
             "isImage": False,
             "exit_code": facts.exit_code,
         }
+    elif claude == "Read" and output.facts.unchanged_of:  # a note (tools/rereads.py)
+        shape = {"type": "file_unchanged", "file": {"filePath": path}}  # as Claude Code's
     elif claude == "Read":
         first, last = meta.get("first_line", 1), meta.get("last_line", 0)
         kind = "image" if output.images else "text"

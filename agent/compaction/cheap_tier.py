@@ -9,6 +9,10 @@ from collections.abc import Set as AbstractSet
 
 from agent.compaction.shrink import shrink_stub
 from sessions.messages import Message, ToolCall
+from tools.result_facts import ResultFacts
+
+# The facts of a result that has none (journaled before tools reported facts).
+_NONE = ResultFacts()
 
 
 def _calls_by_id(messages: Sequence[Message]) -> dict[str, ToolCall]:
@@ -30,17 +34,20 @@ def shrink_tail(
     results = [i for i, m in enumerate(tail) if m.role == "tool"]
     fresh = set(results[-fresh_results:]) if fresh_results else set()
     fresh |= {i for i in results if tail[i].id in unread}
+    # read_file's notes (tools/rereads.py): one line each, kept as they are; the result a note
+    # names holds the text, so a note never supersedes it.
+    notes = {i for i in results if (ResultFacts.of_message(tail[i].meta) or _NONE).unchanged_of}
     newest_by_call: dict[tuple[str, str], int] = {}
     for index in results:
         call = calls.get(tail[index].tool_call_id or "")
-        if call is not None:
+        if call is not None and index not in notes:
             newest_by_call[(call.name, call.arguments)] = index
     new_tail: list[Message] = []
     shrunk: list[Message] = []
     for index, message in enumerate(tail):
         call = calls.get(message.tool_call_id or "") if message.role == "tool" else None
-        if "shrunk_to_chunk" in message.meta:
-            call = None  # already a stub; its original is archived in that chunk
+        if "shrunk_to_chunk" in message.meta or index in notes:
+            call = None  # already a stub (its original is archived in that chunk), or a note
         text = message.content or ""
         stub: str | None = None
         superseded = (

@@ -1,4 +1,5 @@
-"""The context a tool run gets: its output bounded by the model's window, shared in a reply."""
+"""The context a tool run gets: its output bounded by the model's window, shared in a reply, and
+a read-only view of the read results the model still has (tools/rereads.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from agent.compaction.engine import Compactor
 from sessions.messages import Message
 from tools.base import ToolContext
 from tools.output_budget import MIN_OUTPUT_TOKENS, OutputBudget
+from tools.rereads import LiveReads
 
 # Parallel calls of one reply share one result's budget, down to this fraction of it each: a
 # reply of many reads then still fits the window, and a few reads each get a useful page.
@@ -21,7 +23,9 @@ def tool_context(
     a whole result's budget: past that, the last rung shrinks what does not fit); unchanged
     without a compactor (no window known). A whole result is the policy's share of the window,
     or less in a small window: no more than fits once a fold has made room (the system prompt,
-    the tools and a summary stay), so the model reads it unstubbed."""
+    the tools and a summary stay), so the model reads it unstubbed. The reads of `history` (the
+    live one) are the tool's to see: an unchanged re-read of what it holds is a note."""
+    base = dataclasses.replace(base, reads=LiveReads(history))
     if compactor is None:
         return base
     room = max(MIN_OUTPUT_TOKENS, compactor.result_room(history))

@@ -23,7 +23,7 @@ from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tools.base import ToolContext, ToolOutput
 from tools.output_budget import OutputBudget
 from tools.registry import default_registry
-from tools.result_facts import FACTS_KEY, ResultFacts
+from tools.result_facts import FACTS_KEY, ReadStamp, ResultFacts
 
 # A budget small enough that a few thousand lines of output are cut (tokens).
 SMALL_BUDGET = 600
@@ -63,7 +63,9 @@ async def test_file_tools_name_their_files(ctx: ToolContext, workspace: Path) ->
     )
     assert edited.facts == ResultFacts(files_edited=("pkg/notes.md",))
     read = await run(ctx, "read_file", {"path": str(workspace / "pkg" / "notes.md")})
-    assert read.facts == ResultFacts(files_read=("pkg/notes.md",))
+    info = (workspace / "pkg" / "notes.md").stat()
+    stamp = ReadStamp(1, 2000, info.st_size, info.st_mtime_ns)  # the lines asked, the file read
+    assert read.facts == ResultFacts(files_read=("pkg/notes.md",), read_stamp=stamp)
     missing = await run(ctx, "read_file", {"path": "nowhere.py"})
     assert missing.is_error and missing.facts == ResultFacts()  # nothing was read
 
@@ -131,8 +133,9 @@ async def test_the_agent_keeps_the_facts_on_its_tool_messages(
     )
     _ = [event async for event in agent.run_turn("run it")]
     results = [m for m in agent.history if m.role == "tool"]
+    info = (workspace / "a.py").stat()
     assert [ResultFacts.of_message(m.meta) for m in results] == [
-        ResultFacts(files_read=("a.py",)),
+        ResultFacts(files_read=("a.py",), read_stamp=ReadStamp(1, 2000, 9, info.st_mtime_ns)),
         ResultFacts(exit_code=4, text_after_output="\nexit code: 4"),
     ]
     assert [m.meta["is_error"] for m in results] == [False, True]

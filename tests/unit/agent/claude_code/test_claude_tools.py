@@ -176,3 +176,10 @@ def test_a_failed_call_gives_its_error(workspace: Path) -> None:
     failed = ToolOutput("no such file", is_error=True)
     response = claude_response("read_file", {"path": "x"}, failed, workspace)
     assert response == {"error": "no such file", "output": "no such file", "is_error": True}
+
+
+def test_a_read_of_lines_the_model_has_is_claude_codes_file_unchanged(workspace: Path) -> None:
+    note = ToolOutput("[pleat: a.py is unchanged ...]", facts=ResultFacts(unchanged_of="m4"))
+    response = claude_response("read_file", {"path": "a.py"}, note, workspace)
+    assert response["type"] == "file_unchanged"  # tools/rereads.py's note
+    assert response["file"] == {"filePath": str(workspace.resolve() / "a.py")}

@@ -30,6 +30,7 @@ from sessions.messages import (
     unread_results,
 )
 from tests.support.invariants import assert_history_valid, assert_provider_valid
+from tools.result_facts import FACTS_KEY, ReadStamp, ResultFacts
 
 
 def count(message: Message) -> int:
@@ -171,6 +172,23 @@ def test_stale_big_outputs_become_stubs_and_repeats_keep_the_newest() -> None:
     assert results[2].content == "r" * 10
     assert "chunk 7" in results[0].content and results[0].id in results[0].content
     assert [m.content for m in shrunk] == ["r" * 5000, "r" * 5000]
+
+
+def test_a_read_note_never_supersedes_the_result_it_names() -> None:
+    """read_file's note for an unchanged re-read (tools/rereads.py) has the same call as the
+    result it names: the fold keeps that result (it holds the text) and the note as they are."""
+    read = ResultFacts(files_read=("a.py",), read_stamp=ReadStamp(1, 2000, 5000, 1))
+    steps = [(read, "r" * 5000), (ResultFacts(unchanged_of="m2"), "[pleat: unchanged]")]
+    tail: list[Message] = []
+    for fact, text in steps:
+        call = ToolCall(f"c{len(tail)}", "read_file", '{"path": "a.py"}')
+        tail.append(Message(role="assistant", tool_calls=(call,), id=f"m{len(tail) + 1}"))
+        meta = {"is_error": False, FACTS_KEY: fact.to_dict()}
+        result = Message("tool", text, tool_call_id=call.id, name=call.name, meta=meta)
+        result.id = f"m{len(tail) + 1}"
+        tail.append(result)
+    new_tail, shrunk = shrink_tail(tail, chunk=1, stale_chars=10_000, fresh_results=1)
+    assert new_tail == tail and shrunk == []
 
 
 @settings(max_examples=40, deadline=None)
