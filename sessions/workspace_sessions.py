@@ -135,6 +135,18 @@ def _ref(directory: Path, workspace: Path) -> SessionRef | None:
     )
 
 
+def recorded_workspace(directory: Path) -> Path | None:
+    """The workspace a session's header recorded (None when it cannot be read): what the
+    chunk browser searches beside it."""
+    try:
+        with open_journal(directory) as journal:
+            header = _header(journal)
+    except (OSError, Unreadable):
+        return None
+    recorded = header.get("workspace") if header is not None else None
+    return Path(recorded) if isinstance(recorded, str) and recorded else None
+
+
 def workspace_sessions(workspace: Path) -> list[SessionRef]:
     """The sessions of `workspace` (resolved), newest first by last activity. Session folders
     that are symlinks, and sessions whose journal is damaged or unreadable, are left out."""

@@ -8,11 +8,14 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from sessions.paths import data_home
-from tools.paths import workspace_root
+from tools.base import ToolError
+from tools.paths import open_in_workspace, resolve_in_workspace, workspace_root
 from tools.workspace_text import read_workspace_text
 
 # Instruction file names, in order of preference in each directory: AGENTS.md is the
@@ -20,6 +23,9 @@ from tools.workspace_text import read_workspace_text
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 # The user-wide file, in PLEAT_HOME (Codex keeps its own in ~/.codex/AGENTS.md).
 USER_FILE = "AGENTS.md"
+# Characters of a note a `#` prompt adds to the project's file: a rule is a line or a paragraph;
+# a longer text is a prompt sent by mistake, and is refused rather than written.
+MAX_NOTE_CHARS = 4_000
 # Instruction files are read up to this many bytes, and cut there: they ride along in every
 # request, and a file this size (about 8k tokens) already costs more than most turns' own content.
 MAX_INSTRUCTIONS_BYTES = 32_000
@@ -88,3 +94,43 @@ def directories_of(file: str) -> list[str]:
 def instruction_notes(workspace: Path) -> list[str]:
     """Why an instruction file of the system prompt was skipped, one line each (said at start)."""
     return [*user_instructions().skipped, *project_instructions(workspace).skipped]
+
+
+class NoteRefused(Exception):
+    """A note that was not added: one line saying why; the file is unchanged."""
+
+
+def note_target(workspace: Path) -> str:
+    """The project file a note goes to: the root file in use, else a new AGENTS.md."""
+    return project_instructions(workspace).name or INSTRUCTION_FILES[0]
+
+
+def append_note(workspace: Path, note: str) -> str:
+    """Add `note` (a `#` prompt's text) at the end of the project's instruction file, as a list
+    item when it is one line; returns the file's name. The file is written only where it is a
+    regular file inside the workspace, reached without a symlink. Raises NoteRefused."""
+    text = note.strip()
+    if not text:
+        raise NoteRefused("the note is empty: write it after the #")
+    if len(text) > MAX_NOTE_CHARS:
+        raise NoteRefused(f"the note is over {MAX_NOTE_CHARS:,} characters: not added")
+    name = note_target(workspace)
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY
+    try:
+        fd = open_in_workspace(workspace, resolve_in_workspace(workspace, name), flags, name)
+    except (OSError, ToolError) as error:
+        why = error.strerror if isinstance(error, OSError) else str(error)
+        raise NoteRefused(f"{name} cannot be written: {why}") from None
+    try:
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
+            raise NoteRefused(f"{name} is not a regular file: not written")
+        ends_a_line = found.st_size == 0 or os.pread(fd, 1, found.st_size - 1) == b"\n"
+        item = f"- {text}" if "\n" not in text else text
+        added = ("" if ends_a_line else "\n") + item + "\n"
+        os.write(fd, added.encode("utf-8", errors="replace"))  # a lone surrogate becomes "?"
+    except OSError as error:
+        raise NoteRefused(f"{name} cannot be written: {error.strerror or error}") from None
+    finally:
+        os.close(fd)
+    return name

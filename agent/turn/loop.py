@@ -151,6 +151,7 @@ class Agent:
                 note
             )  # plan mode (or its end), said with the prompt: agent/permissions/plan_mode.py
         self.hooks.add_context()  # what SessionStart and UserPromptSubmit hooks printed
+        self.nested.add_notes()  # what the user added to AGENTS.md since (`#` prompts)
         if (problem := await self.safe_point()) is not None:
             yield problem
             self._end_without_reply(notes.UNRECORDED_NOTE)

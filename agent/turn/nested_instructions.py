@@ -1,13 +1,15 @@
-"""A subdirectory's AGENTS.md joins the conversation when the model first reads or edits a file
-under it (Codex's hierarchy: the nearest file speaks last, so it wins where they differ)."""
+"""Instructions joining a session mid-way: a subdirectory's AGENTS.md, and the user's `#` notes."""
 
-# The system prompt never changes mid-session (the provider's prompt cache must hold), so a
-# nested file comes as an injected user message, right after the tool results of the step that
-# touched its directory, before the next model call. A file is sent once while its message is
-# in the live conversation: when a fold takes that message into a chunk, the file is sent again
-# the next time the model touches its directory, since the model no longer has it word for word.
-# What a step read or edited is taken from the results' facts (tools/result_facts.py), so only
-# files the tools really read, wrote or edited count, never a refused or failed call.
+# A subdirectory's file joins when the model first reads or edits a file under it (Codex's
+# hierarchy: the nearest file speaks last, so it wins where they differ). The system prompt never
+# changes mid-session (the provider's prompt cache must hold), so a nested file comes as an
+# injected user message, right after the tool results of the step that touched its directory,
+# before the next model call. A file is sent once while its message is in the live
+# conversation: when a fold takes that message into a chunk, the file is sent again the next
+# time the model touches its directory, since the model no longer has it word for word. What a
+# step read or edited is taken from the results' facts (tools/result_facts.py), so only files
+# the tools really read, wrote or edited count, never a refused or failed call. A `#` note the
+# user adds to the project's file is told to the model with the next prompt.
 
 from __future__ import annotations
 
@@ -100,6 +102,10 @@ class NestedInstructions:
         self.joined: dict[str, Joined] = {}
         # Why a nested file was not read (a symlink leading out, a pipe ...), one line each.
         self.skipped: list[str] = []
+        # Notes the user added to the project's file since the last prompt (`#` prompts), and
+        # that file's name.
+        self.notes: list[str] = []
+        self.notes_file = ""
 
     def _find(self, files: Sequence[str], held: set[str]) -> list[tuple[str, str, Path]]:
         """(name, text, path) of the files to send, outermost first (blocking: in a thread)."""
@@ -150,3 +156,17 @@ class NestedInstructions:
             held = message.meta.get(INSTRUCTIONS_KEY) if message.role == "user" else None
             names |= {n for n in held if isinstance(n, str)} if isinstance(held, list) else set()
         return sorted(names, key=lambda name: (name.count("/"), name))
+
+    def note(self, name: str, text: str) -> None:
+        """A note the user just added to the project's file `name` (a `#` prompt): the model
+        is told with the next prompt, since the system prompt keeps the file as it was."""
+        self.notes.append(f"- {text.strip()}" if "\n" not in text.strip() else text.strip())
+        self.notes_file = name
+
+    def add_notes(self) -> None:
+        """After a prompt: the notes added since, as one injected message."""
+        if not self.notes:
+            return
+        added, self.notes = "\n".join(self.notes), []
+        text = f"[pleat: the user added to {self.notes_file}, for this and later sessions]\n{added}"
+        self.agent.add(Message(role="user", content=text, meta={"injected": True}))

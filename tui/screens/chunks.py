@@ -41,6 +41,7 @@ class ChunkBrowserScreen(Screen[None]):
         Binding("ctrl+f", "focus_search", "Search"),
         Binding("ctrl+n", "page(1)", "Next page"),
         Binding("ctrl+b", "page(-1)", "Previous page"),
+        Binding("ctrl+o", "every_session", "Every session"),
     ]
 
     def __init__(self, archive: ChunkArchive, select: int | None = None) -> None:
@@ -206,6 +207,12 @@ class ChunkBrowserScreen(Screen[None]):
 
     def action_focus_search(self) -> None:
         self.query_one("#chunk-search", Input).focus()
+
+    def action_every_session(self) -> None:
+        """The project scope: every session of this workspace (tui/screens/project_search.py)."""
+        from tui.screens.project_search import ProjectSearchScreen
+
+        self.app.push_screen(ProjectSearchScreen(self.archive))
 
     def action_close(self) -> None:
         self.dismiss(None)
