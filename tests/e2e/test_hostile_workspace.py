@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.constants import TEST_MODEL
+from tests.support.pleat_process import PLEAT, pleat_bytes, process_environment
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
-# Slow (runs pleat as a process, twice): left out of the fast set.
+# Slow (pleat as a process, then in process): left out of the fast set.
 pytestmark = pytest.mark.slow
 
 # The provider key, given only through the provider's usual variable (no --api-key, no config).
@@ -104,26 +104,33 @@ class HostileModel:
         return Text(HOSTILE_ANSWER)
 
 
+# The run's environment beside this process's: the key only in the provider's usual variable,
+# and a secret-named variable that is not the key.
+SECRETS = {"OPENAI_API_KEY": KEY, "DEPLOY_SECRET": OTHER_SECRET}
+
+
+def hostile_args(workspace: Path, server: ScriptedServer, *extra: str) -> list[str]:
+    return [
+        "--model", TEST_MODEL,
+        "--api-base", server.base_url,
+        "--context-window", "6000",
+        "--cwd", str(workspace),
+        "--yes",
+        *extra,
+    ]  # fmt: skip
+
+
 def run_pleat(
     workspace: Path, server: ScriptedServer, *extra: str
 ) -> subprocess.CompletedProcess[bytes]:
-    environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    environ |= {"OPENAI_API_KEY": KEY, "DEPLOY_SECRET": OTHER_SECRET}
+    """A real process: its commands read its /proc/<pid>/environ and cmdline."""
     return subprocess.run(
-        [
-            sys.executable, "-m", "tui.main",
-            "--model", TEST_MODEL,
-            "--api-base", server.base_url,
-            "--context-window", "6000",
-            "--cwd", str(workspace),
-            "--yes",
-            *extra,
-        ],
-        env=environ,
+        [*PLEAT, *hostile_args(workspace, server, *extra)],
+        env=process_environment(SECRETS),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         timeout=RUN_TIMEOUT_SECONDS,
-    )  # fmt: skip
+    )
 
 
 def files_below(*roots: Path) -> list[Path]:
@@ -145,7 +152,10 @@ def test_a_whole_session_in_a_hostile_workspace(
     model = HostileModel()
     with ScriptedServer(api_key=KEY, models={TEST_MODEL}, fallback=model) as server:
         first = run_pleat(workspace, server, "-p", "walk the workspace")
-        second = run_pleat(workspace, server, "--continue", "-p", "what did we do?")
+        # The session continued in process: nothing in it reads /proc.
+        second = pleat_bytes(
+            *hostile_args(workspace, server, "--continue", "-p", "what did we do?"), env=SECRETS
+        )
         bodies = [str(request.body) for request in server.requests]
         last_request = server.requests[-1].messages
 
