@@ -9,7 +9,8 @@
 # time the model touches its directory, since the model no longer has it word for word. What a
 # step read or edited is taken from the results' facts (tools/result_facts.py), so only files
 # the tools really read, wrote or edited count, never a refused or failed call. A `#` note the
-# user adds to the project's file is told to the model with the next prompt.
+# user adds to the project's file is told to the model with the next prompt, and again after a
+# fold took that message away.
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ from tools.result_facts import ResultFacts
 # The meta key of the injected message: the workspace-relative paths of the files it carries
 # (and of those it only names, when they did not fit).
 INSTRUCTIONS_KEY = "instructions"
+# The meta key of the message telling the model of `#` notes: the notes it carries.
+NOTES_KEY = "notes"
 # Characters of instruction text one step adds, all files together: the cap of one file, so a
 # step touching many directories adds no more than the root file may. The nearest file always
 # comes (already cut to that cap), the next nearest while they fit; those left out are named
@@ -102,8 +105,8 @@ class NestedInstructions:
         self.joined: dict[str, Joined] = {}
         # Why a nested file was not read (a symlink leading out, a pipe ...), one line each.
         self.skipped: list[str] = []
-        # Notes the user added to the project's file since the last prompt (`#` prompts), and
-        # that file's name.
+        # The notes the user added to the project's file in this run (`#` prompts), and that
+        # file's name.
         self.notes: list[str] = []
         self.notes_file = ""
 
@@ -164,9 +167,16 @@ class NestedInstructions:
         self.notes_file = name
 
     def add_notes(self) -> None:
-        """After a prompt: the notes added since, as one injected message."""
-        if not self.notes:
+        """After a prompt: this run's notes the live history does not hold (new ones, or ones a
+        fold took into a chunk), as one injected message."""
+        held: set[str] = set()
+        for message in self.agent.history:
+            if isinstance(noted := message.meta.get(NOTES_KEY), list):
+                held |= {note for note in noted if isinstance(note, str)}
+        missing = [note for note in self.notes if note not in held]
+        if not missing:
             return
-        added, self.notes = "\n".join(self.notes), []
-        text = f"[pleat: the user added to {self.notes_file}, for this and later sessions]\n{added}"
-        self.agent.add(Message(role="user", content=text, meta={"injected": True}))
+        said = f"[pleat: the user added to {self.notes_file}, for this and later sessions]"
+        text = "\n".join([said, *missing])
+        meta = {"injected": True, NOTES_KEY: missing}
+        self.agent.add(Message(role="user", content=text, meta=meta))

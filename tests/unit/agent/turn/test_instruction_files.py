@@ -1,6 +1,6 @@
 """The instruction files' loader: the user's own file in the system prompt, hostile nested files
-skipped without blocking, only what a tool really read or edited counting, and one step's text
-bounded, the nearest files first."""
+skipped without blocking, only what a tool really read or edited counting, one step's text
+bounded, the nearest files first; `#` notes written safely and told to the model."""
 
 from __future__ import annotations
 
@@ -8,12 +8,16 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from agent.turn.instruction_files import (
     MAX_INSTRUCTIONS_BYTES,
+    NoteRefused,
+    append_note,
     directories_of,
     instruction_notes,
 )
-from agent.turn.nested_instructions import INSTRUCTIONS_KEY, NestedInstructions
+from agent.turn.nested_instructions import INSTRUCTIONS_KEY, NOTES_KEY, NestedInstructions
 from agent.turn.system_prompt import system_prompt
 from sessions import messages as msg
 from sessions.messages import Message, ToolCall
@@ -110,3 +114,43 @@ async def test_one_step_adds_at_most_one_files_worth_the_nearest_first(workspace
     step(host, ("edit_file", False, ResultFacts(files_edited=("a/b/c.py",))))
     assert await nested.after_tools() is None  # both are in the conversation (one by name)
     assert nested.in_use() == ["a/AGENTS.md", "a/b/AGENTS.md"]
+
+
+def test_a_note_goes_to_the_file_in_use_and_never_through_a_symlink_or_a_pipe(
+    workspace: Path, tmp_path: Path
+) -> None:
+    assert append_note(workspace, "  use tabs  ") == "AGENTS.md"  # none yet: AGENTS.md made
+    assert (workspace / "AGENTS.md").read_text() == "- use tabs\n"
+    (workspace / "AGENTS.md").unlink()
+    (workspace / "CLAUDE.md").write_text("Claude's rules")  # the file in use, without a newline
+    assert append_note(workspace, "line one\nline two") == "CLAUDE.md"
+    assert (workspace / "CLAUDE.md").read_text() == "Claude's rules\nline one\nline two\n"
+    (workspace / "AGENTS.md").symlink_to(tmp_path / "outside.md")
+    (workspace / "CLAUDE.md").unlink()
+    with pytest.raises(NoteRefused, match="outside the workspace"):
+        append_note(workspace, "x")
+    assert not (tmp_path / "outside.md").exists()
+    (workspace / "AGENTS.md").unlink()
+    os.mkfifo(workspace / "AGENTS.md")
+    with pytest.raises(NoteRefused, match="not a regular file"):
+        append_note(workspace, "x")
+    with pytest.raises(NoteRefused, match="empty"):
+        append_note(workspace, "   ")
+
+
+def test_a_note_is_told_once_and_again_after_a_fold_took_it(workspace: Path) -> None:
+    host = History()
+    nested = NestedInstructions(host, workspace)
+    nested.note("AGENTS.md", "never edit vendor/")
+    host.add(msg.user("hello"))
+    nested.add_notes()
+    assert host.history[-1].meta[NOTES_KEY] == ["- never edit vendor/"]
+    host.add(msg.user("again"))
+    nested.add_notes()
+    assert host.history[-1].content == "again"
+    del host.history[1:]  # a fold took them into a chunk
+    host.add(msg.user("after the fold"))
+    nested.add_notes()
+    assert host.history[-1].content == (
+        "[pleat: the user added to AGENTS.md, for this and later sessions]\n- never edit vendor/"
+    )
