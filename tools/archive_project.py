@@ -6,7 +6,14 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from sessions.archive_query import MAX_COUNTED_MATCHES, MAX_HITS, Entry, QueryError, compile_query
+from sessions.archive_query import (
+    MAX_COUNTED_MATCHES,
+    MAX_HITS,
+    Entry,
+    QueryError,
+    compile_query,
+    unreadable_reason,
+)
 from sessions.archive_query import SearchCancelled as Cancelled
 from sessions.project_archive import (
     ProjectHit,
@@ -155,7 +162,7 @@ def read_session(
     try:
         messages, cut = session_messages(ref, first, last)
     except (OSError, Unreadable) as exc:
-        raise ToolError(f"session {ref.id} cannot be read: {exc}") from None
+        raise ToolError(f"session {ref.id} cannot be read: {unreadable_reason(exc)}") from None
     if not messages:
         raise ToolError(f"no message {first} in session {ref.id} (ids come from its hits)")
     if last is not None and messages[-1].id != last and not cut:
