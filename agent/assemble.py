@@ -11,6 +11,7 @@ from pathlib import Path
 from agent.config import Config
 from agent.hooks.runner import HookRunner, HookSet
 from agent.mcp.manager import McpServers
+from agent.mcp.tool_search import SearchOffer
 from agent.model.llm import LLM
 from agent.permissions.modes import starting_mode
 from agent.permissions.plan_mode import ExitPlanModeTool, PlanReviewer, review_headless
@@ -83,6 +84,7 @@ def build_agent(
     registry.register(ExitPlanModeTool(permissions, review_plan))  # in every mode: same tools
     if mcp is not None:
         registry.add_source(mcp)
+        registry.add_source(SearchOffer(mcp))  # tool_search, once tools are left out
     # Every key pleat knows, from any source (config file, PLEAT_API_KEY, --api-key, provider
     # variables such as OPENAI_API_KEY, any secret-named variable) never reaches disk, even when
     # a prompt or a file read holds it.

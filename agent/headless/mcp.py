@@ -32,6 +32,7 @@ def headless_servers(
     in the TUI or the run approves everything (--yes); otherwise one line says they were not
     started and how to allow them."""
     servers = McpServers(workspace, configured)
+    servers.searchable = False  # one turn: what tool_search found could never join
     project = read_project_servers(workspace)
     if project is None:
         return servers

@@ -11,12 +11,20 @@ stderr headless). A decision holds while the window does: a tool offered stays o
 out stays out, so the tool list (and the provider's prompt cache) stays the same. When the
 window changes (/model), the share is taken again: on a smaller one the last tools taken leave
 until the rest fit (said in a note), on a larger one those that did not fit are tried again.
+
+A tool left out is not lost: the tool_search tool (agent/mcp/tool_search.py) finds it by name or
+description, and bring_in() offers it from the next turn on. It joins within the share and the
+count, never beyond them: the share is what keeps a fold able to make room (above), and the count
+is the provider's. Room is made by the tools the model has neither called nor found, the last
+taken first (they leave, and a search finds them again); a found tool that would not fit even
+then stays out, and the search says why. A smaller window sends those same tools away first.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 
 from agent.mcp.tool import McpTool
@@ -37,12 +45,23 @@ SHOWN_NAMES = 12
 Reason = Literal["count", "budget"]
 
 
+@dataclass
+class Brought:
+    """What bring_in() did: the tools that now join, those that gave way to them, and those that
+    stay out (with why)."""
+
+    joined: list[McpTool] = field(default_factory=list)
+    gave_way: list[McpTool] = field(default_factory=list)
+    refused: list[tuple[McpTool, Reason]] = field(default_factory=list)
+
+
 class Admission:
     """The decisions so far: the tools offered, those left out, each schema's tokens."""
 
     def __init__(self) -> None:
         self.offered: dict[str, McpTool] = {}
         self.left_out: dict[str, Reason] = {}
+        self.found: set[str] = set()  # tools offered because a search found them
         self._costs: dict[str, int] = {}
         self._usable: Callable[[], int] | None = None  # the usable window, in tokens
         self._count: Callable[[str], int] | None = None  # tokens of a text
@@ -103,11 +122,22 @@ class Admission:
             self.offered[tool.name] = tool
         return dropped
 
+    def _spare(self) -> list[str]:
+        """The offered tools that give way first: neither called nor found, the last taken
+        first."""
+        return [
+            name
+            for name in reversed(self.offered)
+            if name not in self.found and not self.offered[name].called
+        ]
+
     def _trim(self, cap: int) -> list[tuple[McpTool, Reason]]:
-        """Leave out the last tools taken until the offered ones fit in `cap` tokens."""
+        """Leave out tools until the offered ones fit in `cap` tokens: the spare ones first, then
+        the rest, the last taken first."""
         used = sum(self.cost(tool) for tool in self.offered.values())
         dropped: list[tuple[McpTool, Reason]] = []
-        for name in reversed(list(self.offered)):
+        spare = self._spare()
+        for name in [*spare, *(n for n in reversed(self.offered) if n not in spare)]:
             if used <= cap:
                 break
             tool = self.offered.pop(name)
@@ -116,9 +146,45 @@ class Admission:
             dropped.append((tool, "budget"))
         return dropped[::-1]
 
+    def bring_in(self, tools: Sequence[McpTool]) -> Brought:
+        """Offer `tools` (left out so far; a search found them), each while the count and the
+        share allow once the spare tools have given way (see the module). Called between
+        requests: what it changes reaches the model at the next sync of the registry."""
+        brought = Brought()
+        cap = self.cap()
+        for tool in tools:
+            if tool.name in self.offered or tool.name not in self.left_out:
+                continue
+            spare = self._spare()
+            used = sum(self.cost(t) for t in self.offered.values()) if cap is not None else 0
+            freed = sum(self.cost(self.offered[name]) for name in spare) if cap is not None else 0
+            need = self.cost(tool) if cap is not None else 0
+            if len(self.offered) - len(spare) >= MAX_MCP_TOOLS:
+                brought.refused.append((tool, "count"))
+                continue
+            if cap is not None and used - freed + need > cap:
+                brought.refused.append((tool, "budget"))
+                continue
+            while spare and (
+                len(self.offered) >= MAX_MCP_TOOLS or (cap is not None and used + need > cap)
+            ):
+                why: Reason = "count" if len(self.offered) >= MAX_MCP_TOOLS else "budget"
+                gone = self.offered.pop(spare.pop(0))
+                used -= self.cost(gone) if cap is not None else 0
+                self.left_out[gone.name] = why
+                brought.gave_way.append(gone)
+            del self.left_out[tool.name]
+            self.offered[tool.name] = tool
+            self.found.add(tool.name)
+            brought.joined.append(tool)
+        return brought
 
-def left_out_note(tools: Sequence[McpTool], reason: Reason, cap: int | None) -> str:
-    """One line saying which tools of one server were left out, and why."""
+
+def left_out_note(
+    tools: Sequence[McpTool], reason: Reason, cap: int | None, searchable: bool = False
+) -> str:
+    """One line saying which tools of one server were left out, and why (and, when the model
+    has tool_search, that it finds them)."""
     names = [tool.remote for tool in tools]
     shown = ", ".join(names[:SHOWN_NAMES])
     if len(names) > SHOWN_NAMES:
@@ -132,4 +198,5 @@ def left_out_note(tools: Sequence[McpTool], reason: Reason, cap: int | None) -> 
             f"the MCP tools' schemas may take {share} ({cap or 0:,} tokens) together, and these "
             "would go past it"
         )
-    return f"{count} not offered ({shown}): {why}"
+    found = "; tool_search finds them, to join at the next turn" if searchable else ""
+    return f"{count} not offered ({shown}): {why}{found}"

@@ -21,6 +21,7 @@ from agent.mcp.admission import Admission, Reason, left_out_note
 from agent.mcp.server import McpServer
 from agent.mcp.settings import ServerSettings
 from agent.mcp.tool import McpTool
+from agent.mcp.tool_search import MAX_FOUND, Found, ranked
 
 Listener = Callable[[McpServer], None]
 # The reasons a tool is left out, in the order their notes are given.
@@ -40,6 +41,9 @@ class McpServers:
         self._taken: set[str] = set()  # every tool name given, so no two servers share one
         self.admission = Admission()
         self._given: set[str] = set()  # the tools handed to the registry (the model's)
+        # Whether the model gets tool_search for the tools left out: a run with a next turn to
+        # join at (a headless run has one turn, so there what a search found could never join).
+        self.searchable = True
         self._listeners: list[Listener] = []
         self.add(settings)
 
@@ -124,7 +128,8 @@ class McpServers:
             for reason in REASONS:
                 tools = [tool for tool, why in mine if why == reason]
                 if tools:
-                    server.notes.append(left_out_note(tools, reason, self.admission.cap()))
+                    cap = self.admission.cap()
+                    server.notes.append(left_out_note(tools, reason, cap, self.searchable))
             self._changed(server)
 
     def available_tools(self) -> Sequence[McpTool]:
@@ -141,3 +146,41 @@ class McpServers:
     def left_out(self, tool: McpTool) -> Reason | None:
         """Why this tool is not offered, if it is not."""
         return self.admission.left_out.get(tool.name)
+
+    def missing(self) -> bool:
+        """Whether tool_search is to be offered: the run has next turns and a running server
+        has a tool left out."""
+        return self.searchable and any(self.left_out(tool) for tool in self._candidates())
+
+    def find(self, words: Sequence[str]) -> Found:
+        """tool_search's search (agent/mcp/tool_search.py): the best MAX_FOUND left-out tools
+        matching `words` are brought in, to join at the next sync; each server concerned gets a
+        note saying which join and which gave way to them."""
+        matches = ranked(self._candidates(), words)
+        waiting = [tool for tool in matches if self.left_out(tool)]
+        brought = self.admission.bring_in(waiting[:MAX_FOUND])
+        pending = [
+            t for t in matches if t.name in self.admission.offered and t not in brought.joined
+        ]
+        found = Found(
+            joined=[*brought.joined, *(t for t in pending if not self.offered(t))],
+            offered=[t for t in pending if self.offered(t)][:MAX_FOUND],
+            refused=brought.refused,
+            gave_way=brought.gave_way,
+            more=len(waiting[MAX_FOUND:]),
+        )
+        for server in self.servers:
+            joined = [t.remote for t in brought.joined if t.server == server.name]
+            gone = [t.remote for t in brought.gave_way if t.server == server.name]
+            if joined:
+                server.notes.append(
+                    f"tool_search found {', '.join(joined)}: they join at your next request"
+                )
+            if gone:
+                server.notes.append(
+                    f"{', '.join(gone)} gave way to tools tool_search found (never called; a "
+                    "search finds them again)"
+                )
+            if joined or gone:
+                self._changed(server)
+        return found

@@ -63,6 +63,8 @@ class McpTool(Tool):
         self.parameters = {"additionalProperties": True, **schema}
         self.rule_aliases = (server_name(server),)
         self._call = call
+        # The model has called it: it never gives way to a tool a search found (admission.py).
+        self.called = False
 
     def schema(self) -> dict[str, Any]:
         """The server's schema as it gave it (not `parameters`, which only pleat checks by)."""
@@ -75,6 +77,7 @@ class McpTool(Tool):
         return f"the tool {self.remote} of the MCP server {self.server}, with:\n{body}"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        self.called = True
         result = await self._call(self.remote, args)
         return await tool_output(result, ctx, self.name)
 

@@ -31,6 +31,7 @@ from agent.claude_code.tools import pleat_name
 from agent.commands.front_matter import FrontMatterError, parse_document
 from agent.config import config_path, pleat_home
 from agent.mcp.names import is_mcp_name
+from agent.mcp.tool_search import TOOL_SEARCH
 from agent.permissions.plan_mode import PLAN_TOOL
 from sessions.said_once import first_time
 from tools.paths import workspace_root
@@ -61,9 +62,10 @@ MCP_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}\Z")
 INHERIT = "inherit"
 # Claude Code's model aliases: they name no litellm model, so the session's model is used.
 CLAUDE_ALIASES = frozenset({"sonnet", "opus", "haiku"})
-# Tools a sub-agent never gets: no sub-agents of its own (one level deep), and no plan review
-# (the plan is the parent's to present).
-NOT_FOR_SUBAGENTS = frozenset({TASK_TOOL, PLAN_TOOL})
+# Tools a sub-agent never gets: no sub-agents of its own (one level deep), no plan review
+# (the plan is the parent's to present), and no tool_search (what it finds joins at a next turn,
+# and a sub-agent has one turn: it gets the MCP tools its definition names).
+NOT_FOR_SUBAGENTS = frozenset({TASK_TOOL, PLAN_TOOL, TOOL_SEARCH})
 
 
 @dataclass(frozen=True)

@@ -434,13 +434,14 @@ PRICED_MODEL = "gpt-4o-mini"
 async def test_subagents_spend_from_the_sessions_budget_and_the_cap_stops_them(
     workspace: Path, session: Session
 ) -> None:
-    (workspace / "a.txt").write_text("some words to read again and again\n" * 100)
+    (workspace / "a.txt").write_text("some words to read again and again\n" * 1000)
 
     def respond(body: dict[str, Any]) -> Reply:
         if is_subagent(body):
-            return ToolCalls(
-                [("read_file", {"path": "a.txt"})]
-            )  # never done: only the cap stops it
+            # Never done: only the cap stops it. A new range each time, 100 lines: the same
+            # lines again would be a short note (tools/rereads.py), and cost next to nothing.
+            where = {"offset": len(body["messages"]), "limit": 100}
+            return ToolCalls([("read_file", {"path": "a.txt", **where})])
         if body["messages"][-1]["role"] == "user":
             return ToolCalls([task("read", "read a.txt until told to stop")])
         return Text("parent done")
