@@ -118,6 +118,7 @@ def build_agent(
         ),
         last_id=session.highest_id,
         permissions=permissions,
+        goal=session.goal,  # a resumed session's, from its journal
         hooks=HookRunner(
             hooks if hooks is not None else HookSet(config.hooks),
             workspace,

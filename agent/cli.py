@@ -43,6 +43,7 @@ examples:
   pleat --model openai/qwen --api-base http://localhost:8000/v1 -p "hi"
   pleat -p "what did we decide about the cache?" --continue
   pleat -p "/undo" --continue             take back the last request: its file changes, its messages
+  pleat -p "go on" --continue --goal "all tests pass on 3.13"   set the goal the folds keep
   pleat sessions                          this workspace's sessions (--all for every one)
   pleat replay sessions.jsonl             recorded sessions through each compaction strategy
   pleat replay sessions.jsonl --report r.html   the same, charted in one offline page
@@ -63,6 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--prompt",
         metavar="PROMPT",
         help="run one request headless and print the answer ('-' reads stdin)",
+    )
+    parser.add_argument(
+        "--goal",
+        metavar="TEXT",
+        help="with -p: set the session's goal, kept word for word through every fold and by "
+        "--continue ('clear' drops it; in the UI: /goal)",
     )
     parser.add_argument(
         "--max-budget-usd",
@@ -229,7 +236,17 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
     workspace = (args.cwd or Path.cwd()).expanduser().resolve()
     if not workspace.is_dir():
         return fail(f"workspace {workspace} is not a directory", 2)
+    goal = None
+    if args.goal is not None:
+        from sessions.goal import GoalError, checked_goal
+
+        try:
+            goal = checked_goal(args.goal)
+        except GoalError as error:
+            return fail(f"--goal: {error}", 2)
     if args.prompt is None:
+        if args.goal is not None:
+            return fail("--goal goes with -p; in the terminal UI, type /goal TEXT", 2)
         # Without a model the UI still opens and explains how to set one.
         if start_ui is None:
             return fail("no prompt: give one with -p, or run `pleat` for the terminal UI", 2)
@@ -253,6 +270,7 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
         resume=args.resume,
         continue_latest=args.continue_latest,
         output_format=args.output_format,
+        goal=goal,
     )
 
 

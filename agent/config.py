@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.compaction.policy import CompactionPolicy, PolicyError
+from agent.compaction.policy import CompactionPolicy, PolicyError, with_instructions_file
 from agent.hooks.config import HookConfigError, HookSpec, parse_hooks
 from agent.mcp.settings import ServerSettings, SettingsError, from_config
 from agent.model.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
@@ -383,8 +383,8 @@ def load_config(
         for key in RULE_LISTS & source.keys():
             source[key] = merged.get(key, ()) + (source[key] or ())
         merged.update(source)
-    try:
-        policy = CompactionPolicy(**table)
+    try:  # the instructions file is read here, once: a bad one is said at start
+        policy = with_instructions_file(CompactionPolicy(**table), (path or config_path()).parent)
     except PolicyError as error:
         raise ConfigError(f"config: {error}") from None
     return Config(**merged, compaction=policy)

@@ -169,6 +169,8 @@ class CompactionFailed:
 
     reason: FoldReason
     message: str
+    # The user discarded the summary shown to them (/compact --preview): nothing went wrong.
+    discarded: bool = False
 
 
 @dataclass(frozen=True)

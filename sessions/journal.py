@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sessions.goal import GOAL_RECORD, recorded_goal
 from sessions.image_ref import ImageRef
 from sessions.lineage import Lineage
 from sessions.lone_surrogates import encodable, invalid_characters
@@ -144,6 +145,7 @@ class Replayed:
     usage: UsageTally = field(default_factory=UsageTally)  # every model call's usage, summed
     # Turns, checkpoints and rewinds (sessions/lineage.py), and the highest message number.
     lineage: Lineage = field(default_factory=Lineage)
+    goal: str | None = None  # the session's goal as its last goal record set it (sessions/goal.py)
 
 
 # What the model reads for a tool call whose result sat on a damaged journal line (a call left
@@ -306,6 +308,7 @@ def replay_journal(path: Path, stop_before: str | None = None) -> Replayed:
     problems: list[str] = []
     usage = UsageTally()
     lineage = Lineage()
+    goal: str | None = None
     with path.open("r", encoding="utf-8", errors="replace") as lines:
         for number, line in enumerate(lines, 1):
             dropped: list[str] = []
@@ -340,6 +343,8 @@ def replay_journal(path: Path, stop_before: str | None = None) -> Replayed:
                         history, live_ids = went_back, {m.id for m in went_back}
                 elif kind in LINEAGE_KINDS:
                     lineage.apply(kind, record, number)
+                elif kind == GOAL_RECORD:
+                    goal = recorded_goal(record)
             except (ValueError, KeyError, TypeError, RecursionError):
                 # ValueError covers JSONDecodeError and _Damaged; RecursionError: absurd nesting.
                 lineage.damaged(number)
@@ -355,4 +360,4 @@ def replay_journal(path: Path, stop_before: str | None = None) -> Replayed:
     # message inside another record (two lines run together), with no line failing to parse.
     history, notes = _mend(history)
     problems += notes
-    return Replayed(header, history, chunk_state, total, torn, problems, usage, lineage)
+    return Replayed(header, history, chunk_state, total, torn, problems, usage, lineage, goal)

@@ -73,6 +73,8 @@ class Session:
         self.highest_id = 0
         # The usage of every model call journaled before this run (a resumed session's bill).
         self.usage_so_far = UsageTally()
+        # The goal the journal last recorded (sessions/goal.py): a resumed agent starts with it.
+        self.goal: str | None = None
         self.journal = Journal(self.directory)
         if fresh:
             self.journal.header(**header)
@@ -121,6 +123,7 @@ class Session:
         session.header = replayed.header
         session.usage_so_far = replayed.usage
         session.highest_id = replayed.lineage.highest_id
+        session.goal = replayed.goal
         notes = list(replayed.problems)
         notes += session.archive.reconcile(replayed.chunk_state)
         history = replayed.history

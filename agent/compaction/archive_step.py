@@ -13,6 +13,7 @@ from agent.compaction.ledger import Ledger, update_ledger
 from agent.compaction.policy import CompactionPolicy
 from agent.compaction.rebuild import rebuild, summary_message
 from agent.model.tokens import TokenLedger
+from agent.permissions.plan_mode import accepted_plan
 from sessions.archive import ChunkArchive, ChunkInfo
 from sessions.messages import Message, is_summary, unread_results
 from sessions.redact import redact
@@ -34,11 +35,12 @@ async def archive_and_rebuild(
     archive: ChunkArchive,
     new_id: Callable[[], str],
     step: Callable[[str], None],
+    goal: str | None = None,
 ) -> tuple[list[Message], ChunkInfo, bool, int, int]:
     """Write the folded messages to the archive (durable before anything else changes), then
-    rebuild the history: system + summary message + the kept tail + what was pulled back.
-    Returns the new history, the chunk, whether it merged into the last one, and how many
-    messages were folded and shrunk."""
+    rebuild the history: system + summary message (with the session's `goal`) + the kept tail +
+    what was pulled back. Returns the new history, the chunk, whether it merged into the last
+    one, and how many messages were folded and shrunk."""
     split, reply = fold.split, fold.reply
     chunks = archive.chunks()
     folded = split.folded(history)
@@ -70,6 +72,8 @@ async def archive_and_rebuild(
         request_budget_chars=measure.policy.request_budget_chars,
         method=fold.method,
         todos=current_todos(history),  # the task list, word for word (not the model's)
+        goal=goal,
+        plan=accepted_plan(history),  # the plan the user accepted, word for word
     )
     summary.id = new_id()
     for message in shrunk:

@@ -21,13 +21,13 @@ from agent.compaction.fold_parts import (
     SummaryUnavailable,
     archive_failure,
 )
-from agent.compaction.instruction import compression_instruction
+from agent.compaction.instruction import instruction_message, previous_summary
 from agent.compaction.measure import SUMMARY_OVERHEAD_TOKENS, Measure
 from agent.compaction.pieces import summarize_in_pieces
 from agent.compaction.policy import CompactionPolicy
 from agent.compaction.reply import CompressionReply, ReplyError
 from agent.compaction.summary_call import ask_summary, ledger_fold
-from agent.compaction.tail import Split, choose_split
+from agent.compaction.tail import Split, choose_split, fold_start
 from agent.events import (
     CompactionDone,
     CompactionFailed,
@@ -39,7 +39,7 @@ from agent.events import (
 from agent.model.llm import LLMError
 from agent.model.tokens import TokenLedger
 from sessions.archive import ChunkArchive
-from sessions.messages import ImageSource, Message, is_summary
+from sessions.messages import ImageSource, Message
 
 # Units pulled back, round by round, while the compression call would not fit or the provider
 # says it overflows: each round doubles; past the last, the head itself is too big and is
@@ -80,8 +80,10 @@ class Compactor(Measure):
         # What reads attached images for the compression call (agent.assemble sets the agent's,
         # so that call sends the same images as the last request: a cache hit).
         self.images: ImageSource | None = None
-        # Tokens the fold being made leaves room for in its tail (summarize's `growth`).
+        # Tokens the fold being made leaves room for in its tail (summarize's `growth`), and
+        # where it cuts when the user chose (its `cut`, for that fold only).
         self._growth = 0
+        self._cut: int | None = None
         # The context's size after the last fold: a background fold waits until it has grown
         # by the least gain worth a fold since (no fold right after a fold).
         self._after_last_fold: int | None = None
@@ -162,13 +164,16 @@ class Compactor(Measure):
         reason: FoldReason,
         focus: str | None = None,
         growth: int = 0,
+        cut: int | None = None,
     ) -> AsyncIterator[Event | Summarized]:
         """Steps 3 and 4: CompactionStarted, the compression calls' usage, then Summarized, or
         CompactionFailed when no summary could be made. Nothing is changed yet: a cancellation
         anywhere here leaves history and archive as they were. `growth`: tokens the history is
         expected to gain before the fold is swapped in (a background fold's); the verbatim tail
-        it keeps is smaller by as much, since what arrives meanwhile stays verbatim after it."""
-        self._growth = growth
+        it keeps is smaller by as much, since what arrives meanwhile stays verbatim after it.
+        `cut`: fold exactly what comes before history[cut] and keep the rest ("fold up to
+        here"), instead of choosing the tail."""
+        self._growth, self._cut = growth, cut
         started = time.monotonic()
         before = self.tokens.size(history)
         yield CompactionStarted(reason, before, len(history))
@@ -181,24 +186,26 @@ class Compactor(Measure):
                 yield event
             yield self._failed(reason, before, str(error))
             return
+        finally:
+            self._cut = None
         for event in calls.reported(model):
             yield event
         self.step("summarized")
         yield Summarized(history, fold, reason, before, started, calls)
 
     async def commit(
-        self, summarized: Summarized, added: Sequence[Message] = ()
+        self, summarized: Summarized, added: Sequence[Message] = (), goal: str | None = None
     ) -> CompactionDone | CompactionFailed:
-        """Steps 5 to 8: archive the folded messages, rebuild the history, check the gain.
-        `added`: the messages that joined the conversation after the summarized one (a fold
-        made in the background), kept verbatim after the rebuilt history. The caller makes the
-        new history live and journals it in the same step, which no cancellation splits
-        (Agent.compact)."""
+        """Steps 5 to 8: archive the folded messages, rebuild the history (the summary message
+        carries the session's `goal`), check the gain. `added`: the messages that joined the
+        conversation after the summarized one (a fold made in the background), kept verbatim
+        after the rebuilt history. The caller makes the new history live and journals it in the
+        same step, which no cancellation splits (Agent.compact)."""
         history, fold, reason = summarized.history, summarized.fold, summarized.reason
         before = summarized.tokens_before + sum(self.tokens.count(m) for m in added)
         try:
             new_history, chunk, merged, folded, shrunk = await archive_and_rebuild(
-                history, fold, self, self.archive, self.new_id, self.step
+                history, fold, self, self.archive, self.new_id, self.step, goal
             )
         except OSError as error:  # the chunk write: nothing of it is left visible
             return self._failed(reason, before, archive_failure(self.archive.directory, error))
@@ -245,7 +252,12 @@ class Compactor(Measure):
     def _split(self, history: list[Message], pull_back: int) -> Split:
         """Step 3: the tail kept verbatim is the policy's, cut down when the rebuilt history
         would not fit with it: what is pulled back (results the model has not read yet) keeps
-        its room, and older exchanges in the tail are folded instead of those being stubbed."""
+        its room, and older exchanges in the tail are folded instead of those being stubbed. A
+        cut the user chose is kept as it is: everything from it on comes back verbatim."""
+        if self._cut is not None:
+            if not fold_start(history) < self._cut < len(history):
+                raise SummaryUnavailable("nothing before that request is left to fold")
+            return Split(fold_start(history), self._cut, self._cut)
         tail_tokens = max(0, (self.shape or self.budget).tail_tokens - self._growth)
         split = self._choose(history, tail_tokens, pull_back)
         over = self._rebuilt_excess(history, split)
@@ -277,28 +289,10 @@ class Compactor(Measure):
         return size + self.margin - budget.usable
 
     def _instruction(self, history: list[Message], target: int, focus: str | None) -> Message:
-        head = history[1] if len(history) > 1 and is_summary(history[1]) else None
-        chunks = self.archive.chunks()
-        text = compression_instruction(
-            target_tokens=target,
-            previous_topics=chunks[-1].topics if chunks else None,
-            previous_summary=head.meta.get("summary") if head is not None else None,
-            focus=focus,
+        chunks, instructions = self.archive.chunks(), self.policy.instructions
+        return instruction_message(
+            history, chunks, target_tokens=target, focus=focus, instructions=instructions
         )
-        return Message(role="user", content=text, meta={"kind": "instruction", "injected": True})
-
-    def _summary_output(self, target: int) -> int:
-        """Output tokens kept for a compression reply (and sent as its max_tokens where a
-        provider needs one): twice the summary asked for, or what thinking needs, within the
-        reply's reserve."""
-        floor = self._reply_limits[0] if self._reply_limits else 0
-        return min(self.budget.reserved, max(2 * target, floor))
-
-    def _fits(self, request: list[Message], target: int) -> bool:
-        """The request (history prefix + instruction) plus the summary's output fit the window;
-        the prefix is sized from the provider's last report when it covers it."""
-        size = self.tokens.size(request[:-1]) + self.tokens.count(request[-1])
-        return size + self._summary_output(target) + self.margin <= self.budget.window
 
     async def _summarize(
         self,
@@ -324,11 +318,11 @@ class Compactor(Measure):
             target = self._target(history, split)
             instruction = self._instruction(history, target, focus)
             request = [*history[: split.send_end], instruction]
-            if not self._fits(request, target):
+            if not self.request_fits(request, target):
                 continue
             try:
                 reply = await ask_summary(
-                    self.llm, self.images, request, tools, calls, self._summary_output(target)
+                    self.llm, self.images, request, tools, calls, self.summary_output(target)
                 )
             except LLMError as error:
                 if error.kind == "context_overflow":
@@ -375,11 +369,10 @@ class Compactor(Measure):
         system = system or history[0]
         room = self.budget.usable - target - self.tokens.count(system)
         room -= self.margin + 1_000  # the instruction's own size
-        head = history[1] if len(history) > 1 and is_summary(history[1]) else None
 
         async def ask(request: list[Message]) -> CompressionReply:
             return await ask_summary(
-                self.llm, self.images, request, tools, calls, self._summary_output(target)
+                self.llm, self.images, request, tools, calls, self.summary_output(target)
             )
 
         try:
@@ -390,8 +383,9 @@ class Compactor(Measure):
                 count=self.tokens.count,
                 room=max(room, 500),
                 target=target,
-                previous=head.meta.get("summary") if head is not None else None,
+                previous=previous_summary(history),
                 focus=focus,
+                instructions=self.policy.instructions,
             )
         except (LLMError, ReplyError) as error:
             if reason == "overflow":

@@ -3,6 +3,7 @@ compression calls, the summarized fold awaiting its commit, and why one could no
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -99,3 +100,8 @@ class Summarized:
     tokens_before: int
     started: float  # time.monotonic() when the fold began
     calls: CompressionCalls
+
+    def with_summary(self, summary: str) -> Summarized:
+        """The same fold with `summary` in place of the model's (the user edited it)."""
+        reply = dataclasses.replace(self.fold.reply, summary=summary)
+        return dataclasses.replace(self, fold=dataclasses.replace(self.fold, reply=reply))

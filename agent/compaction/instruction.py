@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from sessions.archive import ChunkInfo
+from sessions.messages import Message, is_summary
+
 # The summary's sections: what a model needs to pick the work up again without the folded
 # messages (the task, progress, state, next step, and the exact facts a summary tends to lose).
 SUMMARY_SECTIONS = """\
@@ -23,8 +28,10 @@ def compression_instruction(
     previous_topics: str | None = None,
     previous_summary: str | None = None,
     focus: str | None = None,
+    instructions: str = "",
 ) -> str:
-    """The text of the instruction. It asks for <topics>, <continues_previous>, <summary>."""
+    """The text of the instruction. It asks for <topics>, <continues_previous>, <summary>;
+    `instructions` are the user's own for every summary ([compaction] instructions)."""
     parts = [
         "[pleat: context compaction. This message is from pleat, not from the user.]",
         "Pause the task for this one reply. The older part of the conversation above is about to "
@@ -50,6 +57,8 @@ def compression_instruction(
             "keep what is still true, drop what is stale or superseded, add what is new.\n"
             f"<previous_summary>\n{previous_summary}\n</previous_summary>"
         )
+    if instructions:
+        parts.append(f"The user's instructions for every summary:\n{instructions}")
     if focus:
         parts.append(
             f"The user asked this compaction to focus on: {focus}\n"
@@ -63,3 +72,30 @@ def compression_instruction(
         "passwords): write [REDACTED] instead. Write in the language the user writes in."
     )
     return "\n\n".join(parts)
+
+
+def previous_summary(history: Sequence[Message]) -> str | None:
+    """The summary of the summary message at the head of `history`, which the next one updates."""
+    head = history[1] if len(history) > 1 and is_summary(history[1]) else None
+    summary = head.meta.get("summary") if head is not None else None
+    return summary if isinstance(summary, str) else None
+
+
+def instruction_message(
+    history: Sequence[Message],
+    chunks: Sequence[ChunkInfo],
+    *,
+    target_tokens: int,
+    focus: str | None,
+    instructions: str,
+) -> Message:
+    """The instruction appended to `history` (its previous summary updated, the last chunk's
+    topics passed), marked injected."""
+    text = compression_instruction(
+        target_tokens=target_tokens,
+        previous_topics=chunks[-1].topics if chunks else None,
+        previous_summary=previous_summary(history),
+        focus=focus,
+        instructions=instructions,
+    )
+    return Message(role="user", content=text, meta={"kind": "instruction", "injected": True})

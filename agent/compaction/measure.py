@@ -106,6 +106,19 @@ class Measure:
             return True  # for sure, without counting
         return self.excess(history) <= 0
 
+    def summary_output(self, target: int) -> int:
+        """Output tokens kept for a compression reply (and sent as its max_tokens where a
+        provider needs one): twice the summary asked for, or what thinking needs, within the
+        reply's reserve."""
+        floor = self._reply_limits[0] if self._reply_limits else 0
+        return min(self.budget.reserved, max(2 * target, floor))
+
+    def request_fits(self, request: list[Message], target: int) -> bool:
+        """A compression request (history prefix + instruction) plus the summary's output fit
+        the window; the prefix is sized from the provider's last report when it covers it."""
+        size = self.tokens.size(request[:-1]) + self.tokens.count(request[-1])
+        return size + self.summary_output(target) + self.margin <= self.budget.window
+
     def result_room(self, history: list[Message]) -> int:
         """The most tokens one new tool result can take and still fit once a fold has made
         room (the system prompt, the tool schemas and a summary message at its cap stay): a

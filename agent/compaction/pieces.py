@@ -64,14 +64,17 @@ async def summarize_in_pieces(
     target: int,
     previous: str | None,
     focus: str | None,
+    instructions: str = "",
 ) -> CompressionReply:
     """Summarize `folded` piece by piece (at most `room` tokens each), each piece a transcript
-    in one request under `system`, starting from the `previous` summary. Raises what `ask`
-    raises."""
+    in one request under `system`, starting from the `previous` summary; `instructions`: the
+    user's for every summary. Raises what `ask` raises."""
     pieces = split_into_pieces(folded, count, room)
     running, topics, continues = previous, "", False
     for number, piece in enumerate(pieces, 1):
-        text = compression_instruction(target_tokens=target, previous_summary=running, focus=focus)
+        text = compression_instruction(
+            target_tokens=target, previous_summary=running, focus=focus, instructions=instructions
+        )
         transcript = render_transcript(piece, max_chars_per_message=room * CHARS_PER_TOKEN)
         body = (
             f"[pleat: part {number} of {len(pieces)} of the conversation being folded, "

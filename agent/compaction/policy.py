@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import stat
 from dataclasses import dataclass, fields
+from pathlib import Path
 
+from sessions.lone_surrogates import has_lone_surrogate
 from tools.output_budget import DEFAULT_OUTPUT_TOKENS, MIN_OUTPUT_TOKENS
+
+# Characters of the user's instructions for every summary (`instructions` with the text of
+# `instructions_file`): a page of guidance (about 1,000 tokens), since every compression call
+# carries it and a small window must still fit the call.
+MAX_INSTRUCTIONS_CHARS = 4_000
+# Bytes read of `instructions_file` at most: MAX_INSTRUCTIONS_CHARS of the widest UTF-8 (four
+# bytes a character); a bigger file is refused without being read whole.
+MAX_INSTRUCTIONS_FILE_BYTES = 4 * MAX_INSTRUCTIONS_CHARS
 
 
 class PolicyError(ValueError):
@@ -58,6 +71,12 @@ class CompactionPolicy:
     # ... and never more than this many tokens, whatever the window: Claude Code's cap on one
     # file read; past it a single result costs more attention than it gives.
     tool_output_max_tokens: int = DEFAULT_OUTPUT_TOKENS
+    # The user's own instructions, joined to every compression instruction (Codex's
+    # compact_prompt): what every summary must keep or how to write it ...
+    instructions: str = ""
+    # ... and a file holding more of them (~ expanded; relative to config.toml's directory),
+    # read when the configuration loads (agent/config.py), its text joined to `instructions`.
+    instructions_file: str = ""
 
     def __post_init__(self) -> None:
         checks = {
@@ -81,10 +100,54 @@ class CompactionPolicy:
         for key, ok in checks.items():
             if not ok:
                 raise PolicyError(f"compaction.{key} is out of range: {getattr(self, key)!r}")
+        if len(self.instructions) > MAX_INSTRUCTIONS_CHARS:
+            raise PolicyError(
+                f"compaction.instructions (with instructions_file's text) is "
+                f"{len(self.instructions):,} characters; at most {MAX_INSTRUCTIONS_CHARS:,}"
+            )
+        if has_lone_surrogate(self.instructions):
+            raise PolicyError(
+                "compaction.instructions holds an invalid character (a lone surrogate)"
+            )
 
     @classmethod
     def keys(cls) -> list[str]:
         return [f.name for f in fields(cls)]
+
+
+def with_instructions_file(policy: CompactionPolicy, base: Path) -> CompactionPolicy:
+    """The policy with `instructions_file`'s text joined to its `instructions` (a relative
+    path is taken from `base`, config.toml's directory). Raises PolicyError, one line."""
+    if not policy.instructions_file:
+        return policy
+    path = Path(policy.instructions_file).expanduser()
+    text = read_instructions_file(path if path.is_absolute() else base / path)
+    joined = "\n\n".join(part for part in (policy.instructions.strip(), text) if part)
+    return dataclasses.replace(policy, instructions=joined)
+
+
+def read_instructions_file(path: Path) -> str:
+    """A regular file's UTF-8 text, at most MAX_INSTRUCTIONS_FILE_BYTES read (a FIFO or a device
+    is refused without blocking). Raises PolicyError naming the file."""
+    where = f"compaction.instructions_file {path}"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError) as error:  # ValueError: a NUL in the path
+        why = getattr(error, "strerror", None) or error
+        raise PolicyError(f"{where}: cannot read: {why}") from None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise PolicyError(f"{where}: not a regular file")
+        try:
+            data = file.read(MAX_INSTRUCTIONS_FILE_BYTES + 1)
+        except OSError as error:
+            raise PolicyError(f"{where}: cannot read: {error.strerror or error}") from None
+    if len(data) > MAX_INSTRUCTIONS_FILE_BYTES:
+        raise PolicyError(f"{where}: larger than {MAX_INSTRUCTIONS_FILE_BYTES:,} bytes")
+    try:
+        return data.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise PolicyError(f"{where}: not UTF-8 text") from None
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,19 @@
-"""Step 6: the summary message (summary, task list, ledger, chunk index, anchor) and the new
-history."""
+"""Step 6: the summary message (goal, summary, plan, task list, ledger, chunk index, anchor) and
+the new history."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from agent.compaction.ledger import Ledger, render_ledger
+from agent.permissions.plan_mode import PLAN_KEY
 from sessions.archive import ChunkInfo
 from sessions.messages import Message
 from tools.kept_output_reader import READER_TOOL_NAME
 from tools.todo_list import SUMMARY_KEY, TODO_TOOL_NAME, TodoItem, render_todos
 
+# The summary message's meta key for the session's goal (agent/turn/goal.py reads it back).
+GOAL_KEY = "goal"
 # Previous chunks listed in the summary message, newest first; older ones are counted. Ten
 # lines keep the index small while covering a long working day of folds.
 MAX_INDEXED_CHUNKS = 10
@@ -51,6 +54,16 @@ def task_section(todos: Sequence[TodoItem]) -> str:
     )
 
 
+def goal_section(goal: str) -> str:
+    """The session's goal as the user set it (/goal, --goal), word for word."""
+    return f"## Goal (set by the user; kept by pleat word for word until they change it)\n{goal}"
+
+
+def plan_section(plan: str) -> str:
+    """The plan the user accepted (exit_plan_mode), word for word, never summarized."""
+    return f"## Accepted plan (the user accepted it; kept by pleat word for word)\n{plan}"
+
+
 def summary_message(
     *,
     summary: str,
@@ -60,13 +73,17 @@ def summary_message(
     request_budget_chars: int,
     method: str,
     todos: Sequence[TodoItem] | None = None,
+    goal: str | None = None,
+    plan: str | None = None,
 ) -> Message:
     """The user-role message at the head of the rebuilt history; its parts are kept in meta so
     the next compaction can update them (anchored summary, cumulative ledger) and the task list
-    (None: none was ever written) outlives the call that wrote it."""
+    (None: none was ever written), the goal and the accepted plan outlive what set them."""
     header = "[pleat: the earlier conversation was folded to save context; this is its summary]"
     ledger_text = render_ledger(ledger, request_budget_chars=request_budget_chars)
-    parts = [header, summary.strip()]
+    parts = [header, *([goal_section(goal)] if goal else []), summary.strip()]
+    if plan:
+        parts.append(plan_section(plan))
     if todos:
         parts.append(task_section(todos))
     if ledger_text:
@@ -82,6 +99,10 @@ def summary_message(
     }
     if todos is not None:
         meta[SUMMARY_KEY] = [item.to_dict() for item in todos]
+    if goal:
+        meta[GOAL_KEY] = goal
+    if plan:
+        meta[PLAN_KEY] = plan
     return Message(role="user", content="\n\n".join(parts), meta=meta)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from agent.events import CompactionDone, CompactionFailed, HookNotice
 from agent.turn.loop import Agent
+from sessions.goal import goal_record
+from sessions.journal import now
 from sessions.messages import Message
 from sessions.store import MAX_FORK_DEPTH, Session, SessionError
 
@@ -14,9 +16,10 @@ class ForkRefused(SessionError):
 
 async def fork_session(agent: Agent, parent: Session) -> tuple[Session, list[Message], str]:
     """Fold the parent now (so the child starts from a fresh summary), then open a child
-    session whose history is the parent's rebuilt one and whose archive holds copies of the
-    parent's chunks (the reader tool reads only its own session's archive). Returns the child,
-    its history, and a line saying what happened. The parent is left as it was after the fold."""
+    session whose history is the parent's rebuilt one, whose archive holds copies of the
+    parent's chunks (the reader tool reads only its own session's archive), and whose goal is
+    the parent's. Returns the child, its history, and a line saying what happened. The parent
+    is left as it was after the fold."""
     depth = parent.fork_depth + 1
     if depth > MAX_FORK_DEPTH:
         raise ForkRefused(
@@ -54,6 +57,9 @@ async def fork_session(agent: Agent, parent: Session) -> tuple[Session, list[Mes
         chunk_state=newest.state() if newest else {},
         history=history,
     )
+    if agent.goal is not None:  # the goal goes on in the fork (its agent starts with it)
+        child.record(goal_record(agent.goal, now()))
+        child.goal = agent.goal
     await child.sync()
     note = f"{note}; new session {child.id} (parent {parent.id}, depth {depth})"
     return child, history, "\n".join([note, *hooks_said])

@@ -48,6 +48,8 @@ from agent.model.discovery import first_model
 from agent.permissions.policy import refuse_headless
 from agent.stop_signals import Stopped, on_stop_signals
 from agent.subagents.team import definition_notes
+from agent.turn.folds import compact_argument
+from agent.turn.goal import CLEAR, set_goal
 from agent.turn.instruction_files import instruction_notes
 from agent.turn.loop import Agent
 from sessions.lock import SessionBusy
@@ -72,10 +74,17 @@ async def run_compact(
     err: TextIO,
     report: Reporter | None = None,
 ) -> int:
-    """`pleat -p "/compact [focus]"`: fold now and say what happened on `out` (the `report`
-    counts the fold and its call; of its lines, a hook's are said)."""
+    """`pleat -p "/compact [--preview] [focus]"`: fold now and say what happened on `out` (the
+    `report` counts the fold and its call; of its lines, a hook's are said). With --preview,
+    nobody is there to accept the summary: it is printed, and nothing is applied."""
+    preview, focus_text = compact_argument(focus)
+    shown: list[str] = []
+
+    async def show(summary: str) -> None:  # the summary is the answer; it is discarded
+        shown.append(summary)
+
     last: Event | None = None
-    async for event in agent.compact(focus=focus or None):
+    async for event in agent.compact(focus=focus_text, review=show if preview else None):
         if report is not None:
             report.event(event, progress=isinstance(event, HookNotice))
         elif isinstance(event, HookNotice):
@@ -83,6 +92,10 @@ async def run_compact(
         if not isinstance(event, HookNotice):
             last = event
     assert isinstance(last, CompactionDone | CompactionFailed)
+    if shown:
+        out.write(shown[0].strip() + "\n")
+        err.write(f"pleat: note: a preview: {describe_compaction(last)}\n")
+        return EXIT_OK
     out.write(describe_compaction(last) + "\n")
     return EXIT_OK if isinstance(last, CompactionDone) else EXIT_FAILED
 
@@ -274,7 +287,10 @@ def run_headless(
     resume: str | None = None,
     continue_latest: bool = False,
     output_format: OutputFormat = "text",
+    goal: str | None = None,
 ) -> int:
+    """One headless run: `prompt` (a request, a built-in or a custom command) in a new or
+    resumed session; `goal` (--goal, checked: sessions/goal.py) set first ("clear" drops it)."""
     refused = tui_only_refusal(prompt)
     if refused is not None:  # before a session is opened: nothing is asked, nothing is kept
         print(f"{ERROR_PREFIX}{refused}", file=sys.stderr)
@@ -313,6 +329,8 @@ def run_headless(
             mcp=mcp,
             hooks=hooks,
         )
+        if goal is not None:  # journaled, so --continue keeps it
+            set_goal(agent, None if goal == CLEAR else goal)
         for problem in permissions.rule_problems(agent.registry):
             print(f"pleat: note: {problem}", file=sys.stderr)
         for note in definition_notes(agent.registry):

@@ -15,10 +15,12 @@ from typing import Any, Literal
 
 from agent.permissions.modes import Mode
 from agent.permissions.policy import Permissions
-from sessions.messages import Message
+from sessions.messages import Message, is_summary
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 PLAN_TOOL = "exit_plan_mode"
+# The summary message's meta key for the accepted plan (agent/compaction/rebuild.py).
+PLAN_KEY = "plan"
 # The meta key of a mode note: the mode it announced.
 NOTE_KEY = "mode_note"
 # Longest plan accepted, in characters: a plan is a page or two of markdown; past this the
@@ -83,6 +85,26 @@ def mode_note(mode: Mode, history: Sequence[Message]) -> Message | None:
     return Message(role="user", content=text, meta={"injected": True, NOTE_KEY: mode})
 
 
+def accepted_plan(history: Sequence[Message]) -> str | None:
+    """The plan the user accepted last, word for word: the plan of the newest exit_plan_mode
+    call whose result is pleat's ACCEPTED (a hook's words may follow it), else the one the
+    summary message at the head of the history carries (taken from the history by code, so no
+    fold loses it), else None."""
+    accepted: set[str] = set()
+    for message in reversed(history):
+        text = message.content or ""
+        if message.role == "tool" and message.name == PLAN_TOOL and text.startswith(ACCEPTED):
+            accepted.add(message.tool_call_id or "")
+        for call in reversed(message.tool_calls):
+            plan = call.parsed_arguments().get("plan") if call.id in accepted else None
+            if call.name == PLAN_TOOL and isinstance(plan, str) and plan.strip():
+                return plan
+        if is_summary(message):
+            kept = message.meta.get(PLAN_KEY)
+            return kept if isinstance(kept, str) and len(kept) <= MAX_PLAN_CHARS else None
+    return None
+
+
 class ExitPlanModeTool(Tool):
     """Shows the model's plan to the user, who accepts it (plan mode ends) or not."""
 
@@ -122,7 +144,7 @@ class ExitPlanModeTool(Tool):
         verdict = await self.review(plan)
         if verdict.outcome == "accepted":
             self.permissions.set_mode("accept-edits")
-            return ToolOutput(ACCEPTED, meta={"plan": "accepted"})
+            return ToolOutput(ACCEPTED, meta={"plan": "accepted"})  # accepted_plan reads it
         if verdict.outcome == "headless":
             return ToolOutput(HEADLESS, meta={"plan": "headless"})
         feedback = verdict.feedback.strip()

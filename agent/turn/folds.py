@@ -4,7 +4,7 @@ rebuilt history live and journals it (agent/turn/uninterruptible.py)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
 from agent.compaction.engine import Compactor
@@ -31,6 +31,27 @@ from sessions.messages import Message
 # Fold reasons a background fold's ready summary stands in for: the automatic ones (a manual,
 # idle, fork or model-switch fold is one of its own).
 AUTOMATIC = frozenset({"threshold", "message_cap", "overflow"})
+# What becomes of a summary the user discarded (/compact --preview).
+DISCARDED = "summary discarded: nothing archived, history unchanged"
+# A fold whose summary the user was shown while the conversation was replaced (not by a turn:
+# a fold shown for review holds the turns back).
+CHANGED_MEANWHILE = "the conversation changed while the summary was shown: discarded, unchanged"
+# Said when "fold up to here" names a request a fold has taken already.
+FOLDED_ALREADY = "that request is folded already: nothing before it is left to fold"
+
+# Shows the model's summary to the user before it is applied (/compact --preview): gives back
+# the summary to apply (edited or not), or None to discard it.
+SummaryReview = Callable[[str], Awaitable[str | None]]
+# How /compact asks to see the summary first: `/compact --preview [focus]`.
+PREVIEW_FLAG = "--preview"
+
+
+def compact_argument(text: str) -> tuple[bool, str | None]:
+    """/compact's argument as (preview, focus): `--preview` first, then the focus if any."""
+    first, _, rest = text.strip().partition(" ")
+    preview = first == PREVIEW_FLAG
+    focus = (rest if preview else text).strip()
+    return preview, focus or None
 
 
 class FoldHooks(Protocol):
@@ -51,6 +72,7 @@ class FoldHost(Protocol):
     compactor: Compactor | None
     history: list[Message]
     recorder: Recorder | None
+    goal: str | None  # the session's goal (agent/turn/goal.py): every summary carries it
 
     @property
     def hooks(self) -> FoldHooks: ...
@@ -75,10 +97,17 @@ class Folds:
         self.background: BackgroundFold | None = None  # a fold started early, still running
 
     async def compact(
-        self, *, reason: FoldReason = "manual", focus: str | None = None
+        self,
+        *,
+        reason: FoldReason = "manual",
+        focus: str | None = None,
+        review: SummaryReview | None = None,
+        before: str | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Fold the history now (/compact [focus], or the ladder before a model call: a ready
-        background fold is swapped in then); events end with CompactionDone or Failed."""
+        background fold is swapped in then); events end with CompactionDone or Failed.
+        `review`: the user sees the summary first (and may edit or discard it); `before`: the
+        id of the message the fold stops at (the rest stays verbatim: "fold up to here")."""
         agent, compactor = self.agent, self.agent.compactor
         if compactor is None:
             yield CompactionFailed(reason, "compaction is not available in this session")
@@ -92,12 +121,23 @@ class Folds:
         else:
             if (dropped := self.drop_background_fold(f"a {reason} fold runs instead")) is not None:
                 yield dropped
+            ids = [message.id for message in agent.history]
+            if before is not None and before not in ids:
+                yield CompactionFailed(reason, FOLDED_ALREADY)
+                return
             focus = await agent.hooks.pre_compact(reason, focus)  # PreCompact's stdout joins it
             schemas, added = agent.schemas(), []
-            items = compactor.summarize(agent.history, schemas, reason=reason, focus=focus)
+            cut = None if before is None else ids.index(before)
+            items = compactor.summarize(agent.history, schemas, reason=reason, focus=focus, cut=cut)
         async for item in items:
             for notice in agent.hooks.take_notices():
                 yield notice
+            if isinstance(item, Summarized) and review is not None:
+                reviewed = await self._reviewed(item, review)
+                if isinstance(reviewed, CompactionFailed):
+                    yield reviewed
+                    continue
+                item = reviewed
             if isinstance(item, Summarized):  # no await between this and the commit
                 outcome, problem = await self.commits.run(self._commit(item, added))
                 self.unannounced.clear()
@@ -135,6 +175,18 @@ class Folds:
         self._journal("started", f"on {len(agent.history)} messages, {size} tokens")
         yield CompactionStarted("threshold", size, len(agent.history), background=True)
 
+    async def _reviewed(
+        self, summarized: Summarized, review: SummaryReview
+    ) -> Summarized | CompactionFailed:
+        """The fold with the summary the user accepted (perhaps edited), or why there is none:
+        discarded, or the conversation changed while they read it."""
+        summary = await review(summarized.fold.reply.summary)
+        if summary is None or not summary.strip():
+            return CompactionFailed(summarized.reason, DISCARDED, discarded=True)
+        if self.agent.history is not summarized.history:  # replaced (a switch): not this one
+            return CompactionFailed(summarized.reason, CHANGED_MEANWHILE)
+        return summarized.with_summary(summary.strip())
+
     def drop_background_fold(self, why: str) -> FoldDropped | None:
         """Drop the background fold, if one runs: its summary is never applied."""
         fold, self.background = self.background, None
@@ -156,7 +208,7 @@ class Folds:
         """A fold's commit as one step: archive, rebuild, swap in, record (run uninterrupted);
         `added`: the messages that joined after a background fold's snapshot."""
         assert self.agent.compactor is not None
-        outcome = await self.agent.compactor.commit(summarized, added)
+        outcome = await self.agent.compactor.commit(summarized, added, self.agent.goal)
         problem = await self._adopt(outcome) if isinstance(outcome, CompactionDone) else None
         self.unannounced.append(outcome)
         return outcome, problem

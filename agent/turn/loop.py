@@ -27,7 +27,8 @@ from agent.permissions.policy import Approver, Permissions
 from agent.turn import notes as notes
 from agent.turn.agent_hooks import AgentHooks
 from agent.turn.checkpoints import CheckpointRecorder
-from agent.turn.folds import Folds
+from agent.turn.folds import Folds, SummaryReview
+from agent.turn.goal import goal_note
 from agent.turn.nested_instructions import NestedInstructions
 from agent.turn.prompt_queue import PromptQueue
 from agent.turn.recorder import Recorder
@@ -72,6 +73,7 @@ class Agent:
         last_id: int = 0,
         permissions: Permissions | None = None,
         hooks: HookRunner | None = None,
+        goal: str | None = None,
     ) -> None:
         self.llm = llm
         self.registry = registry
@@ -79,6 +81,7 @@ class Agent:
         self.context = ToolContext(workspace=workspace, outputs=outputs, images=self.attachments)
         self.approve = approve
         self.permissions = permissions or Permissions()  # read at every call: agent/permissions
+        self.goal = goal  # the session's goal (/goal, --goal): agent/turn/goal.py set_goal
         self.max_tool_iterations = max_tool_iterations
         self.recorder = recorder
         self.checkpoints = checkpoints  # what side-effecting calls change, for /undo
@@ -146,10 +149,11 @@ class Agent:
         request = self.add(msg.user(prompt, images, **(meta or {})))
         if self.checkpoints is not None:
             self.checkpoints.start_turn(request)
-        if (note := mode_note(self.permissions.mode, self.history)) is not None:
-            self.add(
-                note
-            )  # plan mode (or its end), said with the prompt: agent/permissions/plan_mode.py
+        # Said with the prompt: plan mode or its end (agent/permissions/plan_mode.py), and the
+        # goal when it was set, changed or cleared since the model was told (agent/turn/goal.py).
+        said = (mode_note(self.permissions.mode, self.history), goal_note(self.goal, self.history))
+        for note in filter(None, said):
+            self.add(note)
         self.hooks.add_context()  # what SessionStart and UserPromptSubmit hooks printed
         self.nested.add_notes()  # what the user added to AGENTS.md since (`#` prompts)
         if (problem := await self.safe_point()) is not None:
@@ -168,10 +172,16 @@ class Agent:
             raise
 
     def compact(
-        self, *, reason: FoldReason = "manual", focus: str | None = None
+        self,
+        *,
+        reason: FoldReason = "manual",
+        focus: str | None = None,
+        review: SummaryReview | None = None,
+        before: str | None = None,
     ) -> AsyncGenerator[Event, None]:
-        """Fold the history now (/compact [focus]): agent/turn/folds.py."""
-        return self.folds.compact(reason=reason, focus=focus)
+        """Fold the history now (/compact [--preview] [focus]; /rewind's "fold up to here"
+        stops `before` a message): agent/turn/folds.py."""
+        return self.folds.compact(reason=reason, focus=focus, review=review, before=before)
 
     def record_usage(self, event: UsageReported) -> None:
         """Journal and tally one model call's usage (a turn's, a compression's, a sub-agent's)."""
