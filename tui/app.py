@@ -303,7 +303,7 @@ class PleatApp(App[None]):
         from tui.screens.chunks import ChunkBrowserScreen
 
         if self.session is not None:
-            self.push_screen(ChunkBrowserScreen(self.session.archive, event.chunk))
+            self.push_screen(ChunkBrowserScreen(self.session.archive, event.chunk, event.summary))
 
     # -- keys -------------------------------------------------------------------------------
 

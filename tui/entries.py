@@ -87,6 +87,7 @@ class FoldEntry:
     text: str
     state: FoldState = "running"
     chunk: int | None = None
+    summary: str | None = None  # the summary message that replaced the chunk (Enter shows it)
 
 
 Entry = (

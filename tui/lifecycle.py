@@ -100,6 +100,7 @@ async def show_session(
         await host.conversation.add_notice(note)
     show_tasks(host)
     host.status.session = session.id
+    host.status.goal = agent.goal or ""  # a resumed or forked session's goal, from its journal
     host.status.model = (controller.config.model if controller.config else None) or ""
     host.status.cost = agent.usage.cost  # the session's bill so far, from its journal
     limit = agent.cap.limit

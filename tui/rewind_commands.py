@@ -59,8 +59,19 @@ async def rewind(host: Host, arg: str) -> None:
     if number is None:
         return
     chosen = await host.ask_screen(RewindScopeScreen(number, turns[number - 1]))
-    if chosen is not None:
+    if chosen == "fold":
+        fold_up_to(host, turns[number - 1].id)
+    elif chosen is not None:
         await _rewind(host, rewinder, number, chosen)
+
+
+def fold_up_to(host: Host, request: str) -> None:
+    """ "Fold up to here": the conversation before the request `request` (a message id) is
+    folded into a summary; the request and what follows stay word for word; no file changes."""
+    from tui.tasks import run_compaction
+
+    assert host.agent is not None
+    host.start_work("compact", run_compaction(host, host.agent, "manual", None, before=request))
 
 
 async def _rewind(host: Host, rewinder: Rewinder, number: int | None, scope: Scope) -> None:

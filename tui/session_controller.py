@@ -165,7 +165,8 @@ class SessionController:
     ) -> Agent:
         """The one way an agent is made here (every switch: new, resume, fork, model): with the
         app's permissions (Shift+Tab changes their mode; "always" adds to them) and plan review,
-        the prompts queued meanwhile, and, in the same session, the spending cap's count."""
+        the prompts queued meanwhile, and, in the same session, the spending cap's count and the
+        goal."""
         agent = build_agent(
             config or self._config,
             self.workspace,
@@ -179,8 +180,9 @@ class SessionController:
         )
         if self.agent is not None:  # prompts queued during a fork or a switch still go
             agent.queued = self.agent.queued
-            if session is self.session:  # a model switch: the run's spending goes on counting
-                agent.cap.start = self.agent.cap.start
+            if session is self.session:  # a model switch: the run's spending goes on counting,
+                agent.cap.start = self.agent.cap.start  # and the goal set since it opened stays
+                agent.goal = self.agent.goal
         return agent
 
     def _adopt(self, session: Session, history: list[Message] | None) -> None:

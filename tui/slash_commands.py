@@ -30,11 +30,21 @@ def _controller(host: Host) -> SessionController:
     return host.controller
 
 
-async def compact(host: Host, focus: str) -> None:
+async def compact(host: Host, arg: str) -> None:
+    from agent.turn.folds import compact_argument
+    from tui.summary_review import review_summary
     from tui.tasks import run_compaction
 
     assert host.agent is not None
-    host.start_work("compact", run_compaction(host, host.agent, "manual", focus or None))
+    preview, focus = compact_argument(arg)
+    review = (lambda summary: review_summary(host, summary)) if preview else None
+    host.start_work("compact", run_compaction(host, host.agent, "manual", focus, review=review))
+
+
+async def goal(host: Host, text: str) -> None:
+    from tui.goal_command import goal as set_or_show
+
+    await set_or_show(host, text)
 
 
 async def fork(host: Host, _: str) -> None:
@@ -139,6 +149,7 @@ async def quit_app(host: Host, _: str) -> None:
 # What each built-in does in the TUI, by its name in the table (agent/commands/builtin.py).
 HANDLERS: dict[str, Handler] = {
     "compact": compact,
+    "goal": goal,
     "context": context,
     "chunks": chunks,
     "fork": fork,

@@ -14,6 +14,7 @@ from agent.events import FoldReason, PromptBlocked
 from agent.images.prompt import attach_images
 from agent.model.discovery import FoundModel
 from agent.terminal_text import visible
+from agent.turn.folds import SummaryReview
 from agent.turn.loop import Agent
 from agent.turn.room import ContextTooSmall
 from sessions.lock import SessionBusy
@@ -102,9 +103,18 @@ async def run_turn(
         host.idle.arm()
 
 
-async def run_compaction(host: Host, agent: Agent, reason: FoldReason, focus: str | None) -> None:
-    """/compact [focus] (reason "manual") or an idle fold (reason "idle"); cancelled before it
-    commits, it leaves history and archive as they were."""
+async def run_compaction(
+    host: Host,
+    agent: Agent,
+    reason: FoldReason,
+    focus: str | None,
+    *,
+    review: SummaryReview | None = None,
+    before: str | None = None,
+) -> None:
+    """/compact [--preview] [focus] (reason "manual", `review`: the user sees the summary
+    first), /rewind's "fold up to here" (`before`: the request it stops at) or an idle fold
+    (reason "idle"); cancelled before it commits, it leaves history and archive as they were."""
     view = TurnView(
         host.conversation,
         host.status,
@@ -114,7 +124,8 @@ async def run_compaction(host: Host, agent: Agent, reason: FoldReason, focus: st
     )
     host.status.state = COMPACTING
     try:
-        await _consume(view, agent.compact(reason=reason, focus=focus))
+        folding = agent.compact(reason=reason, focus=focus, review=review, before=before)
+        await _consume(view, folding)
     except asyncio.CancelledError:
         await _interrupted(view, agent, quiet=reason == "idle", note=False)
         raise

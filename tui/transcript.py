@@ -53,7 +53,8 @@ def entries_from_history(
         if is_summary(message):
             chunk = message.meta.get("chunk")
             chunk = chunk if isinstance(chunk, int) else None
-            entries.append(FoldEntry(fold_line(chunk, archive), "done", chunk))
+            line = fold_line(chunk, archive)
+            entries.append(FoldEntry(line, "done", chunk, message.content or None))
         elif message.role == "user" and not message.meta.get("injected"):
             labels = tuple(image.label() for image in message.images)
             typed = message.meta.get(TYPED_KEY)

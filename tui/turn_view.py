@@ -24,6 +24,7 @@ from agent.events import (
     TurnDone,
     UsageReported,
 )
+from sessions.messages import Message, is_summary
 from tools.todo_list import TODO_TOOL_NAME
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.compaction_marker import CompactionMarker
@@ -44,6 +45,12 @@ CANCELLED_RESULT = "cancelled: the turn was interrupted"
 FOLD_CANCELLED = "compaction interrupted: history unchanged"
 
 AnyEvent = Event  # every event the agent yields
+
+
+def folded_summary(event: CompactionDone) -> str | None:
+    """The summary message that replaced the fold's chunk (a shrink writes none)."""
+    head = event.history[1] if len(event.history) > 1 and event.method != "shrink" else None
+    return head.content if isinstance(head, Message) and is_summary(head) else None
 
 
 def running_text(event: CompactionStarted) -> str:
@@ -157,9 +164,9 @@ class TurnView:
         if self.fold is None:
             self.fold = await self.conversation.add_fold(text)
         if isinstance(event, CompactionDone):
-            self.fold.settle("done", text, event.chunk)
-        else:
-            self.fold.settle("failed", text)
+            self.fold.settle("done", text, event.chunk, folded_summary(event))
+        else:  # a summary the user discarded is no failure
+            self.fold.settle("cancelled" if event.discarded else "failed", text)
         self.status.folding = "idle"  # `changed` says "paused" when the compactor is
         self.fold = None
         self.status.state = self.busy_state

@@ -32,7 +32,14 @@ class Builtin:
 
 
 BUILTIN: tuple[Builtin, ...] = (
-    Builtin("compact", "[focus]", "fold the conversation now", headless=True, while_working=False),
+    Builtin(
+        "compact",
+        "[--preview] [focus]",
+        "fold the conversation now (--preview: see, edit or discard the summary first)",
+        headless=True,
+        while_working=False,
+    ),
+    Builtin("goal", "[text|clear]", "show, set or clear the session's goal (kept through folds)"),
     Builtin("context", "", "what fills the context window"),
     Builtin("chunks", "", "browse and search the archived chunks"),
     Builtin(

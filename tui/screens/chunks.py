@@ -1,4 +1,5 @@
-"""/chunks: the session's archived chunks, a search box over them, and one chunk's Markdown."""
+"""/chunks: the session's archived chunks, a search box over them, and one chunk's Markdown;
+opened from a fold marker, the summary that replaced that chunk beside it."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ EMPTY = "Nothing has been folded in this session yet: chunks appear after a comp
 
 class ChunkBrowserScreen(Screen[None]):
     """Lists the chunks (topics, message ids), filters them by a search, shows the highlighted
-    one. Escape goes back to the conversation."""
+    one; `summary` (from a fold marker): the summary message that replaced chunk `select`,
+    shown beside it while that chunk is the one read. Escape goes back to the conversation."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
@@ -44,10 +46,13 @@ class ChunkBrowserScreen(Screen[None]):
         Binding("ctrl+o", "every_session", "Every session"),
     ]
 
-    def __init__(self, archive: ChunkArchive, select: int | None = None) -> None:
+    def __init__(
+        self, archive: ChunkArchive, select: int | None = None, summary: str | None = None
+    ) -> None:
         super().__init__()
         self.archive = archive
         self.select = select
+        self.summary = summary if select is not None else None
         self.chunks: list[ChunkInfo] = []
         self.shown: list[ChunkInfo] = []  # the list's rows, after the search
         self.current: int | None = None  # the chunk in the viewer
@@ -60,10 +65,15 @@ class ChunkBrowserScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Label(self._title(), id="chunks-title")
         yield Input(placeholder="search: text or a regex (case ignored)", id="chunk-search")
-        with Horizontal(id="chunks-body"):
+        with Horizontal(id="chunks-body", classes="with-summary" if self.summary else ""):
             yield OptionList(id="chunk-list", markup=False)  # topics are the model's text
             with VerticalScroll(id="chunk-scroll"):
                 yield Markdown(id="chunk-view")
+            if self.summary is not None:
+                with VerticalScroll(id="summary-scroll"):
+                    title = f"The summary that replaced chunk {self.select}"
+                    yield Label(title, id="summary-title", markup=False)
+                    yield Markdown(visible(self.summary), id="summary-view")
         yield Footer()
 
     def _title(self, found: str = "") -> Content:
@@ -121,6 +131,8 @@ class ChunkBrowserScreen(Screen[None]):
         if info is None or number == self.current:
             return
         self.current = number
+        if self.summary is not None:  # beside its own chunk only
+            self.query_one("#summary-scroll").display = number == self.select
         try:
             text = await self._text(info)
         except OSError as error:

@@ -1,8 +1,9 @@
-"""/rewind's screens: the turns to go back to, what to rewind, and files changed since pleat."""
+"""/rewind's screens: the turns to go back to, what to rewind (or fold up to there), and files
+changed since pleat."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -54,10 +55,13 @@ RewindScreen, RewindScopeScreen, ChangedFilesScreen {
 """
 # The answer each scope button gives (the buttons' ids).
 # (Prefixed: `#conversation` is the app's conversation view, styled by tui/pleat.tcss.)
-SCOPE_BUTTONS: dict[str, Scope] = {
+# "fold": nothing is rewound; the requests before the turn are folded, the rest stay verbatim.
+RewindChoice = Scope | Literal["fold"]
+SCOPE_BUTTONS: dict[str, RewindChoice] = {
     "scope-both": "both",
     "scope-conversation": "conversation",
     "scope-files": "files",
+    "scope-fold": "fold",
 }
 
 
@@ -99,15 +103,16 @@ class RewindScreen(ModalScreen[int | None]):
         self.dismiss(None)
 
 
-class RewindScopeScreen(ModalScreen[Scope | None]):
+class RewindScopeScreen(ModalScreen[RewindChoice | None]):
     """What to take back to before the turn: files and conversation, one of them, or nothing
-    (Escape)."""
+    (Escape); or to fold the conversation up to the turn instead ("fold up to here")."""
 
     DEFAULT_CSS = PANEL_CSS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b", "choose('both')", "Both"),
         Binding("c", "choose('conversation')", "Conversation"),
         Binding("f", "choose('files')", "Files"),
+        Binding("s", "choose('fold')", "Fold up to here"),
         Binding("escape", "close", "Cancel"),
     ]
 
@@ -126,7 +131,9 @@ class RewindScopeScreen(ModalScreen[Scope | None]):
             yield Label(
                 "Files: every change pleat made from this request on is undone. Conversation: "
                 "the request and everything after it leave the conversation, and the request "
-                "comes back into the prompt.",
+                "comes back into the prompt. Fold up to here: nothing is undone; the requests "
+                "before this one are folded into a summary, this one and the rest stay word "
+                "for word.",
                 classes="rewind-text",
                 markup=False,
             )
@@ -134,10 +141,11 @@ class RewindScopeScreen(ModalScreen[Scope | None]):
                 yield Button("Both (b)", id="scope-both", variant="primary")
                 yield Button("Conversation (c)", id="scope-conversation")
                 yield Button("Files (f)", id="scope-files")
+                yield Button("Fold up to here (s)", id="scope-fold")
                 yield Button("Cancel (esc)", id="scope-cancel")
 
-    def action_choose(self, scope: Scope) -> None:
-        self.dismiss(scope)
+    def action_choose(self, choice: RewindChoice) -> None:
+        self.dismiss(choice)
 
     def action_close(self) -> None:
         self.dismiss(None)

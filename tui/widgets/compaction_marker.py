@@ -1,4 +1,5 @@
-"""A fold in the conversation: "compacting…", then what was folded where (Enter opens it)."""
+"""A fold in the conversation: "compacting…", then what was folded where (Enter opens the chunk
+beside the summary that replaced it)."""
 
 from __future__ import annotations
 
@@ -19,15 +20,16 @@ class CompactionMarker(Static, can_focus=True):
     """One compaction; its classes follow its state (running, done, failed, cancelled)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open chunk", show=False),
+        Binding("enter", "open", "Open chunk and summary", show=False),
     ]
 
     class Selected(Message):
-        """The user asked to read the chunk this marker folded into."""
+        """The user asked to read the chunk this marker folded into, and its summary."""
 
-        def __init__(self, chunk: int) -> None:
+        def __init__(self, chunk: int, summary: str | None = None) -> None:
             super().__init__()
             self.chunk = chunk
+            self.summary = summary
 
     def __init__(self, entry: FoldEntry) -> None:
         super().__init__(markup=False, classes=entry.state)
@@ -42,17 +44,21 @@ class CompactionMarker(Static, can_focus=True):
     def state(self) -> FoldState:
         return self.entry.state
 
-    def settle(self, state: FoldState, text: str, chunk: int | None = None) -> None:
-        """The compaction ended: done (with its chunk), failed or cancelled."""
+    def settle(
+        self, state: FoldState, text: str, chunk: int | None = None, summary: str | None = None
+    ) -> None:
+        """The compaction ended: done (with its chunk and the summary that replaced it),
+        failed or cancelled."""
         self.remove_class(self.entry.state)
         self.entry.state, self.entry.text, self.entry.chunk = state, text, chunk
+        self.entry.summary = summary
         self.add_class(state)
         self._show()
 
     def _show(self) -> None:
         hint = "  (Enter: read it)" if self.entry.chunk is not None else ""
         self.update(f"{FOLD_SIGN} {visible(self.entry.text)}{hint if self.has_focus else ''}")
-        self.tooltip = "open this chunk in the chunk browser" if self.entry.chunk else None
+        self.tooltip = "open this chunk and its summary" if self.entry.chunk else None
 
     def on_focus(self) -> None:
         self._show()
@@ -65,4 +71,4 @@ class CompactionMarker(Static, can_focus=True):
 
     def action_open(self) -> None:
         if self.entry.chunk is not None:
-            self.post_message(self.Selected(self.entry.chunk))
+            self.post_message(self.Selected(self.entry.chunk, self.entry.summary))

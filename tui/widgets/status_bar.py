@@ -1,5 +1,5 @@
-"""The status line: model, session, workspace, activity, permission mode, context meter, cache,
-cost, folding."""
+"""The status line: model, session, workspace, goal, activity, permission mode, context meter,
+cache, cost, folding."""
 
 from __future__ import annotations
 
@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 
 # Separates the fields of the status line.
 SEPARATOR = " · "
+# Characters of the goal the line shows (its first line): enough to recognise it; /goal shows
+# it whole.
+GOAL_CHARS = 40
 # Cells of the context meter: ten make each cell a tenth of the window, readable at a glance.
 METER_CELLS = 10
 # The meter's cells (used, free) and the mark where automatic compaction starts.
@@ -40,6 +43,12 @@ def meter(gauge: ContextGauge) -> str:
     return f"ctx {''.join(cells)} {share:.0%} {kilo(gauge.used)}/{kilo(gauge.window)}"
 
 
+def short_goal(goal: str) -> str:
+    """The goal's first line, cut to GOAL_CHARS."""
+    line = goal.strip().splitlines()[0] if goal.strip() else ""
+    return line if len(line) <= GOAL_CHARS else line[: GOAL_CHARS - 1] + "…"
+
+
 class StatusBar(Static):
     """Shows the session's state; the app sets the reactive fields."""
 
@@ -54,6 +63,7 @@ class StatusBar(Static):
     cap: reactive[tuple[float, float] | None] = reactive(None)
     context: reactive[ContextGauge | None] = reactive(None)
     folding: reactive[FoldStatus] = reactive("idle")
+    goal: reactive[str] = reactive("")  # the session's goal (/goal); "" when there is none
 
     def __init__(self, model: str, workspace: str) -> None:
         super().__init__(markup=False)
@@ -93,13 +103,19 @@ class StatusBar(Static):
     def watch_folding(self) -> None:
         self._refresh_line()
 
+    def watch_goal(self) -> None:
+        self._refresh_line()
+
     @property
     def line(self) -> str:
         """The text the bar shows."""
         fields = [self.model or "no model"]
         if self.session:
             fields.append(self.session)
-        fields += [self.workspace, self.state, f"{self.mode} mode"]
+        fields.append(self.workspace)
+        if self.goal:
+            fields.append(f"goal: {short_goal(self.goal)}")
+        fields += [self.state, f"{self.mode} mode"]
         if self.context is not None:
             fields.append(meter(self.context))
         usage = self.usage
