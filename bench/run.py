@@ -92,7 +92,8 @@ def check(measure: str, goal: str, threshold: float, read: Callable[[], tuple[fl
 
 
 def replay_rows(window: str) -> list[Row]:
-    """Compression cache share and billed input of each other design vs pleat at one window."""
+    """Compression cache share and billed input of each other design vs pleat at one window, and
+    what pleat's notes for unchanged re-reads kept out of its requests (agent/replay/rereads.py)."""
     report = load(f"replay-{window}.json")
 
     def totals(strategy: str) -> dict[str, Any]:
@@ -115,6 +116,14 @@ def replay_rows(window: str) -> list[Row]:
 
         return read
 
+    def rereads() -> tuple[float, str]:
+        pleat = totals("insert")
+        saved = int(pleat["reread_tokens_saved"])
+        return (
+            saved,
+            f"{saved:,} tokens in {pleat['reread_notes']} notes ({pleat['sessions']} sessions)",
+        )
+
     rows = [check(f"compression calls served from cache, {window}", ">= 90%", 0.9, share)]
     for strategy in OTHER_STRATEGIES:
         rows.append(
@@ -122,6 +131,14 @@ def replay_rows(window: str) -> list[Row]:
                 f"billed input of {strategy} vs pleat, {window}", "> 1.00x", 1.0, billed(strategy)
             )
         )
+    rows.append(
+        check(
+            f"tool-result tokens not sent again: unchanged re-reads as notes, {window}",
+            "> 0 tokens",
+            0.0,
+            rereads,
+        )
+    )
     return rows
 
 

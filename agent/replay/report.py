@@ -27,6 +27,8 @@ def totals(results: Sequence[StrategyResult]) -> dict[str, Any]:
             else None
         ),
         "engine_seconds": round(sum(r.engine_seconds for r in results), 3),
+        "reread_notes": sum(r.reread_notes for r in results),
+        "reread_tokens_saved": sum(r.reread_tokens_saved for r in results),
         "overflows": sorted(
             (r.session, r.overflow_at) for r in results if r.overflow_at is not None
         ),

@@ -18,6 +18,7 @@ from agent.model.llm import LLMReply
 from agent.model.tokens import TokenLedger
 from agent.replay.cache_model import CacheModel
 from agent.replay.recorded import BASH_TOOL, RecordedSession
+from agent.replay.rereads import note_for
 from sessions.archive import ChunkArchive
 from sessions.messages import Message, provider_messages
 
@@ -63,6 +64,10 @@ class StrategyResult:
     compression_prompt_tokens: int = 0
     compression_cached_tokens: int = 0
     engine_seconds: float = 0.0
+    # pleat's notes for unchanged re-reads (agent/replay/rereads.py; "insert" only): how many
+    # recorded results became one, and the tokens of those results less the notes' own.
+    reread_notes: int = 0
+    reread_tokens_saved: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
     series: CallSeries = field(default_factory=CallSeries)
 
@@ -127,7 +132,9 @@ async def run_strategy(
     on_compaction: Callable[[list[Message], CompactionDone], None] | None = None,
 ) -> StrategyResult:
     """Replay one recorded session under one strategy; the recorded assistant messages stand
-    in for the model's replies, and each one is a request priced by the cache model."""
+    in for the model's replies, and each one is a request priced by the cache model. Under
+    pleat's strategy ("insert") a re-read of an unchanged file still in the context is the
+    note read_file gives (agent/replay/rereads.py); the other designs keep every result."""
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r} (known: {', '.join(STRATEGIES)})")
     cache = cache or CacheModel()
@@ -183,5 +190,14 @@ async def run_strategy(
                 result.overflow_at = index  # a provider refuses it: the session ends here
                 break
             tokens.report(size, history, len(history))
+        if strategy == "insert" and message.role == "tool":
+            if (note := note_for(history, message)) is not None:
+                result.reread_notes += 1
+                # By their texts: the ledger's counts are kept by message id, which they share.
+                saved = tokens.count_text(message.content or "") - tokens.count_text(
+                    note.content or ""
+                )
+                result.reread_tokens_saved += saved
+                message = note
         history.append(message)
     return result
