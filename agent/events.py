@@ -161,6 +161,9 @@ class CompactionDone:
     # Tool results replaced by stubs (their originals archived in the chunk): by the cheap tier
     # during a fold, or by the last rung (method "shrink") when a request could not fit.
     shrunk_messages: int = 0
+    # Seconds the turn (or the user, for /compact) waited for this fold: all of a fold made
+    # there and then; for one begun in the background, the rest of its call and the commit.
+    waited: float = 0.0
 
 
 @dataclass(frozen=True)

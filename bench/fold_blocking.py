@@ -1,12 +1,11 @@
-"""How long folds hold a turn up: a headless turn of file steps of about a second each (as `sleep 1;
-cat FILE` takes) against the scripted server, with each compression call taking
-COMPRESSION_SECONDS. The turn is blocked while it waits for a fold: from the event before a fold's
-outcome to the outcome (a background fold's rest of its call, or a whole fold made at the
-threshold). The blocked time as a share of the compression calls' own time (folds x
-COMPRESSION_SECONDS) is 0 when every fold was made while the turn went on. The same turn with
-instant compression calls runs too, in the same run: its wall time against the slow run's is the
-same figure measured from outside (noisier on a busy machine). Writes results JSON; bench/run.py
-reads it."""
+"""How long folds hold a turn up: a headless turn of file steps of about a second each (as `sleep
+1; cat FILE` takes) against the scripted server, with each compression call taking
+COMPRESSION_SECONDS. The turn is blocked while it waits for a fold (each fold says how long: the
+rest of a background fold's call, or the whole of a fold made at the threshold). The blocked
+time as a share of the compression calls' own time (folds x COMPRESSION_SECONDS) is 0 when every
+fold was made while the turn went on. The same turn with instant compression calls runs too, in
+the same run: its wall time against the slow run's is the same figure measured from outside
+(noisier on a busy machine). Writes results JSON; bench/run.py reads it."""
 
 from __future__ import annotations
 
@@ -125,13 +124,9 @@ async def one_run(delay: float, early_fold_at: float = 0.8) -> Run:
 
 
 def blocked_time(timed: list[tuple[float, Any]]) -> float:
-    """Seconds between each fold's outcome and the event before it: the turn's wait (a fold
-    begun in the background, at the threshold; a fold made there, its whole call)."""
-    return sum(
-        at - timed[n - 1][0]
-        for n, (at, event) in enumerate(timed)
-        if n and isinstance(event, CompactionDone)
-    )
+    """Seconds the turn waited for folds, as each fold says (CompactionDone.waited: a fold made
+    at the threshold, all of it; one begun in the background, the rest of its call)."""
+    return sum(event.waited for _, event in timed if isinstance(event, CompactionDone))
 
 
 async def measure() -> dict[str, Any]:

@@ -4,6 +4,8 @@ rebuilt history live and journals it (agent/turn/uninterruptible.py)."""
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
@@ -112,6 +114,7 @@ class Folds:
         if compactor is None:
             yield CompactionFailed(reason, "compaction is not available in this session")
             return
+        began = time.monotonic()  # what the turn waits for this fold starts here
         ready = self.background if reason in AUTOMATIC else None
         if ready is not None and ready.still_fits(agent.history):  # swapped in at once
             result = await ready.result()  # the rest of its call, if it still runs
@@ -143,6 +146,8 @@ class Folds:
                 self.unannounced.clear()
                 if problem is not None:
                     yield problem
+                if isinstance(outcome, CompactionDone):
+                    outcome = dataclasses.replace(outcome, waited=time.monotonic() - began)
                 yield outcome
                 if isinstance(outcome, CompactionDone):  # PostCompact: the chunk is on disk
                     for notice in await agent.hooks.post_compact(outcome, compactor.archive):
