@@ -134,6 +134,12 @@ async def mcp(host: Host, arg: str) -> None:
     await mcp_servers.show(host, arg)
 
 
+async def memory(host: Host, arg: str) -> None:
+    from tui.memory_command import memory as instruction_files
+
+    await instruction_files(host, arg)
+
+
 async def show_help(host: Host, _: str) -> None:
     from tui.command_catalog import help_lines, refresh
 
@@ -160,6 +166,7 @@ HANDLERS: dict[str, Handler] = {
     "rewind": rewind,
     "model": model,
     "mcp": mcp,
+    "memory": memory,
     "help": show_help,
     "quit": quit_app,
 }
@@ -177,7 +184,9 @@ def help_text(custom: Sequence[str] = ()) -> str:
 def parse(text: str) -> tuple[Builtin | None, str] | None:
     """(command, argument) when the text is a built-in slash command, (None, name) for another
     one ("/foo": a custom command, or unknown), None when it is a prompt (no slash, or a path
-    such as /etc/hosts)."""
+    such as /etc/hosts). A `# note` is /memory's: it adds the note, after asking."""
+    if text.startswith("#"):
+        return BY_NAME["memory"], text
     if not text.startswith("/"):
         return None
     name, _, arg = text[1:].partition(" ")

@@ -74,6 +74,11 @@ BUILTIN: tuple[Builtin, ...] = (
         needs_agent=False,
     ),
     Builtin("mcp", "", "MCP servers: their state, errors and tools", headless=True),
+    Builtin(
+        "memory",
+        "[# note]",
+        "instruction files in use, opened in $VISUAL/$EDITOR; a prompt `# note` adds to AGENTS.md",
+    ),
     Builtin("help", "", "commands and keys", needs_agent=False),
     Builtin("quit", "", "leave pleat", needs_agent=False),
 )

@@ -1,0 +1,93 @@
+"""/memory in the TUI: the instruction files in use, to open in an editor; `#` notes added."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from agent.turn.instruction_files import (
+    INSTRUCTION_FILES,
+    USER_FILE,
+    NoteRefused,
+    append_note,
+    instruction_notes,
+    note_target,
+    project_instructions,
+    user_instructions,
+)
+from sessions.paths import data_home
+from tui import asking, queued
+from tui.host import Host
+from tui.screens.memory import ADD, PROMPT, MemoryFile, MemoryScreen, NoteScreen
+
+
+def memory_files(workspace: Path, nested: list[str]) -> list[MemoryFile]:
+    """The user's file and the project's (offered to create when missing, unless something
+    unusable is in the way), then the nested files in force (blocking: in a thread)."""
+    files: list[MemoryFile] = []
+    mine, home = user_instructions(), data_home() / USER_FILE
+    if mine.path is not None or not os.path.lexists(home):
+        files.append(MemoryFile("user", str(home), mine.path or home, mine.path is not None))
+    root = workspace.resolve()
+    project = project_instructions(workspace)
+    if project.path is not None and project.name is not None:
+        files.append(MemoryFile("project", project.name, project.path, True))
+    elif not os.path.lexists(root / INSTRUCTION_FILES[0]):
+        files.append(
+            MemoryFile("project", INSTRUCTION_FILES[0], root / INSTRUCTION_FILES[0], False)
+        )
+    files += [MemoryFile("nested", name, root / name, True) for name in nested]
+    return files
+
+
+async def memory(host: Host, arg: str) -> None:
+    """`/memory`: the list; `/memory # note`, or a prompt starting with `#`: add the note."""
+    if arg.startswith("#"):
+        await add_note(host, arg)
+        return
+    nested = host.agent.nested.in_use() if host.agent is not None else []
+    files = await asyncio.to_thread(memory_files, host.workspace, nested)
+    notes = await asyncio.to_thread(instruction_notes, host.workspace)
+    if host.agent is not None:
+        notes += host.agent.nested.skipped
+    await host.ask_screen(MemoryScreen(files, notes))
+
+
+async def add_note(host: Host, text: str) -> None:
+    """A `#` prompt: asked first, then added to the project's file and told to the model with
+    the next prompt; or sent as a prompt after all; or put back into the input."""
+    note = text.lstrip("#").strip()
+    if not note:
+        await host.conversation.add_notice("write the note after the #, e.g. `# use tabs`")
+        return
+    target = await asyncio.to_thread(note_target, host.workspace)
+    answer = await asking.modal(host, NoteScreen(target, note), f"add to {target}?")
+    if answer == PROMPT:
+        await send_as_prompt(host, text)
+        return
+    if answer != ADD:
+        host.prompt.value = text  # nothing is lost: back in the input, to edit
+        return
+    try:
+        name = await asyncio.to_thread(append_note, host.workspace, note)
+    except NoteRefused as error:
+        await host.conversation.add_notice(f"not added: {error}", "error")
+        return
+    if host.agent is not None:
+        host.agent.nested.note(name, note)
+    await host.conversation.add_notice(
+        f"added to {name}: the model reads it with your next prompt, and every new session"
+    )
+
+
+async def send_as_prompt(host: Host, text: str) -> None:
+    """The `#` text as an ordinary prompt (a Markdown heading, say), as the app sends one."""
+    from tui.tasks import run_turn
+
+    if host.agent is None:
+        return
+    if host.busy:
+        queued.put(host, text)
+        return
+    host.start_work("turn", run_turn(host, host.agent, queued.take_all_with(host, text)))
