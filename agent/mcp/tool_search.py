@@ -120,8 +120,8 @@ def report(query: str, found: Found) -> str:
         lines.append(f"{tool.name} stays out: it does not fit in {room}, even with room made.")
     if found.gave_way:
         names = ", ".join(tool.name for tool in found.gave_way)
-        lines.append(f"To make room, these leave at that turn (never called; found again by a "
-                     f"search): {names}.")  # fmt: skip
+        leave = "To make room, these leave at that turn (never called; a search finds them)"
+        lines.append(f"{leave}: {names}.")
     if found.more:
         lines.append(f"{found.more} more match: use more or other words to pick them.")
     return "\n".join(lines)
