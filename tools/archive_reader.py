@@ -173,7 +173,7 @@ _PARAMETERS: dict[str, Any] = {
     "properties": {
         "action": {"type": "string", "enum": list(ACTIONS)},
         "query": {"type": "string", "description": "search: a regex, or words (all must appear)."},
-        "case_sensitive": {"type": "boolean", "description": "search: match case."},
+        "case_sensitive": {"type": "boolean"},
         "chunk": {"type": "integer", "minimum": 1, "description": "Read or search this chunk."},
         "id": {"type": "string", "description": 'read: one message, e.g. "m45".'},
         "from_id": {"type": "string", "description": "read: first message id of a range."},
@@ -182,16 +182,10 @@ _PARAMETERS: dict[str, Any] = {
         "output": {"type": "integer", "minimum": 1, "description": "read: a kept tool output."},
         "offset": {"type": "integer", "minimum": 1, "description": "output: first line."},
         "limit": {"type": "integer", "minimum": 1, "description": "output: most lines."},
-        "scope": {
-            "type": "string",
-            "enum": list(SCOPES),
-            "description": 'list/search: "session" (default) or "project": every session of '
-            "this workspace, earlier ones included.",
-        },
-        "session": {
-            "type": "string",
-            "description": "read (or search) one session of this workspace, by its id.",
-        },
+        # No descriptions: the tool's says what they do. Its schema rides in every request, and
+        # in a 4k window the schemas already take half (every token here is room for results).
+        "scope": {"type": "string", "enum": list(SCOPES)},
+        "session": {"type": "string"},
     },
     "additionalProperties": False,
 }
@@ -204,13 +198,12 @@ class ArchiveReaderTool(Tool):
     description = (
         "The archive of this conversation's folded messages, word for word, and of tool "
         "outputs too long to show. Use it for exact text from before a fold. action=list: the "
-        "chunk index. action=search `query`: hits with chunk, message id and snippet (text and "
-        "tool-call arguments). action=read: a `chunk` (optionally `from_id`/`to_id`), one "
-        "message by `id` (as a stub cites it), or a kept `output` by number from line "
-        "`offset`. Long reads come in pages. Default action: read with chunk, id or output, "
-        "search with query, else list. scope=project lists and searches every earlier session "
-        "of this workspace too (what was said and done there); read their messages with "
-        "`session` and `id`."
+        "chunk index. action=search `query`: hits with chunk, message id and snippet. "
+        "action=read: a `chunk` (optionally `from_id`/`to_id`), one message by `id` (as a stub "
+        "cites it), or a kept `output` by number from line `offset`. Long reads come in pages. "
+        "Default action: read with chunk, id or output, search with query, else list. "
+        "scope=project: earlier sessions of this workspace too; read their messages with "
+        "`session`."
     )
     parameters = _PARAMETERS
     read_only = True
