@@ -19,7 +19,9 @@ from sessions.messages import Message, ToolCall, unread_results
 from tools.base import ToolContext
 from tools.registry import default_registry
 
-SMALL, LARGE = 4_096, 200_000
+# A small window whose room after a fold is under the policy's share of it yet above the least a
+# result gets (MIN_OUTPUT_TOKENS), and a large one where the share is the smaller.
+SMALL, LARGE = 4_608, 200_000
 
 
 def compactor(tmp_path: Path, window: int) -> Compactor:
