@@ -1,6 +1,6 @@
 """A Claude Code user's hooks carried over unchanged: guard scripts written against Claude Code's
 documented payload (not pleat's names), in the settings files where Claude Code keeps them, run
-by `pleat -p` as a real process against the scripted server."""
+by `pleat -p` (its entry point in process) against the scripted server."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
-# Slow: each test runs pleat as a process (litellm's import takes seconds).
+# Slow: each test runs pleat headless (litellm's import, once per worker).
 pytestmark = pytest.mark.slow
 
 # The guard hook copied most widely (Claude Code's docs' Bash validator, reduced): it looks at

@@ -1,4 +1,4 @@
-"""Custom slash commands headless: `pleat -p "/review src/app.py"` as a real process, the
+"""Custom slash commands headless: `pleat -p "/review src/app.py"` (its entry point in process), the
 scripted server recording what the model was sent."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from sessions.store import session_info
 from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import ScriptedServer, Text
 
-# Slow (each test runs pleat as a process: litellm's import takes seconds).
+# Slow (each test runs pleat headless: litellm's import, once per worker).
 pytestmark = pytest.mark.slow
 
 REVIEW = """\

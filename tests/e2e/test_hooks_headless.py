@@ -1,5 +1,5 @@
-"""Hooks in `pleat -p`, as a script runs it: real processes, real hook commands from config.toml,
-the scripted server reading what the model would read."""
+"""Hooks in `pleat -p`, as a script runs it (the entry point in process): real hook commands from
+config.toml, the scripted server reading what the model would read."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from agent.hooks.tool_hooks import BLOCKED_HEADER
 from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
-# Slow: each test runs pleat as a process (litellm's import takes seconds).
+# Slow: each test runs pleat headless (litellm's import, once per worker).
 pytestmark = pytest.mark.slow
 
 # A PreToolUse hook as a user writes one: the call's JSON from stdin, exit 2 with a reason on

@@ -16,7 +16,7 @@ from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tests.support.tui_support import make_app, started
 from tui.widgets.tool_call import ToolCallBlock
 
-# Slow (runs pleat as a process, three times): left out of the fast set.
+# Slow (runs pleat headless three times, folding): left out of the fast set.
 pytestmark = pytest.mark.slow
 
 # How the scripted model recognizes pleat's compression instruction.

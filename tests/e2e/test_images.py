@@ -30,7 +30,7 @@ from tests.support.constants import TEST_API_KEY, TEST_MODEL
 from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
-# Slow (runs pleat as a process): left out of the fast set.
+# Slow (pleat's headless runs, folds): left out of the fast set.
 pytestmark = pytest.mark.slow
 
 # A model litellm knows accepts images, and one it knows does not (both served by the scripted

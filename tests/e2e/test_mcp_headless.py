@@ -1,5 +1,6 @@
 """MCP servers in `pleat -p`: a real stdio server written with the `mcp` package, called by the
-scripted model through real processes; a broken one beside it; /mcp; rules; .mcp.json."""
+scripted model through pleat's headless runs (in process); a broken one beside it; /mcp; rules;
+.mcp.json."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Careless and hostile MCP servers in `pleat -p`, real processes: tools with malformed schemas or
-listing entries are left out with a note and the server's other tools work; a server whose
-schemas would fill the window gets only what fits in the MCP tools' share of it."""
+"""Careless and hostile MCP servers in `pleat -p` (in process), real servers: tools with malformed
+schemas or listing entries are left out with a note and the server's other tools work; a server
+whose schemas would fill the window gets only what fits in the MCP tools' share of it."""
 
 from __future__ import annotations
 

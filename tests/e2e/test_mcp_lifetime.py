@@ -1,6 +1,7 @@
 """MCP servers stop with pleat: after a headless run, on SIGTERM, SIGHUP and Ctrl+C (SIGINT) in the
 middle of a call; no server process outlives it, even one that does not exit when its stdin
-closes (it is killed). Real processes, real pids."""
+closes (it is killed). Real processes, real pids (the run that ends on its own calls the entry
+point in process; its server is a real process all the same)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import Error, Reply, ScriptedServer, Text, ToolCalls
 from tests.support.subagent_support import is_subagent
 
-# Slow (runs pleat as a process): left out of the fast set.
+# Slow (pleat's headless runs): left out of the fast set.
 pytestmark = pytest.mark.slow
 
 # A model litellm has prices for, so the run has a cost to compare with the journal's.

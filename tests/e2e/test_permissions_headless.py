@@ -1,4 +1,5 @@
-"""`pleat -p` with permission modes and rules, as a script runs it: real processes, real files."""
+"""`pleat -p` with permission modes and rules, as a script runs it (the entry point in process),
+real files."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from agent.permissions.plan_mode import HEADLESS, PLAN_NOTE
 from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
-# Slow (each test runs pleat as a process: litellm's import takes seconds): left out of the
+# Slow (each test runs pleat headless: litellm's import, once per worker): left out of the
 # fast set, `pytest -m 'not slow'`.
 pytestmark = pytest.mark.slow
 

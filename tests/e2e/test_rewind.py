@@ -1,5 +1,5 @@
-"""/undo and /rewind headless, as real processes against the scripted server: files come back
-byte for byte (also after a fold, also what a command changed in a git workspace, without
+"""/undo and /rewind headless (the entry point in process) against the scripted server: files come
+back byte for byte (also after a fold, also what a command changed in a git workspace, without
 touching the index, the stash, HEAD or branches), a file the user changed since is kept, and
 the journal's rewind record is what a resumed session continues from."""
 
@@ -19,7 +19,7 @@ from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from tests.support.tui_support import is_compression, summary_reply
 
-# Slow (runs pleat as a process): left out of the fast set.
+# Slow (pleat's headless runs, folds): left out of the fast set.
 pytestmark = pytest.mark.slow
 
 # Bytes that are not plain ASCII: Latin-1 (invalid UTF-8), a lone 0xFF, CRLF, UTF-8 and no

@@ -1,4 +1,4 @@
-"""Sub-agents headless, as real processes: /undo of the parent's turn takes back what its
+"""Sub-agents headless (the entry point in process): /undo of the parent's turn takes back what its
 sub-agents changed, `pleat sessions` lists them under their parent, --continue never picks one."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from tests.support.pleat_process import pleat, run_pleat
 from tests.support.scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from tests.support.subagent_support import Meeting, is_subagent
 
-# Slow (runs pleat as a process): left out of the fast set.
+# Slow (pleat's headless runs): left out of the fast set.
 pytestmark = pytest.mark.slow
 
 OLD_NOTES = b"the notes as the user wrote them\n"

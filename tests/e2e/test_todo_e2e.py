@@ -17,7 +17,7 @@ from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tools.todo_list import TODO_TOOL_NAME
 
-# Slow: real pleat processes (litellm's import each time).
+# Slow: pleat's headless runs, two folds.
 pytestmark = pytest.mark.slow
 
 INSTRUCTION_MARK = "[pleat: context compaction"

@@ -1,7 +1,7 @@
-"""/undo of a command's changes at the edges, headless as real processes in real git repos: a
-directory a command turned into a file (and the reverse) comes back whole; an undo that kept the
-user's version reports a success in JSON; files whose names hold a newline are undone too; file
-modes come back, and directories a command made go once empty."""
+"""/undo of a command's changes at the edges, headless (the entry point in process) in real git
+repos: a directory a command turned into a file (and the reverse) comes back whole; an undo that
+kept the user's version reports a success in JSON; files whose names hold a newline are undone
+too; file modes come back, and directories a command made go once empty."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tests.support.git_support import git, git_repo
 from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
-# Slow (runs pleat as a process): left out of the fast set.
+# Slow (pleat's headless runs): left out of the fast set.
 pytestmark = pytest.mark.slow
 
 

@@ -13,7 +13,7 @@ from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tests.support.web_server import Route, WebServer
 
-# Slow (each test runs pleat as a process: litellm's import takes seconds): left out of the
+# Slow (each test runs pleat headless: litellm's import, once per worker): left out of the
 # fast set, `pytest -m 'not slow'`.
 pytestmark = pytest.mark.slow
 
