@@ -19,6 +19,7 @@ from agent.model.llm import StatedLimits, is_context_overflow, stated_limits
 from agent.model.tokens import TokenLedger
 from tests.support.compaction_agent import (
     GOOD_SUMMARY,
+    PROSE,
     fill_history,
     is_compression,
     make_agent,
@@ -131,7 +132,9 @@ async def test_pleat_learns_the_window_from_each_wording(
     wording, _ = WORDINGS[provider]
     wording_server(server, wording)
     agent = make_agent(server, workspace, context_window=100_000)
-    fill_history(agent, turns=16, chars=4_000)  # about 18k tokens: over the real window
+    # About 18k tokens: over the real window. Prose, so that Ollama's "exceeded by N" (which
+    # pleat subtracts from its own count) gives about the real window, as with a real tokenizer.
+    fill_history(agent, turns=16, chars=4_000, filler=PROSE)
     events = await run(agent, "and now?")
     assert isinstance(events[-1], TurnDone) and events[-1].text == "recovered", events[-4:]
     assert agent.compactor is not None

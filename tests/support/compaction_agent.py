@@ -52,8 +52,14 @@ async def run(agent: Agent, prompt: str) -> list[Event]:
     return [event async for event in agent.run_turn(prompt)]
 
 
-def fill_history(agent: Agent, turns: int, chars: int) -> None:
-    """A long earlier session: user requests, tool calls with big results, answers."""
+# Prose that the local tokenizer counts at about the scripted server's four characters a token
+# ("x" * n counts at eight): where pleat infers sizes from the server's numbers, the two agree.
+PROSE = "the quick brown fox jumps over the lazy dog. "
+
+
+def fill_history(agent: Agent, turns: int, chars: int, filler: str = "x") -> None:
+    """A long earlier session: user requests, tool calls with big results (`filler` repeated
+    to `chars` characters), answers."""
     for t in range(turns):
         agent.add(Message(role="user", content=f"request {t}: look at part {t}"))
         call = agent.add(
@@ -66,7 +72,7 @@ def fill_history(agent: Agent, turns: int, chars: int) -> None:
         agent.add(
             Message(
                 role="tool",
-                content=f"part {t} " + "x" * chars,
+                content=f"part {t} " + (filler * (chars // len(filler) + 1))[:chars],
                 tool_call_id=call.tool_calls[0].id,
                 name="read_file",
             )
