@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
@@ -27,6 +28,7 @@ from sessions.messages import Message
 from sessions.redact import KnownSecrets
 from sessions.store import Session, SessionError, latest_session
 from tools.registry import default_registry
+from tools.sandbox.policy import Sandbox
 from tools.task import TaskTool
 
 
@@ -70,13 +72,15 @@ def build_agent(
     review_plan: PlanReviewer = review_headless,
     mcp: McpServers | None = None,
     hooks: HookSet | None = None,
+    sandbox: Sandbox | None = None,
 ) -> Agent:
     """One agent for one workspace and session (the caller opens and closes the session);
     raises ConfigError when no model is configured. `permissions` (the front end's, which it
     may change: Shift+Tab) default to the configuration's; `review_plan` shows a plan to the
     user (headless: nobody to show it to); the tools of `mcp`'s servers join as they start (the
     front end starts and stops them: they outlive a session switch); `hooks` are the run's
-    (agent/hooks/claude_settings.py gathers them; default: config.toml's)."""
+    (agent/hooks/claude_settings.py gathers them; default: config.toml's); `sandbox` is where
+    commands run (the run's, which its MCP servers share; default: the configuration's)."""
     llm = LLM(config.model_settings())
     if permissions is None:
         permissions = permissions_from(config)
@@ -97,6 +101,16 @@ def build_agent(
     team = Subagents(config, workspace, session, definitions, secrets, known)
     registry.register(TaskTool(team.run, definitions.offered(), definitions.notes))
 
+    # Where commands run (tools/sandbox/): a confined command runs without asking, and one an
+    # allow rule names may reach the network.
+    if sandbox is None:
+        sandbox = config.sandbox_for(workspace)
+    permissions.sandboxed = sandbox.active
+    shell = registry.get("run_command")
+    if shell is not None:
+        sandbox.opens_network = functools.partial(
+            permissions.names_command, shell, workspace=workspace
+        )
     agent = Agent(
         llm,
         registry,
@@ -118,6 +132,7 @@ def build_agent(
         ),
         last_id=session.highest_id,
         permissions=permissions,
+        sandbox=sandbox,
         goal=session.goal,  # a resumed session's, from its journal
         hooks=HookRunner(
             hooks if hooks is not None else HookSet(config.hooks),
@@ -125,6 +140,7 @@ def build_agent(
             session_id=session.id,
             transcript_path=session.journal.path,
             secrets=secrets,  # the key from config.toml too, which no variable names
+            sandbox=sandbox,
         ),
     )
     team.parent = agent

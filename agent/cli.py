@@ -117,6 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
         f"too: {', '.join(CLAUDE_ALIASES)}",
     )
     parser.add_argument(
+        "--sandbox",
+        metavar="MODE",
+        help="where commands run: workspace-write (default: they change only the workspace and "
+        "reach no network), read-only, or off (as you)",
+    )
+    parser.add_argument(
         "--allow",
         action="append",
         metavar="RULE",
@@ -226,6 +232,7 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
                 "thinking": args.thinking,
                 "max_budget_usd": args.max_budget_usd,
                 "permission_mode": YES_MODE if args.yes else args.permission_mode,
+                "sandbox": args.sandbox,
                 "allow": args.allow,
                 "deny": args.deny,
                 "compaction": compaction_flags(args),

@@ -11,7 +11,7 @@ import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agent.compaction.policy import CompactionPolicy, PolicyError, with_instructions_file
 from agent.hooks.config import HookConfigError, HookSpec, parse_hooks
@@ -29,12 +29,16 @@ from agent.model.settings import (
 from agent.permissions.modes import CLAUDE_ALIASES, MODES, mode_named
 from sessions.short_text import quoted
 from tools.command_limits import MAX_TIMEOUT_SECONDS
+from tools.sandbox.modes import NO_LANDLOCK_VARIABLE, SANDBOX_MODES, SandboxMode
+
+if TYPE_CHECKING:
+    from tools.sandbox.policy import Sandbox
 
 APP_NAME = "pleat"
 ENV_PREFIX = "PLEAT_"
 # Environment variables with the prefix that are not settings.
 # PLEAT_CRASH_AT: the crash-safety tests' switch (agent.assemble.crash_hook).
-ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME", "PLEAT_CRASH_AT"})
+ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME", "PLEAT_CRASH_AT", NO_LANDLOCK_VARIABLE})
 # The table of settings: the compaction policy.
 COMPACTION = "compaction"
 # The hooks' tables (agent/hooks/config.py): commands to run, so config.toml only (an environment
@@ -90,6 +94,11 @@ class Config:
     vision: str = VISION_AUTO
     # How tool calls are approved (agent/permissions/policy.py): ask, accept-edits, plan, full-auto.
     permission_mode: str = "ask"
+    # Where commands run (tools/sandbox/): confined to the workspace ("workspace-write"), to
+    # nothing but a private temporary directory ("read-only"), or as the user ("off").
+    sandbox: str = "workspace-write"
+    # Whether sandboxed commands may reach the network (closed by default).
+    sandbox_network: bool = False
     # Permission rules, e.g. "run_command(pytest *)": calls they match run without asking ...
     allow: tuple[str, ...] = ()
     # ... or are refused, whatever the mode (deny beats allow).
@@ -118,6 +127,13 @@ class Config:
             thinking=self.thinking,
             vision=self.vision,
         )
+
+    def sandbox_for(self, workspace: Path) -> Sandbox:
+        """The sandbox commands run in for this workspace (imported here: the policy asks the
+        kernel what it supports, which the first frame need not wait for)."""
+        from tools.sandbox.policy import Sandbox
+
+        return Sandbox(cast(SandboxMode, self.sandbox), workspace, self.sandbox_network)
 
 
 # Checks beyond the type, per key: (predicate, what a good value is).
@@ -161,6 +177,7 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
         'off, low, medium, high, or a token budget of at least 1024 (e.g. "8000")',
     ),
     "vision": (lambda v: v in (VISION_AUTO, VISION_ON, VISION_OFF), "auto, true or false"),
+    "sandbox": (lambda v: v in SANDBOX_MODES, f"one of {', '.join(SANDBOX_MODES)}"),
 }
 # Settings written as a word or a number (TOML `thinking = 8000` as well as "8000").
 WORD_OR_NUMBER = frozenset({"thinking"})

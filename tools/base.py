@@ -16,6 +16,7 @@ from tools.image_file import LoadedImage
 from tools.output_budget import DEFAULT_OUTPUT_TOKENS, OutputBudget
 from tools.rereads import EarlierReads
 from tools.result_facts import FACTS_KEY, ResultFacts
+from tools.sandbox.policy import Sandbox
 
 # How permission rules read a tool's main argument (agent/permissions/rules.py): a shell command
 # line (cut into the commands it runs), a path (made relative to the workspace), a web address
@@ -71,6 +72,8 @@ class ToolContext:
     # The read_file results still in the live context, read-only (tools/rereads.py): a read of
     # unchanged lines the model has is a note naming them. None: every read is a real one.
     reads: EarlierReads | None = None
+    # The sandbox commands run in (tools/sandbox/policy.py); None: none (as `off`).
+    sandbox: Sandbox | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,9 @@ class Tool(ABC):
     # Writes or edits files in the workspace, and nothing else: what the accept-edits
     # permission mode lets run without asking.
     edits_files: bool = False
+    # Runs commands, which the sandbox confines (tools/sandbox/): with the sandbox active a call
+    # runs without asking, and one that asks to leave it (no_sandbox) always asks.
+    sandboxable: bool = False
     # Not read-only, yet changes nothing on this machine (web_fetch: it reaches out, so it
     # asks): plan mode asks for it instead of refusing it.
     asks_in_plan_mode: bool = False

@@ -17,6 +17,8 @@ from sessions.secret_names import SECRET_ENV_NAME, holds_secret
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.command_limits import DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS
 from tools.result_facts import ResultFacts
+from tools.sandbox.denials import denial_note, sandbox_cause
+from tools.sandbox.policy import Sandbox
 
 # Output bytes held in memory from the start and from the end of a command's output: 8 MiB in
 # all covers any build or test log whole (the registry then cuts it to the model's budget and
@@ -55,6 +57,13 @@ _PARAMETERS: dict[str, Any] = {
             "minimum": 1,
             "maximum": MAX_TIMEOUT_SECONDS,
             "description": f"Seconds before it is killed (default {DEFAULT_TIMEOUT_SECONDS}).",
+        },
+        "no_sandbox": {
+            "type": "boolean",
+            "description": (
+                "Run outside the sandbox (only after it refused something the command must "
+                "do; the user is always asked first)."
+            ),
         },
     },
     "required": ["command"],
@@ -191,6 +200,7 @@ class RunCommandTool(Tool):
     main_argument = "command"
     main_argument_kind = "command"
     read_only = False
+    sandboxable = True
 
     def __init__(self, default_timeout: float = DEFAULT_TIMEOUT_SECONDS) -> None:
         self.default_timeout = min(default_timeout, MAX_TIMEOUT_SECONDS)
@@ -208,11 +218,16 @@ class RunCommandTool(Tool):
         # Our own pipe, not stdout=PIPE: asyncio's Process.wait() also waits for its pipes to
         # close, which a background child (`server &`) can keep open forever.
         read_fd, write_fd = os.pipe()
+        sandbox = confining(ctx, args)
+        argv, env = ["/bin/sh", "-c", command], command_environment()
+        network = sandbox is not None and (sandbox.network or sandbox.opens_network(command))
+        if sandbox is not None:  # confined in the child before it runs (tools/sandbox/)
+            argv, env = sandbox.argv(argv, network=network), sandbox.environment(env)
         try:
-            process = await asyncio.create_subprocess_shell(
-                command,
+            process = await asyncio.create_subprocess_exec(
+                *argv,
                 cwd=ctx.workspace,
-                env=command_environment(),
+                env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_fd,
                 stderr=asyncio.subprocess.STDOUT,
@@ -232,6 +247,8 @@ class RunCommandTool(Tool):
             raise
         spooled = await spool.close() if spool is not None else None
         result = self._result(output, process.returncode, timed_out, lingering, timeout)
+        if sandbox is not None and result.is_error and not timed_out:
+            result = explained(result, output.text(), sandbox, network=network)
         if spooled is None:
             return result
         if ctx.budget.fits(result.text):  # nothing will be cut: the spool is not needed
@@ -258,3 +275,27 @@ class RunCommandTool(Tool):
         facts = ResultFacts(exit_code=exit_code, timed_out=timed_out, text_after_output=status)
         meta = {"exit_code": exit_code, "timed_out": timed_out, "output_bytes": output.total}
         return ToolOutput(body + status, is_error=timed_out or code != 0, meta=meta, facts=facts)
+
+
+def confining(ctx: ToolContext, args: dict[str, Any]) -> Sandbox | None:
+    """The sandbox this call runs in: the session's, when it is active and the call did not
+    ask (and was approved: agent/permissions/policy.py) to run outside it."""
+    sandbox = ctx.sandbox
+    if sandbox is None or not sandbox.active or args.get("no_sandbox") is True:
+        return None
+    return sandbox
+
+
+def explained(result: ToolOutput, output: str, sandbox: Sandbox, *, network: bool) -> ToolOutput:
+    """A failed command's result with what the sandbox seems to have refused, when its output
+    points at it (tools/sandbox/denials.py); `network`: it ran with the network open."""
+    cause = sandbox_cause(output, sandbox, network=network)
+    if cause is None:
+        return result
+    note = "\n" + denial_note(cause, sandbox)
+    facts = dataclasses.replace(
+        result.facts, text_after_output=result.facts.text_after_output + note
+    )
+    return dataclasses.replace(
+        result, text=result.text + note, facts=facts, meta={**result.meta, "sandbox": cause}
+    )

@@ -98,6 +98,10 @@ async def show_session(
         await host.conversation.add_notice(f"resumed with a repair: {note}")
     for note in instruction_notes(agent.context.workspace):
         await host.conversation.add_notice(note)
+    sandbox = controller.sandbox
+    if source == "startup" and sandbox.unenforced:  # said once: every command asks instead
+        await host.conversation.add_notice(sandbox.describe())
+    host.status.sandbox = sandbox.label
     show_tasks(host)
     host.status.session = session.id
     host.status.goal = agent.goal or ""  # a resumed or forked session's goal, from its journal

@@ -40,7 +40,11 @@ class SessionController:
         self.warm = False  # litellm imported and the context counted: the meter can show
         # The MCP servers: every agent of this run takes their tools (tui/mcp_servers.py
         # starts them once the first session is open, and stops them when pleat quits).
-        self.mcp = McpServers(workspace, self.config.mcp_servers if self.config else ())
+        # Where commands, hooks and stdio MCP servers run (tools/sandbox/): one for the run.
+        self.sandbox = (self.config or Config()).sandbox_for(workspace)
+        self.mcp = McpServers(
+            workspace, self.config.mcp_servers if self.config else (), self.sandbox
+        )
         self.mcp_opened = False
         # The hooks: config.toml's, the user's Claude Code settings', a project's once approved
         # (tui/hook_approval.py asks at start); every agent of this run shares the one set.
@@ -177,6 +181,7 @@ class SessionController:
             review_plan=self.approvals.review_plan,
             mcp=self.mcp,
             hooks=self.hooks,
+            sandbox=self.sandbox,
         )
         if self.agent is not None:  # prompts queued during a fork or a switch still go
             agent.queued = self.agent.queued

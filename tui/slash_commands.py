@@ -134,6 +134,14 @@ async def mcp(host: Host, arg: str) -> None:
     await mcp_servers.show(host, arg)
 
 
+async def sandbox(host: Host, _: str) -> None:
+    from agent.permissions.sandbox_report import sandbox_report
+
+    assert host.agent is not None
+    report = sandbox_report(host.agent.context.sandbox, host.agent.permissions)
+    await host.conversation.add_notice(report)
+
+
 async def memory(host: Host, arg: str) -> None:
     from tui.memory_command import memory as instruction_files
 
@@ -166,6 +174,7 @@ HANDLERS: dict[str, Handler] = {
     "rewind": rewind,
     "model": model,
     "mcp": mcp,
+    "sandbox": sandbox,
     "memory": memory,
     "help": show_help,
     "quit": quit_app,

@@ -51,7 +51,7 @@ class Counterpart:
 COUNTERPARTS: dict[str, Counterpart] = {
     "run_command": Counterpart(
         "Bash",
-        {"command": "command", "timeout": "timeout"},
+        {"command": "command", "timeout": "timeout", "no_sandbox": "dangerouslyDisableSandbox"},
         milliseconds=frozenset({"timeout"}),
     ),
     "read_file": Counterpart(

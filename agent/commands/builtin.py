@@ -75,6 +75,12 @@ BUILTIN: tuple[Builtin, ...] = (
     ),
     Builtin("mcp", "", "MCP servers: their state, errors and tools", headless=True),
     Builtin(
+        "sandbox",
+        "",
+        "where commands run: the mode, what this machine enforces, the network",
+        headless=True,
+    ),
+    Builtin(
         "memory",
         "[# note]",
         "instruction files in use, opened in $VISUAL/$EDITOR; a prompt `# note` adds to AGENTS.md",

@@ -13,6 +13,7 @@ from agent.headless.lines import new_uuid
 from agent.mcp.server import ServerState, client_version
 from agent.model.discovery import PROVIDER_DEFAULTS
 from agent.permissions.modes import CLAUDE_MODES
+from tools.sandbox.policy import Sandbox
 
 if TYPE_CHECKING:
     from agent.mcp.manager import McpServers
@@ -68,7 +69,8 @@ def mcp_servers(servers: McpServers | None) -> list[dict[str, str]]:
 def init_line(
     agent: Agent, session_id: str, servers: McpServers | None, commands: Iterable[str]
 ) -> dict[str, Any]:
-    """The init line: Claude Code's fields, then pleat's (`pleat_tools`, its mode's name)."""
+    """The init line: Claude Code's fields, then pleat's (`pleat_tools`, its mode's name, the
+    sandbox)."""
     tools = agent.registry.names()
     version = client_version()
     return {
@@ -92,4 +94,17 @@ def init_line(
         "pleat_version": version,
         "pleat_tools": tools,
         "pleat_permission_mode": agent.permissions.mode,
+        "sandbox": sandbox_field(agent.context.sandbox),
+    }
+
+
+def sandbox_field(sandbox: Sandbox | None) -> dict[str, Any]:
+    """Where commands run: the mode asked for, whether this machine enforces it (when not,
+    every command asks), and whether commands reach the network."""
+    if sandbox is None:
+        return {"mode": "off", "enforced": False, "network": True}
+    return {
+        "mode": sandbox.mode,
+        "enforced": sandbox.active,
+        "network": not sandbox.active or sandbox.network,
     }

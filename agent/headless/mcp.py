@@ -15,6 +15,7 @@ from agent.mcp.project_file import PROJECT_FILE, is_approved, read_project_serve
 from agent.mcp.report import report
 from agent.mcp.server import McpServer
 from agent.mcp.settings import ServerSettings
+from tools.sandbox.policy import Sandbox
 
 if TYPE_CHECKING:
     from agent.turn.loop import Agent
@@ -27,11 +28,12 @@ def headless_servers(
     *,
     approve_everything: bool,
     err: TextIO,
+    sandbox: Sandbox | None = None,
 ) -> McpServers:
     """The servers of config.toml, and those of the workspace's .mcp.json when it was approved
     in the TUI or the run approves everything (--yes); otherwise one line says they were not
-    started and how to allow them."""
-    servers = McpServers(workspace, configured)
+    started and how to allow them. Their stdio programs run in `sandbox`."""
+    servers = McpServers(workspace, configured, sandbox)
     servers.searchable = False  # one turn: what tool_search found could never join
     project = read_project_servers(workspace)
     if project is None:

@@ -46,6 +46,7 @@ from agent.hooks.runner import HookSet
 from agent.images.prompt import attach_images
 from agent.model.discovery import first_model
 from agent.permissions.policy import refuse_headless
+from agent.permissions.sandbox_report import sandbox_report
 from agent.stop_signals import Stopped, on_stop_signals
 from agent.subagents.team import definition_notes
 from agent.turn.folds import compact_argument
@@ -112,6 +113,12 @@ async def run_fork(agent: Agent, session: Session, _: str, out: TextIO, err: Tex
     return EXIT_OK
 
 
+async def run_sandbox(agent: Agent, session: Session, _: str, out: TextIO, err: TextIO) -> int:
+    """`pleat -p "/sandbox"`: where commands run, and what this machine enforces."""
+    out.write(sandbox_report(agent.context.sandbox, agent.permissions) + "\n")
+    return EXIT_OK
+
+
 # What each built-in slash command a headless run takes does (`pleat -p "/undo" --continue`;
 # the rows marked headless in agent/commands/builtin.py): each gets the agent, the session, the
 # text after the command, stdout and stderr, and gives the exit code. A prompt naming none of
@@ -123,6 +130,7 @@ HEADLESS_COMMANDS: dict[str, HeadlessCommand] = {
     "/undo": run_undo,
     "/rewind": run_rewind,
     "/mcp": run_mcp,
+    "/sandbox": run_sandbox,
 }
 
 
@@ -313,8 +321,15 @@ def run_headless(
     # Calls the mode and rules leave to ask are refused, with the fix (nobody to ask).
     permissions = permissions_from(config, full_auto=approve_everything)
     command, _, focus = prompt.strip().partition(" ")
+    sandbox = config.sandbox_for(workspace)  # the commands', the hooks' and the servers'
+    if sandbox.unenforced:  # said once: every command then asks, which here means refused
+        print(f"pleat: note: {sandbox.describe()}", file=sys.stderr)
     mcp = headless_servers(
-        config.mcp_servers, workspace, approve_everything=approve_everything, err=sys.stderr
+        config.mcp_servers,
+        workspace,
+        approve_everything=approve_everything,
+        err=sys.stderr,
+        sandbox=sandbox,
     )
     hooks = headless_hooks(config, workspace, approve_everything, sys.stderr)
     stopped = Stopped()
@@ -328,6 +343,7 @@ def run_headless(
             permissions=permissions,
             mcp=mcp,
             hooks=hooks,
+            sandbox=sandbox,
         )
         if goal is not None:  # journaled, so --continue keeps it
             set_goal(agent, None if goal == CLEAR else goal)

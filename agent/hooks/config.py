@@ -71,8 +71,8 @@ DEFAULT_HOOK_TIMEOUT_SECONDS = 60.0
 # The longest `timeout` accepted: the same ceiling as a shell command's (tools/shell.py).
 MAX_HOOK_TIMEOUT_SECONDS = 600.0
 # The keys of a hook table, and of an entry of Claude Code's `hooks` list.
-TABLE_KEYS = ("matcher", "command", "timeout", "hooks")
-ENTRY_KEYS = ("type", "command", "timeout")
+TABLE_KEYS = ("matcher", "command", "timeout", "hooks", "sandbox")
+ENTRY_KEYS = ("type", "command", "timeout", "sandbox")
 # A matcher made only of these characters is a list of exact names (`Edit|Write`), as Claude
 # Code reads it; anything else is a regular expression searched for in the name.
 EXACT_NAMES = re.compile(r"[A-Za-z0-9_|]+")
@@ -124,6 +124,9 @@ class HookSpec:
     block_on_failure: bool = False
     # Whether the file gave `timeout` (SessionEnd's short default applies otherwise).
     timeout_given: bool = field(default=False, compare=False)
+    # Runs in the sandbox, as the model's commands do (tools/sandbox/); a table of the user's own
+    # config.toml may say `sandbox = false` (a hook that must write elsewhere).
+    sandboxed: bool = True
 
     @property
     def name(self) -> str:
@@ -295,7 +298,8 @@ def _table(event: str, label: str, table: dict[str, Any]) -> list[HookSpec]:
                 raise HookConfigError(
                     f"{where}: type {quoted(kind)} is not supported (only command hooks)"
                 )
-            specs.append(_spec(event, where, entry, matcher))
+            inherited = {"sandbox": table["sandbox"]} if "sandbox" in table else {}
+            specs.append(_spec(event, where, {**inherited, **entry}, matcher))
         return specs
     return [_spec(event, label, table, matcher)]
 
@@ -318,7 +322,17 @@ def _spec(event: str, label: str, table: dict[str, Any], matcher: Matcher) -> Ho
             f"{label}.timeout must be seconds in (0, {MAX_HOOK_TIMEOUT_SECONDS:g}], "
             f"got {quoted(timeout)}"
         )
-    return HookSpec(event, command, matcher, float(timeout), timeout_given="timeout" in table)
+    sandboxed = table.get("sandbox", True)
+    if not isinstance(sandboxed, bool):
+        raise HookConfigError(f"{label}.sandbox must be true or false, got {quoted(sandboxed)}")
+    return HookSpec(
+        event,
+        command,
+        matcher,
+        float(timeout),
+        timeout_given="timeout" in table,
+        sandboxed=sandboxed,
+    )
 
 
 def _matcher(label: str, pattern: Any) -> Matcher:

@@ -17,6 +17,7 @@ from pathlib import Path
 from agent.hooks.answer import MAX_HOOK_OUTPUT_BYTES, HookRun
 from agent.hooks.config import HookSpec
 from agent.terminal_text import visible
+from tools.sandbox.policy import Sandbox
 
 # Bytes per pipe read.
 READ_CHUNK_BYTES = 65_536
@@ -27,20 +28,28 @@ DRAIN_SECONDS = 2.0
 REAP_SECONDS = 5.0
 
 
-async def run_hook(spec: HookSpec, stdin: bytes, cwd: Path, env: Mapping[str, str]) -> HookRun:
+async def run_hook(
+    spec: HookSpec,
+    stdin: bytes,
+    cwd: Path,
+    env: Mapping[str, str],
+    sandbox: Sandbox | None = None,
+) -> HookRun:
     """Run one hook to its end, its time limit, or the caller's cancellation (which kills it
-    and is raised again)."""
+    and is raised again); in `sandbox` when it is active and the hook did not opt out (a
+    config.toml table's `sandbox = false`), as every command is (tools/sandbox/)."""
+    argv, environment = ["/bin/sh", "-c", spec.command], dict(env)
+    if sandbox is not None and sandbox.active and spec.sandboxed:
+        argv, environment = sandbox.argv(argv), sandbox.environment(environment)
     out_read, out_write = os.pipe()
     err_read, err_write = os.pipe()
     # Our own pipes for its output, not PIPE: asyncio's Process.wait() also waits for those to
     # close, which a background process the hook started could keep open for ever.
     try:
         process = await asyncio.create_subprocess_exec(
-            "/bin/sh",
-            "-c",
-            spec.command,
+            *argv,
             cwd=cwd,
-            env=dict(env),
+            env=environment,
             stdin=asyncio.subprocess.PIPE,
             stdout=out_write,
             stderr=err_write,

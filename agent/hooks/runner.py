@@ -20,6 +20,7 @@ from agent.hooks.answer import HookRun
 from agent.hooks.config import HOOK_EVENTS, HookSpec
 from agent.hooks.process import run_hook
 from agent.permissions.modes import CLAUDE_MODES, Mode
+from tools.sandbox.policy import Sandbox
 from tools.shell import command_environment
 
 
@@ -86,8 +87,10 @@ class HookRunner:
         session_id: str,
         transcript_path: Path | None,
         secrets: Iterable[str] = (),
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.hooks = hooks if isinstance(hooks, HookSet) else HookSet(hooks)
+        self.sandbox = sandbox  # where the hooks run, as the model's commands do
         self.workspace = workspace
         self.session_id = session_id
         self.transcript_path = transcript_path
@@ -105,6 +108,7 @@ class HookRunner:
             session_id=self.session_id,
             transcript_path=self.transcript_path,
             secrets=self.secrets,
+            sandbox=self.sandbox,
         )
         runner.subagent = {
             "agent_id": agent_id,
@@ -154,7 +158,7 @@ class HookRunner:
         # JSON has no form for, so an odd tool argument never stops the hooks.
         data = json.dumps(self.payload(event, mode, fields), default=str).encode("ascii")
         env = hook_environment(self.workspace, self.secrets)
-        runs = [run_hook(spec, data, self.workspace, env) for spec in specs]
+        runs = [run_hook(spec, data, self.workspace, env, self.sandbox) for spec in specs]
         return list(await asyncio.gather(*runs))
 
 

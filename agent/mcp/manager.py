@@ -22,6 +22,7 @@ from agent.mcp.server import McpServer
 from agent.mcp.settings import ServerSettings
 from agent.mcp.tool import McpTool
 from agent.mcp.tool_search import MAX_FOUND, Found, ranked
+from tools.sandbox.policy import Sandbox
 
 Listener = Callable[[McpServer], None]
 # The reasons a tool is left out, in the order their notes are given.
@@ -33,8 +34,14 @@ log = logging.getLogger(__name__)
 class McpServers:
     """The servers of a run, in name order, and the tools offered of them so far."""
 
-    def __init__(self, workspace: Path, settings: Iterable[ServerSettings] = ()) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        settings: Iterable[ServerSettings] = (),
+        sandbox: Sandbox | None = None,
+    ) -> None:
         self.workspace = workspace
+        self.sandbox = sandbox  # the run's: stdio servers run in it (agent/mcp/transport.py)
         self.servers: list[McpServer] = []
         self.disabled: list[str] = []  # names of servers configured with enabled = false
         self.skipped: list[str] = []  # one line each: a server or a file that was not used
@@ -66,7 +73,7 @@ class McpServers:
             if not item.enabled:
                 self.disabled.append(item.name)
                 continue
-            server = McpServer(item, self.workspace, self._taken, self._changed)
+            server = McpServer(item, self.workspace, self._taken, self._changed, self.sandbox)
             added.append(server)
         self.servers = sorted([*self.servers, *added], key=lambda s: s.name)
         return added

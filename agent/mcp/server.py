@@ -26,6 +26,7 @@ from agent.mcp.surrogates import readable
 from agent.mcp.tool import McpTool, adapt
 from agent.mcp.transport import open_transport
 from tools.base import ToolError
+from tools.sandbox.policy import Sandbox
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -101,6 +102,7 @@ class McpServer:
         workspace: Path,
         taken: set[str],
         on_change: Callable[[McpServer], None],
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.settings = settings
         self.name = settings.name
@@ -112,6 +114,7 @@ class McpServer:
         self._notes_said = 0  # how many of them a front end has said (new_notes)
         self.stderr = StderrTail()
         self._workspace = workspace
+        self._sandbox = sandbox  # where a stdio server's program runs (agent/mcp/transport.py)
         self._taken = taken  # the names of every MCP tool given so far (shared)
         self._on_change = on_change
         self._session: ClientSession | None = None
@@ -249,7 +252,9 @@ class McpServer:
 
         settings = self.settings.expanded(os.environ)
         async with AsyncExitStack() as stack:
-            read, write = await open_transport(stack, settings, self._workspace, self.stderr)
+            read, write = await open_transport(
+                stack, settings, self._workspace, self.stderr, self._sandbox
+            )
             # The server's messages pass through a relay, which notices when they end (the
             # process exited, the stream dropped) while nothing is being asked.
             relay_in, relay_out = anyio.create_memory_object_stream[SessionMessage | Exception](0)

@@ -58,7 +58,10 @@ WITHHELD_WHY = (
 STDIO_KEYS = frozenset({"command", "args", "env", "cwd"})
 HTTP_KEYS = frozenset({"url", "headers"})
 COMMON_KEYS = frozenset({"enabled", "startup_timeout_sec", "tool_timeout_sec"})
-TABLE_KEYS = STDIO_KEYS | HTTP_KEYS | COMMON_KEYS
+# config.toml only: `sandbox = false` runs one of the user's own stdio servers outside the
+# sandbox (a project's .mcp.json cannot say it: its servers always run in it).
+USER_STDIO_KEYS = frozenset({"sandbox"})
+TABLE_KEYS = STDIO_KEYS | HTTP_KEYS | COMMON_KEYS | USER_STDIO_KEYS
 
 Transport = Literal["stdio", "http"]
 
@@ -84,6 +87,7 @@ class ServerSettings:
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT_SECONDS
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT_SECONDS
     project: bool = False  # from a project's .mcp.json: it may not read secrets (withheld())
+    sandboxed: bool = True  # a stdio server runs in the sandbox (tools/sandbox/) when it is on
 
     @property
     def transport(self) -> Transport:
@@ -260,11 +264,11 @@ def from_project_entry(name: str, entry: Any, source: str) -> ServerSettings:
         )
     keys = STDIO_KEYS if kind == "stdio" else HTTP_KEYS
     table = {k: v for k, v in entry.items() if k in keys}
-    return dataclasses.replace(_settings(name, table, source, label), project=True)
+    return dataclasses.replace(_settings(name, table, source, label), project=True, sandboxed=True)
 
 
 def _settings(name: str, table: dict[str, Any], source: str, label: str) -> ServerSettings:
-    stdio = STDIO_KEYS & table.keys()
+    stdio = (STDIO_KEYS | USER_STDIO_KEYS) & table.keys()
     http = HTTP_KEYS & table.keys()
     if "command" in table and "url" in table:
         raise SettingsError(f"{label}: give command (stdio) or url (streamable HTTP), not both")
@@ -274,9 +278,10 @@ def _settings(name: str, table: dict[str, Any], source: str, label: str) -> Serv
         raise SettingsError(f"{label}: {sorted(http)[0]} is for url servers, not command ones")
     if "url" in table and stdio:
         raise SettingsError(f"{label}: {sorted(stdio)[0]} is for command servers, not url ones")
-    enabled = table.get("enabled", True)
-    if not isinstance(enabled, bool):
-        raise SettingsError(f"{label}.enabled must be true or false, got {quoted(enabled)}")
+    enabled, sandboxed = table.get("enabled", True), table.get("sandbox", True)
+    for key, value in (("enabled", enabled), ("sandbox", sandboxed)):
+        if not isinstance(value, bool):
+            raise SettingsError(f"{label}.{key} must be true or false, got {quoted(value)}")
     return ServerSettings(
         name=name,
         source=source,
@@ -287,6 +292,7 @@ def _settings(name: str, table: dict[str, Any], source: str, label: str) -> Serv
         url=_url(f"{label}.url", table["url"]) if "url" in table else None,
         headers=_table(f"{label}.headers", table.get("headers", {}), header=True),
         enabled=enabled,
+        sandboxed=sandboxed,
         startup_timeout=_seconds(
             f"{label}.startup_timeout_sec",
             table.get("startup_timeout_sec", DEFAULT_STARTUP_TIMEOUT_SECONDS),

@@ -8,6 +8,7 @@ from typing import Any
 
 from agent.mcp.settings import ServerSettings
 from agent.mcp.stderr_tail import StderrTail
+from tools.sandbox.policy import Sandbox
 from tools.shell import command_environment
 
 
@@ -19,20 +20,37 @@ def server_environment(settings: ServerSettings) -> dict[str, str]:
     return settings.inherited(command_environment()) | dict(settings.env)
 
 
+def confining(settings: ServerSettings, sandbox: Sandbox | None) -> Sandbox | None:
+    """The sandbox a stdio server runs in: the run's, when it is active, unless the user's own
+    config.toml let this server out (`sandbox = false`; a project's server cannot say so)."""
+    if sandbox is None or not sandbox.active or not settings.sandboxed:
+        return None
+    return sandbox
+
+
 async def open_transport(
-    stack: AsyncExitStack, settings: ServerSettings, workspace: Path, stderr: StderrTail
+    stack: AsyncExitStack,
+    settings: ServerSettings,
+    workspace: Path,
+    stderr: StderrTail,
+    sandbox: Sandbox | None = None,
 ) -> Any:
     """The SDK's (read, write) streams to the server (already `${VAR}`-expanded settings),
     entered on `stack`, which closes them: a program started in `cwd` (relative to the
-    workspace, which is the default) with its stderr going to `stderr`, or an HTTP connection
-    sending the settings' headers. Raises OSError when the program cannot be started."""
+    workspace, which is the default), in `sandbox` (confining()), with its stderr going to
+    `stderr`, or an HTTP connection sending the settings' headers. Raises OSError when the
+    program cannot be started."""
     if settings.command is not None:
         from mcp import StdioServerParameters, stdio_client
 
+        argv, env = [settings.command, *settings.args], server_environment(settings)
+        confined = confining(settings, sandbox)
+        if confined is not None:  # confined before the server's program runs
+            argv, env = confined.argv(argv), confined.environment(env)
         parameters = StdioServerParameters(
-            command=settings.command,
-            args=list(settings.args),
-            env=server_environment(settings),
+            command=argv[0],
+            args=argv[1:],
+            env=env,
             cwd=workspace / settings.cwd if settings.cwd else workspace,
         )
         errlog = await stderr.open()

@@ -39,6 +39,8 @@ PLAN_REFUSAL = (
 # is not plain): the shape of a command rule, the calls that most often ask.
 EXAMPLE_RULE = "run_command(pytest *)"
 
+# How an "always" to run one exact command outside the sandbox is written (Permissions.remember).
+OUTSIDE_SANDBOX = "outside the sandbox: "
 # How strict each verdict is: a variant of a call may run in its place only when it would be
 # decided no more strictly (Permissions.as_free_as).
 STRICTNESS = {"run": 0, "ask": 1, "refuse": 2}
@@ -65,6 +67,9 @@ class ApprovalRequest:
     # the mode would have run the call: the hook's reason ("" when it gave none).
     hook_asked: bool = False
     hook_reason: str = ""
+    # The call asks to run outside the sandbox (run_command's no_sandbox): always asked, and
+    # "always" allows that exact command outside it for the session.
+    outside_sandbox: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,7 @@ class Verdict:
     action: Literal["run", "ask", "refuse"]
     reason: str = ""
     always: tuple[Rule, ...] = ()  # for "ask": what "always" would add
+    outside: str | None = None  # for "ask": the command asking to run outside the sandbox
 
 
 class Permissions:
@@ -97,6 +103,10 @@ class Permissions:
         self.deny = tuple(deny)
         self.session_allow: list[Rule] = []
         self._listeners: list[Callable[[Mode], None]] = []
+        # Whether commands run confined (tools/sandbox/: set when the sandbox is active), and
+        # the exact commands the user said "always" to run outside it this session.
+        self.sandboxed = False
+        self.outside_allowed: set[str] = set()
 
     @classmethod
     def from_settings(cls, mode: str, allow: Sequence[str], deny: Sequence[str]) -> Permissions:
@@ -128,13 +138,26 @@ class Permissions:
         """Allow these rules until the session ends ("always")."""
         from agent.permissions.rules import parse_rule
 
-        for rule in map(parse_rule, rules):
+        for text in rules:
+            if text.startswith(OUTSIDE_SANDBOX):  # one exact command, outside the sandbox
+                self.outside_allowed.add(text.removeprefix(OUTSIDE_SANDBOX))
+                continue
+            rule = parse_rule(text)
             if rule not in self.session_allow:
                 self.session_allow.append(rule)
 
     def forget_session(self) -> None:
         """Another session opened: what was said "always" was said for the one before."""
         self.session_allow.clear()
+        self.outside_allowed.clear()
+
+    def names_command(self, tool: Tool, command: str, workspace: Path) -> bool:
+        """Whether allow rules that name a command (a pattern: a bare `run_command` names none)
+        let this one run: in the sandbox, such a command may reach the network."""
+        from agent.permissions.rules import allowing_rules
+
+        rules = [rule for rule in [*self.allow, *self.session_allow] if rule.pattern is not None]
+        return bool(allowing_rules(rules, tool, {tool.main_argument or "": command}, workspace))
 
     def decide(self, tool: Tool, args: Mapping[str, Any], workspace: Path) -> Verdict:
         """The decision table (see the module)."""
@@ -150,6 +173,13 @@ class Permissions:
             return Verdict("run")
         if self.mode == "plan" and not tool.asks_in_plan_mode:
             return Verdict("refuse", PLAN_REFUSAL.format(tool=tool.name))
+        if tool.sandboxable and self.sandboxed:  # confined: runs; outside it: always asks
+            if args.get("no_sandbox") is not True:
+                return Verdict("run")
+            command = str(args.get(tool.main_argument or "", ""))
+            if command in self.outside_allowed:
+                return Verdict("run")
+            return Verdict("ask", outside=command)
         if allowing_rules([*self.allow, *self.session_allow], tool, args, workspace):
             return Verdict("run")
         if self.mode == "full-auto" or (self.mode == "accept-edits" and tool.edits_files):
@@ -187,10 +217,14 @@ class Permissions:
         verdict = self.decide(tool, args, context.workspace)
         if verdict.action == "refuse":
             return f"refused: {verdict.reason}"
-        if hook == "allow" or (verdict.action == "run" and hook != "ask"):
+        if verdict.action == "run" and hook != "ask":
+            return None
+        if hook == "allow" and verdict.outside is None:  # leaving the sandbox: the user's word
             return None
         preview = await tool.preview(args, context)
         always = tuple(map(str, verdict.always))
+        if verdict.outside is not None:
+            always = (f"{OUTSIDE_SANDBOX}{verdict.outside}",)
         request = ApprovalRequest(
             tool.name,
             args,
@@ -200,6 +234,7 @@ class Permissions:
             edits_files=tool.edits_files,
             hook_asked=hook == "ask",
             hook_reason=hook_reason,
+            outside_sandbox=verdict.outside is not None,
         )
         decision = await approve(request)
         if decision.approved:
@@ -242,6 +277,13 @@ async def refuse_headless(request: ApprovalRequest) -> Decision:
     """Headless, nobody can be asked: a call that would ask is refused, with the mode it asked
     in and what would let it run there (the example rule is the one "always" would have
     added, when there is one)."""
+    if request.outside_sandbox:  # nobody can say yes to leaving the sandbox
+        return Decision(
+            False,
+            f"{request.tool} asked to run outside the sandbox, which nobody can approve in a "
+            "headless run; the user can rerun with --sandbox off if the command must, or "
+            "allow what it needs (sandbox_network = true for the network)",
+        )
     if request.hook_asked:  # no mode or rule lets it run: the hook wants a person to say yes
         why = f" ({request.hook_reason})" if request.hook_reason else ""
         return Decision(

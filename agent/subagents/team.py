@@ -156,6 +156,7 @@ class Subagents:
             images=session.images,
             checkpoints=checkpoints.for_subagent(f"{session.id}/") if checkpoints else None,
             permissions=parent.permissions,
+            sandbox=parent.context.sandbox,  # its commands are confined as the parent's are
             hooks=hooks.for_subagent(session.id, request.agent, session.journal.path)
             if hooks is not None
             else None,

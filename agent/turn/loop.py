@@ -44,6 +44,7 @@ from sessions.messages import Message, ToolCall
 from sessions.usage import UsageTally
 from tools.base import OutputKeeper, ToolContext, ToolOutput
 from tools.registry import ToolRegistry
+from tools.sandbox.policy import Sandbox
 
 # Compactions forced by the provider's context-overflow error before one model call gives up:
 # the first normally suffices; a second covers a misjudged size after pulling back.
@@ -74,11 +75,14 @@ class Agent:
         permissions: Permissions | None = None,
         hooks: HookRunner | None = None,
         goal: str | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.llm = llm
         self.registry = registry
         self.attachments = Attachments(images, llm.image_support)  # kept, and sent as parts
-        self.context = ToolContext(workspace=workspace, outputs=outputs, images=self.attachments)
+        self.context = ToolContext(
+            workspace=workspace, outputs=outputs, images=self.attachments, sandbox=sandbox
+        )
         self.approve = approve
         self.permissions = permissions or Permissions()  # read at every call: agent/permissions
         self.goal = goal  # the session's goal (/goal, --goal): agent/turn/goal.py set_goal

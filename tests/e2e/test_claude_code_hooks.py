@@ -108,7 +108,7 @@ def test_claude_code_guard_hooks_in_the_users_settings_block_rm_rf_and_reading_e
     without a question, in full-auto too; a block naming events pleat does not run starts pleat
     with one line, and SessionEnd runs when the run ends."""
     (tmp_path / "log.py").write_text(LOG)
-    end_log = tmp_path / "end.jsonl"
+    end_log = workspace / "end.jsonl"  # hooks run in the sandbox: the log in the workspace
     log_end = {"hooks": [{"type": "command", "command": command(tmp_path / "log.py", end_log)}]}
     notify = {"hooks": [{"type": "command", "command": "notify-send pleat"}]}
     user_dir = tmp_path / "claude-home"

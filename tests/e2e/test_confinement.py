@@ -311,7 +311,8 @@ async def test_no_tool_but_an_approved_run_command_starts_a_process(
         return Decision(request.tool != "run_command", "commands are not allowed")
 
     server.push(*crafted_calls(marker))
-    config = Config(model=TEST_MODEL, api_base=server.base_url, api_key=TEST_API_KEY)
+    # Without the sandbox, where a command asks (a sandboxed one runs: tests/e2e/test_sandbox.py).
+    config = Config(model=TEST_MODEL, api_base=server.base_url, api_key=TEST_API_KEY, sandbox="off")
     session = Session.create(workspace, model=TEST_MODEL)
     agent = build_agent(config, workspace, refuse_commands, session=session)
     SPAWNED.clear()
@@ -334,7 +335,7 @@ async def test_no_tool_but_an_approved_run_command_starts_a_process(
 # and git with a fixed argv, no shell (tools/git_process.py runs it: the file listing's
 # read-only `git ls-files` / `git check-ignore`, the checkpoints' snapshots).
 SPAWNING_MODULES = {
-    "shell.py": "asyncio.create_subprocess_shell",
+    "shell.py": "asyncio.create_subprocess_exec of /bin/sh -c (through the sandbox's launcher)",
     "git_process.py": "git",
     "visible_files.py": "git",  # imports subprocess for the result's type only
 }
@@ -370,7 +371,7 @@ def test_only_the_allow_listed_tool_modules_can_start_processes() -> None:
         if module.name not in SPAWNING_MODULES:
             assert not names, f"tools/{module.name} can start processes: {sorted(names)}"
     shell = (TOOLS_DIR / "shell.py").read_text()
-    assert "create_subprocess_shell" in spawning_names(shell)
+    assert "create_subprocess_exec" in spawning_names(shell)
     # git_process: one subprocess.Popen (killable when a search stops), argv a list starting
     # with "git", never shell=True; visible_files starts nothing itself.
     assert "Popen" not in (TOOLS_DIR / "visible_files.py").read_text()

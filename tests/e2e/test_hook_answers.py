@@ -239,6 +239,7 @@ async def test_a_hooks_if_runs_it_for_any_part_and_its_allow_counts_only_for_the
         server,
         workspace,
         asked,
+        sandbox="off",  # commands ask (a sandboxed one would run unasked)
         hook_set=HookSet(
             [
                 HookSpec(
@@ -290,8 +291,8 @@ async def test_session_end_hooks_get_a_short_time_unless_they_ask_for_more(
         Asked(),
         hook_set=HookSet(
             [
-                HookSpec("SessionEnd", quick),
-                HookSpec("SessionEnd", patient, timeout=90.0, timeout_given=True),
+                HookSpec("SessionEnd", quick, sandboxed=False),
+                HookSpec("SessionEnd", patient, timeout=90.0, timeout_given=True, sandboxed=False),
             ]
         ),
     )

@@ -62,6 +62,7 @@ async def test_pre_tool_use_blocks_before_anyone_is_asked(
         model=TEST_MODEL,
         api_base=server.base_url,
         api_key=TEST_API_KEY,
+        sandbox="off",  # commands ask (a sandboxed one would run unasked)
         **hooks(PreToolUse=[{"matcher": "Bash", "command": hook(tmp_path, "pre", NO_RM)}]),
     )
     session = Session.create(workspace, model=TEST_MODEL)

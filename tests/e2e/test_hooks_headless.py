@@ -91,6 +91,7 @@ def test_a_post_compact_hook_receives_the_chunk_path(
         f"""
 [[hooks.SessionStart]]
 command = {json.dumps(python(log, tmp_path / "start.jsonl"))}
+sandbox = false  # it logs outside the workspace
 
 [[hooks.PreCompact]]
 matcher = "manual"
@@ -98,6 +99,7 @@ command = {json.dumps(python(focus))}
 
 [[hooks.PostCompact]]
 command = {json.dumps(python(log, tmp_path / "post.jsonl"))}
+sandbox = false
 """,
     )
     server.push(
@@ -154,7 +156,8 @@ def test_a_stop_hook_runs_when_the_turn_ends(
     log = logger(tmp_path)
     write_config(
         pleat_home,
-        f"[[hooks.Stop]]\ncommand = {json.dumps(python(log, tmp_path / 'stop.jsonl'))}\n",
+        f"[[hooks.Stop]]\ncommand = {json.dumps(python(log, tmp_path / 'stop.jsonl'))}\n"
+        "sandbox = false\n",  # it logs outside the workspace
     )
     server.push(ToolCalls([("list_dir", {})]), Text("all done"))
     done = run_pleat(workspace, server, "-p", "look")

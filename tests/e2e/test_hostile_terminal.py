@@ -36,7 +36,7 @@ async def test_the_approval_shows_every_byte_of_the_command(
     server: ScriptedServer, workspace: Path
 ) -> None:
     server.push(ToolCalls([("run_command", {"command": SPOOFED})]), Text("fine"))
-    app = make_app(server, workspace)
+    app = make_app(server, workspace, sandbox="off")  # where a command asks
     async with app.run_test() as pilot:
         await started(pilot, app)
         await send(pilot, app, "run the tests")

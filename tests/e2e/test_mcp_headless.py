@@ -281,7 +281,8 @@ def test_a_project_mcp_json_never_gets_a_secret_from_the_environment_config_toml
 def test_a_project_server_inherits_no_variable_the_project_rule_calls_a_secret(
     server: ScriptedServer, workspace: Path, pleat_home: Path, tmp_path: Path
 ) -> None:
-    seen = {name: tmp_path / f"{name}.json" for name in ("mine", "proj")}
+    # In the workspace: both servers run in the sandbox (the default), which writes nowhere else.
+    seen = {name: workspace / f"{name}.json" for name in ("mine", "proj")}
     write_config(pleat_home, echo_table("mine", env=f'{{ ECHO_ENV_FILE = "{seen["mine"]}" }}'))
     write_project_file(
         workspace, {"proj": {**echo_entry(), "env": {"ECHO_ENV_FILE": str(seen["proj"])}}}

@@ -35,7 +35,7 @@ GENEROUS_SECONDS = 120
 def test_the_server_is_gone_when_the_run_ends(
     server: ScriptedServer, workspace: Path, pleat_home: Path, tmp_path: Path
 ) -> None:
-    pid_file = tmp_path / "echo.pid"
+    pid_file = workspace / "echo.pid"  # confined (the default): it writes in the workspace
     write_config(pleat_home, echo_table(pid_file=pid_file, linger=True))
     server.push(ToolCalls([("mcp__echo__echo", {"text": "x"})]), Text("done"))
     done = run_pleat(workspace, server, "-p", "go")
@@ -64,7 +64,7 @@ def test_the_server_is_gone_when_pleat_is_stopped_mid_call(
     sent: signal.Signals,
     code: int,
 ) -> None:
-    pid_file = tmp_path / "echo.pid"
+    pid_file = workspace / "echo.pid"  # confined (the default): it writes in the workspace
     write_config(pleat_home, echo_table(pid_file=pid_file, linger=True))
     server.push(ToolCalls([("mcp__echo__nap", {"seconds": 60})]), Text("too late"))
     process = subprocess.Popen(

@@ -135,13 +135,14 @@ def every_kind_of_line(
     workspace: Path, output_format: str, *extra: str
 ) -> subprocess.CompletedProcess[str]:
     """The run of EveryKindOfLine in `output_format`, as Claude Code's scripts start it: in
-    acceptEdits mode (Claude Code's name), so the command is refused headless."""
+    acceptEdits mode (Claude Code's name) without the sandbox, so the command is refused
+    headless (a sandboxed one would run)."""
     (workspace / "a.txt").write_text("hi\n")
     with ScriptedServer(api_key=TEST_API_KEY, models={PRICED_MODEL}) as server:
         server.fallback = EveryKindOfLine()
         return run_pleat(
             workspace, server, "-p", "look around", "--output-format", output_format,
-            "--permission-mode", "acceptEdits", *FOLD_AT_TEN_MESSAGES, *extra,
+            "--permission-mode", "acceptEdits", "--sandbox", "off", *FOLD_AT_TEN_MESSAGES, *extra,
             model=f"openai/{PRICED_MODEL}", yes=False,
         )  # fmt: skip
 

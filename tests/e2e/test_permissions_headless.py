@@ -59,7 +59,8 @@ def test_accept_edits_runs_an_edit_and_refuses_a_command(
         ToolCalls([("run_command", {"command": "touch ran"})]),
         Text("edited"),
     )
-    env = {"PLEAT_PERMISSION_MODE": "accept-edits"}
+    # Without the sandbox, where accept-edits asks for a command (a sandboxed one would run).
+    env = {"PLEAT_PERMISSION_MODE": "accept-edits", "PLEAT_SANDBOX": "off"}
     done = run_pleat(
         workspace, server, "-p", "edit", "--output-format", "stream-json", yes=False, env=env
     )
@@ -130,7 +131,10 @@ def test_an_allow_rule_lets_a_command_run_in_ask_mode(
     server: ScriptedServer, workspace: Path, pleat_home: Path
 ) -> None:
     pleat_home.mkdir(parents=True, exist_ok=True)
-    (pleat_home / "config.toml").write_text('allow = ["run_command(touch allowed*)"]\n')
+    # Without the sandbox, where a command no rule allows asks (a sandboxed one would run).
+    (pleat_home / "config.toml").write_text(
+        'allow = ["run_command(touch allowed*)"]\nsandbox = "off"\n'
+    )
     server.push(
         ToolCalls([("run_command", {"command": "touch allowed.txt"})]),
         ToolCalls([("run_command", {"command": "touch allowed.txt; touch other.txt"})]),

@@ -88,7 +88,7 @@ async def test_a_blocked_tool_shows_the_hooks_reason(
 async def test_session_start_runs_with_each_sessions_source(
     server: ScriptedServer, workspace: Path, tmp_path: Path
 ) -> None:
-    log = tmp_path / "sources.txt"
+    log = workspace / "sources.txt"  # hooks run in the sandbox: they write in the workspace
     record = f'grep -o \'"source": "[a-z]*"\' >> {log}'
     server.fallback = model([Text("one " * 50), Text("two")])
     hooks = parse_hooks({"SessionStart": [{"command": record}]})
@@ -127,7 +127,7 @@ ENV_GUARD = (
 async def test_a_projects_claude_code_hooks_run_once_approved_and_are_asked_about_until_then(
     server: ScriptedServer, workspace: Path, tmp_path: Path
 ) -> None:
-    log = tmp_path / "started.txt"
+    log = workspace / "started.txt"  # hooks run in the sandbox: they write in the workspace
     block = {
         "hooks": {
             "PreToolUse": [

@@ -140,7 +140,7 @@ async def test_always_shows_and_adds_the_rule(server: ScriptedServer, workspace:
         ToolCalls([("run_command", {"command": "ls"})]),
         Text("two"),
     )
-    app = make_app(server, workspace)
+    app = make_app(server, workspace, sandbox="off")  # confined commands are not asked about
     async with app.run_test() as pilot:
         await started(pilot, app)
         await send(pilot, app, "first")
@@ -162,7 +162,7 @@ async def test_a_command_no_rule_can_cover_offers_no_always(
     server: ScriptedServer, workspace: Path
 ) -> None:
     server.push(ToolCalls([("run_command", {"command": "echo $(date) > out.txt"})]), Text("ok"))
-    app = make_app(server, workspace)
+    app = make_app(server, workspace, sandbox="off")  # confined commands are not asked about
     async with app.run_test() as pilot:
         await started(pilot, app)
         await send(pilot, app, "run")

@@ -35,7 +35,7 @@ pytestmark = [
 def test_the_server_stops_with_the_tui(
     server: ScriptedServer, workspace: Path, pleat_home: Path, tmp_path: Path, how: str
 ) -> None:
-    pid_file = tmp_path / "echo.pid"
+    pid_file = workspace / "echo.pid"  # confined (the default): it writes in the workspace
     write_config(pleat_home, echo_table(pid_file=pid_file, linger=True))
     pid = 0
     with TmuxPleat(workspace, server) as tui:

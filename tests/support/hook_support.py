@@ -38,8 +38,13 @@ def logged(directory: Path, name: str) -> list[dict[str, Any]]:
 
 
 def hooks(**events: list[dict[str, Any]]) -> dict[str, Any]:
-    """Config keyword arguments holding these [[hooks.EVENT]] tables."""
-    return {"hooks": parse_hooks(events)}
+    """Config keyword arguments holding these [[hooks.EVENT]] tables. The test hooks log
+    outside the workspace, so they run outside the sandbox (`sandbox = false`, as config.toml
+    allows) unless a table says otherwise (tests/e2e/test_sandbox.py confines one)."""
+    unconfined = {
+        event: [{"sandbox": False, **table} for table in tables] for event, tables in events.items()
+    }
+    return {"hooks": parse_hooks(unconfined)}
 
 
 def notices(events: list[Event]) -> list[HookNotice]:

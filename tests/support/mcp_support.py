@@ -22,17 +22,22 @@ GONE_WITHIN_SECONDS = 15.0
 
 
 def echo_table(
-    name: str = "echo", *, pid_file: Path | None = None, linger: bool = False, **extra: str
+    name: str = "echo",
+    *,
+    pid_file: Path | None = None,
+    linger: bool = False,
+    probe: bool = False,
+    **extra: str,
 ) -> str:
     """A config.toml table running the echo server (its pid written to `pid_file`; `linger`:
-    it outlives its stdin, so only a kill ends it)."""
+    it outlives its stdin, so only a kill ends it; `probe`: with its `probe` tool)."""
     env = {"ECHO_PID_FILE": str(pid_file)} if pid_file is not None else {}
     if linger:
         env["ECHO_LINGER"] = "1"
     lines = [
         f"[mcp_servers.{name}]",
         f"command = {json.dumps(sys.executable)}",
-        f"args = [{json.dumps(str(ECHO_SERVER))}]",
+        f"args = {json.dumps([str(ECHO_SERVER), *(['--probe'] if probe else [])])}",
     ]
     if env:
         pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())

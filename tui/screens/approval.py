@@ -54,6 +54,8 @@ class ApprovalScreen(QuestionScreen[Answer]):
     def _title(self) -> str:
         """What is asked, and by whom when it is a sub-agent (its task's description)."""
         title = f"Allow {visible(self.request.tool)}?"
+        if self.request.outside_sandbox:  # the sandbox would have run it: this is the question
+            title = f"Allow {visible(self.request.tool)} OUTSIDE the sandbox, with all your rights?"
         if self.request.asker:
             title += f"  (asked by the sub-agent of the task “{visible(self.request.asker)}”)"
         if self.request.hook_asked:  # the mode would have run it: say who wants a yes
@@ -68,6 +70,8 @@ class ApprovalScreen(QuestionScreen[Answer]):
                 "No rule can cover this command (it has a substitution, a redirection to a "
                 "file, a subshell or a control character), so it is asked every time."
             )
+        if self.request.outside_sandbox:
+            return "Always (a) runs this exact command outside the sandbox until this session ends"
         rules = ", ".join(visible(rule) for rule in self.request.always)
         return f"Always (a) allows, until this session ends: {rules}"
 

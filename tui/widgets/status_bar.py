@@ -1,5 +1,5 @@
-"""The status line: model, session, workspace, goal, activity, permission mode, context meter,
-cache, cost, folding."""
+"""The status line: model, session, workspace, goal, activity, permission mode, sandbox,
+context meter, cache, cost, folding."""
 
 from __future__ import annotations
 
@@ -64,6 +64,7 @@ class StatusBar(Static):
     context: reactive[ContextGauge | None] = reactive(None)
     folding: reactive[FoldStatus] = reactive("idle")
     goal: reactive[str] = reactive("")  # the session's goal (/goal); "" when there is none
+    sandbox: reactive[str] = reactive("")  # where commands run (Sandbox.label); "" unknown yet
 
     def __init__(self, model: str, workspace: str) -> None:
         super().__init__(markup=False)
@@ -106,6 +107,9 @@ class StatusBar(Static):
     def watch_goal(self) -> None:
         self._refresh_line()
 
+    def watch_sandbox(self) -> None:
+        self._refresh_line()
+
     @property
     def line(self) -> str:
         """The text the bar shows."""
@@ -116,6 +120,8 @@ class StatusBar(Static):
         if self.goal:
             fields.append(f"goal: {short_goal(self.goal)}")
         fields += [self.state, f"{self.mode} mode"]
+        if self.sandbox:
+            fields.append(f"sandbox {self.sandbox}")
         if self.context is not None:
             fields.append(meter(self.context))
         usage = self.usage

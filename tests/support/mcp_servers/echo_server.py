@@ -2,7 +2,8 @@
 
 Its tools: `echo` (text back), `big` (as many lines as asked), `boom` (the tool fails), `shot`
 (a small PNG image), `nap` (sleeps, for time limits), `grow` (adds a tool and says the list
-changed), `quit` (the process exits mid-call). At
+changed), `quit` (the process exits mid-call), and with the argument `--probe` also `probe`
+(writes a file and connects: what the sandbox allows; off by default, so listings stay). At
 start it writes its pid to $ECHO_PID_FILE when set (the tests check that no server outlives
 pleat) and a line to stderr (which must never reach pleat's terminal). With $ECHO_LINGER set it
 does not exit when its stdin closes, as some servers do not: only pleat's kill ends it. With
@@ -15,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import socket
 import sys
 import time
 from pathlib import Path
@@ -77,6 +79,23 @@ def extra(text: str) -> str:
     return f"extra: {text}"
 
 
+def probe(path: str, port: int) -> str:
+    """Try to write `path` and to connect to 127.0.0.1:`port`; say what happened (what the
+    sandbox tests read)."""
+    said = []
+    try:
+        Path(path).write_text("written by the MCP server")
+        said.append("write: done")
+    except OSError as error:
+        said.append(f"write: {error.strerror}")
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+        said.append("connect: done")
+    except OSError as error:
+        said.append(f"connect: {error.strerror or error}")
+    return "; ".join(said)
+
+
 @server.tool()
 def quit() -> str:
     """The server process exits in the middle of the call."""
@@ -84,6 +103,8 @@ def quit() -> str:
 
 
 if __name__ == "__main__":
+    if "--probe" in sys.argv[1:]:
+        server.tool()(probe)
     if pid_file := os.environ.get("ECHO_PID_FILE"):
         Path(pid_file).write_text(str(os.getpid()))
     if env_file := os.environ.get("ECHO_ENV_FILE"):

@@ -1,0 +1,1 @@
+"""The sandbox commands run in: Landlock and a network namespace, applied in the child."""

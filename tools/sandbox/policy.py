@@ -1,0 +1,179 @@
+"""The sandbox every command runs in: its mode, what this machine can enforce, and the argv and
+environment that confine one command (tools/sandbox/launch.py applies them in the child).
+
+- `workspace-write`: commands read the machine but change files only in the workspace, a
+  private temporary directory (TMPDIR points there) and /dev/shm, and reach no network;
+- `read-only`: they change files only in that temporary directory (and /dev/shm);
+- `off`: as without a sandbox.
+The network is closed by a network namespace of the command's own (no interface is up: TCP,
+UDP and abstract Unix sockets alike) and, where Landlock's ABI has them, by TCP rules as well;
+`network=True` opens it. Where the kernel cannot enforce the mode (no Landlock, or neither a
+namespace nor TCP rules to close the network), the sandbox is not active: pleat says so and
+asks before each command instead, never running one unconfined while claiming a sandbox.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.sandbox import seccomp
+from tools.sandbox.landlock import abi_version
+from tools.sandbox.modes import NO_LANDLOCK_VARIABLE, SandboxMode
+
+# The launcher, run by this interpreter with -I -S (nothing of the command's environment runs
+# before the confinement).
+LAUNCHER = Path(__file__).with_name("launch.py")
+# Device files every command may write: the sinks and sources programs expect to open for
+# writing (a shell's `2>/dev/null`, a terminal); none of them stores anything.
+WRITABLE_DEVICES = (
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/tty",
+    "/dev/random",
+    "/dev/urandom",
+)
+# Shared memory: Python's multiprocessing (pytest -n), semaphores and browsers need it, and it
+# holds nothing past a reboot.
+SHARED_MEMORY = "/dev/shm"
+
+
+@dataclass(frozen=True)
+class Support:
+    """What this machine can enforce."""
+
+    abi: int  # Landlock's ABI (0: none)
+    namespaces: bool  # unprivileged user and network namespaces
+    socket_filter: bool = True  # tools/sandbox/seccomp.py has this machine's system call table
+
+    @property
+    def filesystem(self) -> bool:
+        """Whether the file system can be confined: Landlock, and the filter that closes the
+        Unix sockets through which a process outside would act for the command."""
+        return self.abi >= 1 and self.socket_filter
+
+    @property
+    def network(self) -> str:
+        """How the network is closed: "namespace", "tcp" (Landlock's TCP rules only: UDP stays
+        open), or "" (it cannot be)."""
+        return "namespace" if self.namespaces else "tcp" if self.abi >= 4 else ""
+
+    def describe(self) -> str:
+        """One line: what is enforced here."""
+        if self.abi < 1:
+            return "not enforced here (the kernel has no Landlock)"
+        if not self.socket_filter:
+            return "not enforced here (no system call filter for this processor)"
+        network = {
+            "namespace": "network closed by a network namespace and Landlock's TCP rules",
+            "tcp": "only TCP closed (Landlock's TCP rules; no user namespaces here)",
+            "": "network not closable here",
+        }[self.network]
+        return f"file system by Landlock (ABI {self.abi}), no Unix sockets; {network}"
+
+
+@functools.cache
+def machine_support() -> Support:
+    """What this machine can enforce (asked once)."""
+    if os.environ.get(NO_LANDLOCK_VARIABLE) == "1" or not sys.platform.startswith("linux"):
+        return Support(0, False)
+    return Support(abi_version(), _namespaces(), seccomp.supported())
+
+
+def _namespaces() -> bool:
+    """Whether an unprivileged process may make a user namespace (the sysctls that forbid it)."""
+    for path, closed in (
+        ("/proc/sys/user/max_user_namespaces", "0"),
+        ("/proc/sys/kernel/unprivileged_userns_clone", "0"),
+    ):
+        try:
+            if Path(path).read_text().strip() == closed:
+                return False
+        except OSError:
+            continue
+    return True
+
+
+@dataclass
+class Sandbox:
+    """The sandbox of one run: its mode, whether the network is open, the workspace, and the
+    private temporary directory (made at first use, removed when pleat exits)."""
+
+    mode: SandboxMode
+    workspace: Path
+    network: bool = False
+    support: Support = field(default_factory=machine_support)
+    # Whether a command line may reach the network although the sandbox closes it: one an allow
+    # rule names (agent/assemble.py sets it from the permission rules).
+    opens_network: Callable[[str], bool] = lambda _command: False
+    _temp: Path | None = None
+
+    @property
+    def active(self) -> bool:
+        """Whether commands run confined: a mode other than off that this machine enforces."""
+        if self.mode == "off" or not self.support.filesystem:
+            return False
+        return self.network or bool(self.support.network)
+
+    @property
+    def unenforced(self) -> bool:
+        """A mode was asked for that this machine cannot enforce (said once, at start)."""
+        return self.mode != "off" and not self.active
+
+    @property
+    def temp(self) -> Path:
+        if self._temp is None:
+            self._temp = Path(tempfile.mkdtemp(prefix="pleat-sandbox-"))
+            atexit.register(shutil.rmtree, self._temp, ignore_errors=True)
+        return self._temp
+
+    def writable(self) -> list[str]:
+        """The directories a confined command may change."""
+        places = [str(self.temp), SHARED_MEMORY]
+        if self.mode == "workspace-write":
+            places.insert(0, str(self.workspace.resolve()))
+        return places
+
+    def argv(self, command: Sequence[str], *, network: bool = False) -> list[str]:
+        """The argv that runs `command` confined (the launcher, then the command); `network`
+        opens the network to this one command."""
+        spec = {
+            "writable": self.writable(),
+            "files": list(WRITABLE_DEVICES),
+            "network": self.network or network,
+            "namespace": self.support.network == "namespace",
+            "abi": self.support.abi,
+        }
+        return [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(spec), "--", *command]
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        """The command's environment with its temporary directory pointing at the private one."""
+        temp = str(self.temp)
+        return {**env, "TMPDIR": temp, "TMP": temp, "TEMP": temp}
+
+    @property
+    def label(self) -> str:
+        """A word or two for the status bar: the mode, and whether it holds here."""
+        return f"{self.mode} (not enforced)" if self.unenforced else self.mode
+
+    def describe(self) -> str:
+        """One line for /sandbox and the start-up notice."""
+        if self.mode == "off":
+            return "sandbox off: commands run with all of your rights"
+        if not self.active:
+            return (
+                f"sandbox {self.mode} asked for, but {self.support.describe()}: commands run "
+                "unconfined, so they ask first as with the sandbox off (unless your mode or "
+                "allow rules let them run)"
+            )
+        network = "network open" if self.network else "no network"
+        return f"sandbox {self.mode} ({network}); {self.support.describe()}"
