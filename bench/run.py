@@ -4,26 +4,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import operator
 import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from cold_start import GOAL_COLD_START_RATIO, GOAL_PEAK_RATIO  # noqa: E402
-from fold_time import GOAL_OWN_SECONDS as FOLD_GOAL_OWN_SECONDS  # noqa: E402
-from fold_time import GOAL_SECONDS as FOLD_GOAL_SECONDS  # noqa: E402
+from table_row import RESULTS, Row, check, load  # noqa: E402
+from timing_rows import blocking_rows, fold_rows, headless_rows, sandbox_rows  # noqa: E402
 from tui_results import MEMORY_GOAL_RATIO  # noqa: E402
 
 # Where every script writes its JSON and where the table lands beside them (JSON for tools,
 # Markdown for README).
-RESULTS = BENCH / "results"
 TABLE_JSON = RESULTS / "table.json"
 TABLE_MARKDOWN = RESULTS / "table.md"
 # The scripts, in order: the engine without a model, the replay of the recorded sessions
@@ -41,55 +38,14 @@ SCRIPTS = (
     "cold_start.py",
     "fold_time.py",
     "fold_blocking.py",
+    "sandbox_start.py",
 )
-# How a goal compares, by the sign its text opens with (">= 90%" is value >= threshold).
-COMPARISONS: dict[str, Callable[[float, float], bool]] = {
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-}
 # The other designs replay compares pleat's (`insert`) with; the first bills a summary request
 # of its own, the second masks old tool outputs, the last never compacts.
 OTHER_STRATEGIES = ("separate", "mask", "none")
 # The session size (messages) the key-latency goals are set at: a long session, where a UI that
 # keeps every message mounted would slow down; the smaller sizes measured show the trend.
 GOAL_SESSION = "2000"
-# Errors a results file that is missing, older or partial raises when read: its row says so.
-NOT_MEASURED = (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError)
-
-
-@dataclass(frozen=True)
-class Row:
-    """One line of the table: a measure, its goal, what was measured and whether it meets it."""
-
-    measure: str
-    goal: str
-    measured: str
-    met: bool
-    value: float | None
-    threshold: float
-
-
-def load(name: str) -> dict[str, Any]:
-    """A results file of RESULTS, or {} when it is missing or unreadable (its rows say so)."""
-    try:
-        data = json.loads((RESULTS / name).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def check(measure: str, goal: str, threshold: float, read: Callable[[], tuple[float, str]]) -> Row:
-    """The row of a goal: read() gives the value and how it is shown; the goal's text opens with
-    the comparison (`>= 90%`), so the text and the verdict cannot disagree."""
-    try:
-        value, shown = read()
-    except NOT_MEASURED:
-        return Row(measure, goal, "not measured", False, None, threshold)
-    return Row(
-        measure, goal, shown, COMPARISONS[goal.split()[0]](value, threshold), value, threshold
-    )
 
 
 def replay_rows(window: str) -> list[Row]:
@@ -269,112 +225,6 @@ def grep_rows() -> list[Row]:
     ]
 
 
-def headless_rows() -> list[Row]:
-    """`pleat -p` from a cold start: wall time and peak memory against importing litellm."""
-    cold = load("cold_start.json")
-
-    def cold_start() -> tuple[float, str]:
-        ratio = float(cold["ratio"])
-        return ratio, (
-            f"{ratio:.2f}x ({cold['pleat_s']:.2f} s vs {cold['litellm_s']:.2f} s, "
-            f"median of {cold['pairs']} interleaved pairs)"
-        )
-
-    def peak() -> tuple[float, str]:
-        ratio = float(cold["peak_ratio"])
-        return ratio, (
-            f"{ratio:.2f}x ({cold['pleat_peak_mib']:.0f} MiB vs {cold['litellm_peak_mib']:.0f} MiB)"
-        )
-
-    return [
-        check(
-            'headless cold start, `pleat -p hello` (local scripted server) vs `python -c "import '
-            'litellm"` (same run)',
-            f"<= {GOAL_COLD_START_RATIO}x",
-            GOAL_COLD_START_RATIO,
-            cold_start,
-        ),
-        check(
-            'headless peak memory, `pleat -p hello` vs `python -c "import litellm"`',
-            f"<= {GOAL_PEAK_RATIO}x",
-            GOAL_PEAK_RATIO,
-            peak,
-        ),
-    ]
-
-
-def fold_rows() -> list[Row]:
-    """The wall time of one fold (`/compact` at the threshold) against the scripted server."""
-    folds = load("fold_time.json")
-
-    def fold(window: str) -> Callable[[], tuple[float, str]]:
-        def read() -> tuple[float, str]:
-            row = folds["windows"][window]
-            value = float(row["median_s"])
-            first = row["runs"][0]
-            return value, (
-                f"{value:.2f} s (model call {row['model_call_median_s']:.2f} s, pleat's own "
-                f"{row['pleat_own_median_s']:.2f} s; {first['tokens_before']:,} -> "
-                f"{first['tokens_after']:,} tokens)"
-            )
-
-        return read
-
-    def own() -> tuple[float, str]:
-        rows = folds["windows"].items()
-        shares = {int(w) // 1000: float(row["pleat_own_median_s"]) for w, row in rows}
-        shown = ", ".join(f"{share:.2f} s at {window}k" for window, share in shares.items())
-        return max(shares.values()), shown
-
-    return [
-        *(
-            check(
-                f"one fold at {int(window) // 1000}k, scripted server (`/compact` at the "
-                "threshold)",
-                f"< {FOLD_GOAL_SECONDS:g} s",
-                FOLD_GOAL_SECONDS,
-                fold(window),
-            )
-            for window in ("16000", "32000")
-        ),
-        check(
-            "a fold's own work (its wall time less its model call), 16k and 32k",
-            f"< {FOLD_GOAL_OWN_SECONDS:g} s",
-            FOLD_GOAL_OWN_SECONDS,
-            own,
-        ),
-    ]
-
-
-# The share of the compression calls' own time a turn may wait for folds: the issue's goal of
-# folds nobody waits for (at most a tenth: the rest of a call that outran the tool steps).
-GOAL_BLOCKED_SHARE = 0.10
-
-
-def blocking_rows() -> list[Row]:
-    """The time a turn waits for folds (bench/fold_blocking.py)."""
-    results = load("fold-blocking.json")
-
-    def share() -> tuple[float, str]:
-        slow, without = results["slow"], results["without_background"]
-        value = float(results["blocked_share"])
-        return value, (
-            f"{value:.0%} ({results['blocked_seconds']:.1f} s of {results['compression_time']:g} s "
-            f"of compression calls, {slow['folds']} folds; without background folds "
-            f"{without['blocked']:.1f} s)"
-        )
-
-    return [
-        check(
-            f"turn blocked by folds vs the compression calls' time "
-            f"({results.get('compression_seconds', 3):g} s calls, 1 s tool steps)",
-            f"<= {GOAL_BLOCKED_SHARE:.0%}",
-            GOAL_BLOCKED_SHARE,
-            share,
-        )
-    ]
-
-
 def table_rows() -> list[Row]:
     """Every row, from the results files as they are now."""
     return [
@@ -386,6 +236,7 @@ def table_rows() -> list[Row]:
         *headless_rows(),
         *fold_rows(),
         *blocking_rows(),
+        *sandbox_rows(),
     ]
 
 

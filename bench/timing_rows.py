@@ -1,0 +1,140 @@
+"""The table's rows for time and memory of whole runs: the headless cold start, one fold, the
+time a turn waits for folds, and what the sandbox adds to a command."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cold_start import GOAL_COLD_START_RATIO, GOAL_PEAK_RATIO
+from fold_time import GOAL_OWN_SECONDS as FOLD_GOAL_OWN_SECONDS
+from fold_time import GOAL_SECONDS as FOLD_GOAL_SECONDS
+from sandbox_start import GOAL_ADDED_MS
+from table_row import Row, check, load
+
+
+def headless_rows() -> list[Row]:
+    """`pleat -p` from a cold start: wall time and peak memory against importing litellm."""
+    cold = load("cold_start.json")
+
+    def cold_start() -> tuple[float, str]:
+        ratio = float(cold["ratio"])
+        return ratio, (
+            f"{ratio:.2f}x ({cold['pleat_s']:.2f} s vs {cold['litellm_s']:.2f} s, "
+            f"median of {cold['pairs']} interleaved pairs)"
+        )
+
+    def peak() -> tuple[float, str]:
+        ratio = float(cold["peak_ratio"])
+        return ratio, (
+            f"{ratio:.2f}x ({cold['pleat_peak_mib']:.0f} MiB vs {cold['litellm_peak_mib']:.0f} MiB)"
+        )
+
+    return [
+        check(
+            'headless cold start, `pleat -p hello` (local scripted server) vs `python -c "import '
+            'litellm"` (same run)',
+            f"<= {GOAL_COLD_START_RATIO}x",
+            GOAL_COLD_START_RATIO,
+            cold_start,
+        ),
+        check(
+            'headless peak memory, `pleat -p hello` vs `python -c "import litellm"`',
+            f"<= {GOAL_PEAK_RATIO}x",
+            GOAL_PEAK_RATIO,
+            peak,
+        ),
+    ]
+
+
+def fold_rows() -> list[Row]:
+    """The wall time of one fold (`/compact` at the threshold) against the scripted server."""
+    folds = load("fold_time.json")
+
+    def fold(window: str) -> Callable[[], tuple[float, str]]:
+        def read() -> tuple[float, str]:
+            row = folds["windows"][window]
+            value = float(row["median_s"])
+            first = row["runs"][0]
+            return value, (
+                f"{value:.2f} s (model call {row['model_call_median_s']:.2f} s, pleat's own "
+                f"{row['pleat_own_median_s']:.2f} s; {first['tokens_before']:,} -> "
+                f"{first['tokens_after']:,} tokens)"
+            )
+
+        return read
+
+    def own() -> tuple[float, str]:
+        rows = folds["windows"].items()
+        shares = {int(w) // 1000: float(row["pleat_own_median_s"]) for w, row in rows}
+        shown = ", ".join(f"{share:.2f} s at {window}k" for window, share in shares.items())
+        return max(shares.values()), shown
+
+    return [
+        *(
+            check(
+                f"one fold at {int(window) // 1000}k, scripted server (`/compact` at the "
+                "threshold)",
+                f"< {FOLD_GOAL_SECONDS:g} s",
+                FOLD_GOAL_SECONDS,
+                fold(window),
+            )
+            for window in ("16000", "32000")
+        ),
+        check(
+            "a fold's own work (its wall time less its model call), 16k and 32k",
+            f"< {FOLD_GOAL_OWN_SECONDS:g} s",
+            FOLD_GOAL_OWN_SECONDS,
+            own,
+        ),
+    ]
+
+
+# The share of the compression calls' own time a turn may wait for folds: the issue's goal of
+# folds nobody waits for (at most a tenth: the rest of a call that outran the tool steps).
+GOAL_BLOCKED_SHARE = 0.10
+
+
+def blocking_rows() -> list[Row]:
+    """The time a turn waits for folds (bench/fold_blocking.py)."""
+    results = load("fold-blocking.json")
+
+    def share() -> tuple[float, str]:
+        slow, without = results["slow"], results["without_background"]
+        value = float(results["blocked_share"])
+        return value, (
+            f"{value:.0%} ({results['blocked_seconds']:.1f} s of {results['compression_time']:g} s "
+            f"of compression calls, {slow['folds']} folds; without background folds "
+            f"{without['blocked']:.1f} s)"
+        )
+
+    return [
+        check(
+            f"turn blocked by folds vs the compression calls' time "
+            f"({results.get('compression_seconds', 3):g} s calls, 1 s tool steps)",
+            f"<= {GOAL_BLOCKED_SHARE:.0%}",
+            GOAL_BLOCKED_SHARE,
+            share,
+        )
+    ]
+
+
+def sandbox_rows() -> list[Row]:
+    """What the sandbox's launcher adds to the start of a command (bench/sandbox_start.py)."""
+    results = load("sandbox_start.json")
+
+    def added() -> tuple[float, str]:
+        value = float(results["added_ms"])
+        return value, (
+            f"{value:.0f} ms ({results['confined_ms']:.1f} ms vs {results['plain_ms']:.1f} ms for "
+            f"`sh -c true`, median of {results['pairs']} interleaved pairs)"
+        )
+
+    return [
+        check(
+            "what the sandbox adds to a command's start (workspace-write, Landlock, namespaces, "
+            "seccomp)",
+            f"< {GOAL_ADDED_MS:g} ms",
+            GOAL_ADDED_MS,
+            added,
+        )
+    ]
