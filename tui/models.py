@@ -9,7 +9,7 @@ import os
 
 from agent.config import ConfigError, config_path
 from agent.model.discovery import FoundModel, discover, same_model
-from agent.model.llm import LLMError
+from agent.model.errors import LLMError
 from agent.terminal_text import visible
 from tui.host import Host
 

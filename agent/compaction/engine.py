@@ -36,7 +36,7 @@ from agent.events import (
     FoldMethod,
     FoldReason,
 )
-from agent.model.llm import LLMError
+from agent.model.errors import LLMError
 from agent.model.tokens import TokenLedger
 from sessions.archive import ChunkArchive
 from sessions.messages import ImageSource, Message

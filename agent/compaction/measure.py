@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from agent.compaction.fold_parts import SummaryModel
 from agent.compaction.policy import Budget, CompactionPolicy
-from agent.model.llm import MIN_STATED_WINDOW, StatedLimits
+from agent.model.overflow import MIN_STATED_WINDOW, StatedLimits
 from agent.model.tokens import TokenLedger
 from sessions.messages import Message
 

@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import gc
-import json
-import logging
 import os
 import random
-import re
-import sys
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent.events import ProviderErrorKind as ErrorKind
 from agent.events import Retrying, ThinkingDelta
-from agent.model.offline import prepare_offline_env
+from agent.model.errors import LLMError, classify, unknown_model_message
+from agent.model.litellm_door import load_litellm
 from agent.model.reasoning import ReasoningAssembler
 from agent.model.request_shape import (
     ANSWER_TOKENS_AFTER_THINKING,
@@ -37,115 +32,6 @@ from sessions.lone_surrogates import encodable
 from sessions.messages import ToolCall
 from sessions.usage import Usage
 
-# Provider messages that mean "the prompt does not fit", for the providers and proxies whose
-# errors litellm does not map to ContextWindowExceededError (Anthropic, OpenAI, Gemini, vLLM,
-# Ollama and llama.cpp wordings).
-CONTEXT_OVERFLOW_PATTERNS = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        r"prompt is too long",
-        r"maximum context length",
-        r"context_length_exceeded",
-        r"context length exceeded",
-        r"exceeds? (the )?(model'?s? )?context (window|length|size)",
-        r"input (is )?too long",
-        r"too many (input )?tokens",
-        r"tokens? .{0,40}exceed",
-        r"prompt .{0,40}exceeds? .{0,20}limit",
-        r"reduce the (length|size) of the (messages|prompt|input)",
-        r"requested \d+ tokens.{0,40}context",
-        r"exceeded max context length",  # Ollama
-        r"exceeds the available context size",  # llama.cpp server
-        r"longer than the model'?s context length",  # Together, Fireworks
-        r"too large for model with \d+ maximum context length",  # Mistral
-        r"exceed context limit",  # Anthropic, input plus max_tokens
-        r"exceeds the limit of \d+",  # GitHub Copilot
-    )
-)
-
-
-@dataclass(frozen=True)
-class StatedLimits:
-    """What a provider's context-overflow error says in numbers (None: not stated)."""
-
-    window: int | None = None  # the model's context window
-    requested: int | None = None  # the provider's own count of the refused request
-    output: int | None = None  # output tokens it counted against the window (max_tokens)
-    excess: int | None = None  # tokens over the window, when only that is said (Ollama)
-
-
-# Provider wordings with their numbers, each a named-group pattern; the first that matches
-# gives the limits. Numbers may carry thousands separators.
-_N = r"([\d,]+)"
-STATED_LIMITS = tuple(
-    re.compile(pattern, re.IGNORECASE)
-    for pattern in (
-        # OpenAI, vLLM: "This model's maximum context length is 16384 tokens. However, your
-        # messages resulted in 18446 tokens" / "you requested 9000 tokens (8000 in the messages,
-        # 1000 in the completion)"
-        rf"maximum context length is (?P<window>{_N}) tokens.{{0,40}}?(?:resulted in|requested)"
-        rf" (?P<requested>{_N}) tokens(?: \({_N} in the messages, (?P<output>{_N}) in the "
-        r"completion\))?",
-        rf"maximum context length is (?P<window>{_N})",
-        # Anthropic: "input length and `max_tokens` exceed context limit: 190000 + 21333 > 200000"
-        rf"exceed context limit: (?P<requested>{_N}) \+ (?P<output>{_N}) > (?P<window>{_N})",
-        # Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"
-        rf"(?P<requested>{_N}) tokens? > (?P<window>{_N}) maximum",
-        # Gemini: "The input token count (1054016) exceeds the maximum number of tokens allowed
-        # (1048576)."
-        rf"input token count \((?P<requested>{_N})\) exceeds the maximum number of tokens "
-        rf"allowed \((?P<window>{_N})\)",
-        # Ollama: "prompt too long; exceeded max context length by 4021 tokens"
-        rf"exceeded max context length by (?P<excess>{_N}) tokens",
-        # llama.cpp server, in the error body: "n_prompt_tokens":9000,"n_ctx":8192
-        rf"n_prompt_tokens\W+(?P<requested>{_N})\W+n_ctx\W+(?P<window>{_N})",
-        rf"n_ctx\W+(?P<window>{_N})",
-        # Together, Fireworks: "The input (516368 tokens) is longer than the model's context
-        # length (262144 tokens)."
-        rf"input \((?P<requested>{_N}) tokens\) is longer than the model'?s context length "
-        rf"\((?P<window>{_N})",
-        # Mistral: "Prompt contains 240000 tokens ... too large for model with 128000 maximum
-        # context length"
-        rf"contains (?P<requested>{_N}) tokens.{{0,40}}too large for model with (?P<window>{_N})",
-        # vLLM: "The prompt (total length 25938) is too long to fit into the model (context
-        # length 4096)"
-        rf"total length (?P<requested>{_N})\).{{0,60}}context length (?P<window>{_N})",
-        # GitHub Copilot: "prompt token count of 130000 exceeds the limit of 128000"
-        rf"token count of (?P<requested>{_N}) exceeds the limit of (?P<window>{_N})",
-        # Generic: "context window of 32768", "context length is 8192", "context size: 4096"
-        rf"context (?:window|length|size)\W{{1,3}}(?:is |of )?(?P<window>{_N})",
-    )
-)
-# Stated numbers below this are not windows (a stray figure matched by a generic wording).
-MIN_STATED_WINDOW = 1_024
-
-
-def stated_limits(text: str) -> StatedLimits:
-    """The numbers a provider's overflow error states, from the first wording that matches."""
-    for pattern in STATED_LIMITS:
-        match = pattern.search(text)
-        if match is None:
-            continue
-        found = {
-            key: int(value.replace(",", ""))
-            for key, value in match.groupdict().items()
-            if value is not None
-        }
-        window = found.get("window")
-        if window is not None and window < MIN_STATED_WINDOW:
-            continue
-        return StatedLimits(
-            window=window,
-            requested=found.get("requested"),
-            output=found.get("output"),
-            excess=found.get("excess"),
-        )
-    return StatedLimits()
-
-
-# A server's Retry-After is honoured up to this many seconds; longer waits become an error the
-# user sees rather than a silent minute-long pause.
-MAX_RETRY_AFTER = 60.0
 # The key sent to an OpenAI-compatible server given by its address when no key is configured
 # (no --api-key, no OPENAI_API_KEY): local servers (LM Studio, vLLM, llama.cpp, Ollama's /v1)
 # ignore it, but the OpenAI client refuses to send a request without one.
@@ -154,28 +40,6 @@ NO_KEY_PLACEHOLDER = "pleat-no-key"
 # --context-window: small enough for most local models (Ollama and llama.cpp servers are often
 # run at 32k), so pleat folds early rather than overflowing; the overflow path covers the rest.
 FALLBACK_CONTEXT_WINDOW = 32_768
-
-
-class LLMError(Exception):
-    """A classified provider failure with one line for the user."""
-
-    def __init__(
-        self,
-        kind: ErrorKind,
-        message: str,
-        retry_after: float | None = None,
-        limits: StatedLimits | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-        self.retry_after = retry_after
-        # For a context overflow: the window and sizes the provider stated, if any.
-        self.limits = limits or StatedLimits()
-
-    @property
-    def retryable(self) -> bool:
-        return self.kind in ("rate_limit", "transient")
 
 
 @dataclass(frozen=True)
@@ -194,137 +58,13 @@ class LLMReply:
 # The request parameter that tells litellm (1.106.2) not to look for MCP tools its proxy would
 # serve (below, in LLM._stream_once).
 SKIP_MCP_GATEWAY = "_skip_mcp_handler"
-# litellm's logger, and the variable that sets its level. Left alone it writes tracebacks to
-# stderr for what pleat reports itself in one line, or that is no failure at all: a reply whose
-# tool call holds a lone surrogate breaks only litellm's own cost logging of the stream.
-LITELLM_LOGGER = "LiteLLM"
-LITELLM_LOG = "LITELLM_LOG"
-
-
-def _litellm() -> Any:
-    """Import litellm on first use (about 4 s and 170 MiB), offline and silent."""
-    prepare_offline_env()
-    first_import = "litellm" not in sys.modules
-    import litellm
-
-    if first_import:
-        # litellm's import leaves about 300,000 long-lived objects: frozen out of the
-        # collector, a full collection no longer scans them (0.1 s each), nor does the one the
-        # interpreter makes at exit, which took 0.6-0.9 s of every `pleat -p` run (more than
-        # its reply from a local server: bench/cold_start.py). Once per process (the TUI
-        # freezes after its own warm-up import): a later freeze would pin whatever garbage is
-        # around then.
-        gc.freeze()
-    litellm.suppress_debug_info = True  # it prints to stdout on errors, which would corrupt a TUI
-    litellm.drop_params = True  # providers that lack an optional parameter get the call anyway
-    if LITELLM_LOG not in os.environ:  # unless the user asks for litellm's own log
-        logging.getLogger(LITELLM_LOGGER).setLevel(logging.CRITICAL)
-    return litellm
-
-
-def is_context_overflow(text: str) -> bool:
-    return any(p.search(text) for p in CONTEXT_OVERFLOW_PATTERNS)
-
-
-def _first_line(text: str, limit: int = 300) -> str:
-    line = " ".join(str(text).split())
-    # litellm prefixes the provider's words with exception names ("litellm.BadRequestError:
-    # ContextWindowExceededError: OpenAIException - ..."); the user needs only the words.
-    return _EXCEPTION_PREFIX.sub("", line)[:limit] or line[:limit]
-
-
-_EXCEPTION_PREFIX = re.compile(r"^((litellm\.)?[A-Za-z]+(Error|Exception)( -|:) ?)+")
-# Links followed down an exception's chain (litellm wraps the real cause two or three deep).
-MAX_CAUSE_DEPTH = 8
-
-
-def _root_json_error(exc: BaseException) -> json.JSONDecodeError | None:
-    """The JSON decoding error behind a litellm exception (a stream whose data lines are not
-    JSON: a broken proxy), if that is what it is."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen and len(seen) < MAX_CAUSE_DEPTH:
-        if isinstance(current, json.JSONDecodeError):
-            return current
-        seen.add(id(current))
-        original = getattr(current, "original_exception", None)
-        nxt = original if isinstance(original, BaseException) else None
-        current = nxt or current.__cause__ or current.__context__
-    return None
-
-
-def classify(exc: BaseException, settings: ModelSettings) -> LLMError:
-    """Map any exception from litellm to one of pleat's error kinds."""
-    if isinstance(exc, LLMError):
-        return exc
-    litellm = _litellm()
-    text = _first_line(str(exc))
-    where = settings.api_base or "the provider"
-    if isinstance(exc, litellm.ContextWindowExceededError) or is_context_overflow(str(exc)):
-        limits = stated_limits(str(exc))
-        return LLMError("context_overflow", f"context window exceeded: {text}", limits=limits)
-    if isinstance(exc, litellm.AuthenticationError | litellm.PermissionDeniedError):
-        return LLMError(
-            "auth",
-            f"authentication failed at {where} for model {settings.model}: check --api-key "
-            f"or the provider's API key variable ({text})",
-        )
-    if isinstance(exc, litellm.NotFoundError):
-        return LLMError("config", f"model {settings.model!r} not found at {where}: {text}")
-    if isinstance(exc, litellm.RateLimitError):
-        return LLMError("rate_limit", f"rate limited by {where}: {text}", _retry_after(exc))
-    if isinstance(exc, litellm.Timeout | asyncio.TimeoutError):
-        return LLMError("transient", f"no answer from {where} within {settings.timeout:g} s")
-    if (bad_json := _root_json_error(exc)) is not None:
-        # Retried like a server error: a garbled stream is usually a proxy's passing fault.
-        return LLMError(
-            "transient",
-            f"malformed reply from {where}: the stream held invalid JSON ({bad_json.msg})",
-        )
-    if isinstance(exc, litellm.APIConnectionError) or text.lower().startswith("connection error"):
-        if "provider not provided" in text.lower() or "llm provider" in text.lower():
-            return LLMError("config", _unknown_model_message(settings.model))
-        return LLMError("transient", f"cannot reach {where}: {text}")
-    if isinstance(
-        exc,
-        litellm.InternalServerError
-        | litellm.ServiceUnavailableError
-        | litellm.BadGatewayError
-        | litellm.APIError,
-    ):
-        return LLMError("transient", f"server error from {where}: {text}")
-    if isinstance(exc, litellm.BadRequestError):
-        if "provider not provided" in text.lower():
-            return LLMError("config", _unknown_model_message(settings.model))
-        return LLMError("bad_request", f"request refused by {where}: {text}")
-    if isinstance(exc, ConnectionError | OSError):
-        return LLMError("transient", f"cannot reach {where}: {text}")
-    return LLMError("transient", f"{type(exc).__name__}: {text}")
-
-
-def _unknown_model_message(model: str) -> str:
-    return (
-        f"unknown model {model!r}: use a litellm model string such as openai/gpt-4o, "
-        "anthropic/claude-sonnet-4-5 or ollama/llama3, or pass --api-base for an "
-        "OpenAI-compatible server"
-    )
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    # litellm keeps the provider's headers on the exception; its `response` is a stand-in.
-    headers = getattr(exc, "litellm_response_headers", None) or {}
-    try:
-        value = float(headers.get("retry-after", ""))
-    except (TypeError, ValueError):
-        return None
-    return min(max(value, 0.0), MAX_RETRY_AFTER)
 
 
 def credentialed_models(environ: Mapping[str, str]) -> dict[str, tuple[str, list[str]]]:
     """For each provider litellm knows whose key variable is set in `environ` (litellm's own
     convention: <PROVIDER>_API_KEY), that variable and litellm's chat models of the provider
     as `provider/model` strings, sorted."""
-    litellm = _litellm()
+    litellm = load_litellm()
     found: dict[str, tuple[str, list[str]]] = {}
     for entry in litellm.provider_list:
         provider = str(getattr(entry, "value", entry))
@@ -347,14 +87,14 @@ def resolve_model(settings: ModelSettings) -> tuple[str, str]:
     """(the model string litellm gets, the provider it resolves). With an api_base and no known
     provider, the server is taken to be OpenAI-compatible (`openai/<model>`). Unknown models are
     a config error."""
-    litellm = _litellm()
+    litellm = load_litellm()
     try:
         _, provider, _, _ = litellm.get_llm_provider(settings.model, api_base=settings.api_base)
         return settings.model, str(provider)
     except Exception:
         if settings.api_base:
             return f"openai/{settings.model}", "openai"
-        raise LLMError("config", _unknown_model_message(settings.model)) from None
+        raise LLMError("config", unknown_model_message(settings.model)) from None
 
 
 class LLM:
@@ -384,7 +124,7 @@ class LLM:
         """litellm's facts about this model ({} when it does not know it), looked up once."""
         if self._facts is None:
             self._facts = {}
-            litellm = _litellm()
+            litellm = load_litellm()
             try:
                 self._resolve()
             except LLMError:
@@ -491,7 +231,7 @@ class LLM:
         tools: list[dict[str, Any]] | None,
         max_tokens: int | None,
     ) -> AsyncIterator[str | ThinkingDelta | LLMReply]:
-        litellm = _litellm()
+        litellm = load_litellm()
         model, claude = self._resolve(), self.claude
         messages = without_foreign_reasoning(messages, claude)
         if claude:
@@ -567,7 +307,7 @@ class LLM:
         if not usage.prompt_tokens:
             return usage
         try:
-            prompt_cost, completion_cost = _litellm().cost_per_token(
+            prompt_cost, completion_cost = load_litellm().cost_per_token(
                 model=self.model,
                 prompt_tokens=usage.prompt_tokens,
                 completion_tokens=usage.completion_tokens,

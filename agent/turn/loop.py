@@ -21,7 +21,8 @@ from agent.events import (
 from agent.hooks.runner import HookRunner
 from agent.images.parts import Attachments, Images, request_messages
 from agent.images.prompt import Attached, attach_images
-from agent.model.llm import LLM, LLMError, LLMReply
+from agent.model.errors import LLMError
+from agent.model.llm import LLM, LLMReply
 from agent.permissions.plan_mode import mode_note
 from agent.permissions.policy import Approver, Permissions
 from agent.turn import notes as notes

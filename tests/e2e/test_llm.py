@@ -8,14 +8,9 @@ from typing import Any
 import pytest
 
 from agent.events import Retrying
-from agent.model.llm import (
-    LLM,
-    SKIP_MCP_GATEWAY,
-    LLMError,
-    LLMReply,
-    classify,
-    is_context_overflow,
-)
+from agent.model.errors import LLMError, classify
+from agent.model.llm import LLM, SKIP_MCP_GATEWAY, LLMReply
+from agent.model.overflow import is_context_overflow
 from agent.model.settings import ModelSettings
 from tests.support.constants import TEST_API_KEY, TEST_MODEL
 from tests.support.scripted_server import (

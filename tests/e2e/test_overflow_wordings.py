@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from agent.events import CompactionDone, TurnDone
-from agent.model.llm import StatedLimits, is_context_overflow, stated_limits
+from agent.model.overflow import StatedLimits, is_context_overflow, stated_limits
 from agent.model.tokens import TokenLedger
 from tests.support.compaction_agent import (
     GOOD_SUMMARY,
