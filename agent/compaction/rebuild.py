@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent.compaction.ledger import Ledger, render_ledger
+from agent.compaction.ledger import Ledger
+from agent.compaction.ledger_render import render_ledger
 from agent.permissions.plan_mode import PLAN_KEY
 from sessions.archive import ChunkInfo
 from sessions.messages import Message

@@ -14,9 +14,9 @@ from agent.compaction.ledger import (
     MAX_COMMANDS,
     MAX_FILES,
     Ledger,
-    render_ledger,
     update_ledger,
 )
+from agent.compaction.ledger_render import render_ledger
 from agent.replay.recorded import adapt_results, read_sessions
 from sessions.messages import Message, ToolCall
 from tools.base import ToolOutput
