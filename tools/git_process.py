@@ -10,10 +10,13 @@ from pathlib import Path
 
 from tools.shell import command_environment
 
-# Settings forced on every git call. `core.fsmonitor` names a command git runs while listing
-# files: a .git/config written by the model (or shipped in a downloaded directory) would
-# otherwise run anything through glob and grep, which need no approval.
-GIT_SAFETY_CONFIG = ("-c", "core.fsmonitor=false")
+# Settings forced on every git call. pleat's git runs outside the sandbox, on a .git/config a
+# sandboxed command may have written (or a downloaded directory shipped), so nothing that config
+# names may run: `core.fsmonitor` names a command git runs while listing files (glob and grep,
+# which need no approval); `protocol.allow=never` refuses every transport, so a repository made
+# a partial clone cannot have a missing object fetched through `core.sshCommand`, an
+# `uploadpack` or a remote helper (pleat's git only ever reads and writes the local repository).
+GIT_SAFETY_CONFIG = ("-c", "core.fsmonitor=false", "-c", "protocol.allow=never")
 # Seconds between two looks at the stop flag and the deadline while git runs: a cancelled
 # search ends this soon.
 GIT_POLL_SECONDS = 0.1
@@ -38,6 +41,7 @@ def run_git(
         **command_environment(),
         "GIT_OPTIONAL_LOCKS": "0",
         "GIT_TERMINAL_PROMPT": "0",
+        "GIT_NO_LAZY_FETCH": "1",  # git 2.44 and later: never fetch a missing object on demand
         **(env or {}),
     }
     try:

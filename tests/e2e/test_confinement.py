@@ -34,6 +34,7 @@ from sessions.store import Session
 from tests.support.constants import TEST_API_KEY, TEST_MODEL
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tools.base import ToolContext, ToolOutput
+from tools.git_snapshots import GitSnapshotError, GitSnapshots
 from tools.registry import ToolRegistry, default_registry
 
 # The content of the files outside the workspace: it must never appear in a tool's output.
@@ -411,3 +412,34 @@ def test_the_git_listing_runs_no_configured_command(layout: Layout) -> None:
     root = workspace.resolve()
     names = tools.visible_files.visible_files(root, root)
     assert "a.txt" in names and not marker.exists()
+
+
+def test_pleats_own_git_fetches_nothing_a_workspace_config_names(layout: Layout) -> None:
+    """A command confined to the workspace may rewrite .git/config: made a partial clone whose
+    missing objects are fetched over ssh, with core.sshCommand naming any program, the
+    checkpoint's next snapshot (pleat's git, outside the sandbox) ran that program with the
+    user's rights (found by the sandbox's review). No transport is allowed to pleat's git."""
+    workspace = layout.workspace
+    git_init(workspace)
+    marker = layout.outside / "PWNED"
+    scratch = layout.outside / "scratch"
+    scratch.mkdir()
+    snapshots = GitSnapshots(workspace, "refs/pleat/checkpoints/test", scratch)
+    first = snapshots.take().commit
+    assert first is not None
+    fetch = f"sh -c 'touch {marker}; exit 1' ssh"
+    for key, value in (
+        ("core.repositoryformatversion", "1"),
+        ("extensions.partialClone", "origin"),
+        ("remote.origin.url", "ssh://example.invalid/repo"),
+        ("remote.origin.promisor", "true"),
+        ("core.sshCommand", fetch),
+    ):
+        subprocess.run(["git", "config", key, value], cwd=workspace, check=True)
+    (workspace / ".git" / "objects" / first[:2] / first[2:]).unlink()  # the parent to fetch
+    (workspace / "a.txt").write_text("changed\n")
+    with pytest.raises(GitSnapshotError):  # the parent cannot be had: no snapshot, no fetch
+        snapshots.take()
+    root = workspace.resolve()
+    assert "a.txt" in tools.visible_files.visible_files(root, root)
+    assert not marker.exists()
