@@ -46,7 +46,7 @@ async def open_transport(
         argv, env = [settings.command, *settings.args], server_environment(settings)
         confined = confining(settings, sandbox)
         if confined is not None:  # confined before the server's program runs
-            argv, env = confined.argv(argv), confined.environment(env)
+            argv, env = confined.argv(argv, ends_with_it=False), confined.environment(env)
         parameters = StdioServerParameters(
             command=argv[0],
             args=argv[1:],

@@ -328,8 +328,9 @@ async def test_no_tool_but_an_approved_run_command_starts_a_process(
     assert (workspace / "evil.sh").exists() and not marker.exists(), "the script ran"
     for event, argv in SPAWNED:  # only the file listing's git, with hooks disabled
         assert event == "subprocess.Popen", (event, argv)
-        assert list(argv[:3]) == ["git", *tools.git_process.GIT_SAFETY_CONFIG], argv
-        assert argv[3] in ("ls-files", "check-ignore"), argv
+        safety = ["git", *tools.git_process.GIT_SAFETY_CONFIG]
+        assert list(argv[: len(safety)]) == safety, argv
+        assert argv[len(safety)] in ("ls-files", "check-ignore"), argv
 
 
 # Tool modules allowed to start processes, and what with: the shell tool (behind approval),

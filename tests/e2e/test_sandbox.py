@@ -5,6 +5,7 @@ kernel cannot enforce it. Hooks and MCP servers: tests/e2e/test_sandbox_hooks_mc
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shlex
 import socket
@@ -280,3 +281,41 @@ def test_stream_json_init_and_slash_sandbox_say_the_mode(
     done = run_pleat(workspace, server, "-p", "hi", "--output-format", "stream-json", "--verbose")
     init = json.loads(done.stdout.splitlines()[0])
     assert init["sandbox"] == {"mode": "workspace-write", "enforced": True, "network": False}
+
+
+def processes_running(word: str) -> list[int]:
+    """Pids (as this test sees them) of processes whose command line holds `word`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            line = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if entry.name.isdigit() and word.encode() in line:
+            found.append(int(entry.name))
+    return found
+
+
+async def test_nothing_a_command_started_outlives_it_and_it_sees_only_its_own_processes(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """A process that left the command's session (setsid, a double fork) went on running after
+    the command had ended, free to change the workspace after the user looked (found by
+    review): the command's PID namespace ends it with the command. Inside, /proc shows the
+    command's own processes only (not pleat's command line, which may hold a key)."""
+    token = f"{uuid.uuid4().int % 10**6 + 10**6}"  # a sleep no other process runs
+    left = f"setsid sh -c 'sleep {token}; echo late > late.txt' </dev/null >/dev/null 2>&1 &"
+    session, agent, _ = agent_for(server, workspace)
+    started, listing = await run_commands(
+        server, agent, f"{left} sleep 0.2; pgrep -f 'sleep {token}' && echo running", "ls /proc"
+    )
+    assert "running" in started  # it did start, and outlived its shell while the command ran
+    for _ in range(200):  # the kernel ends the namespace's processes as the command ends
+        if not processes_running(f"sleep {token}"):
+            break
+        await asyncio.sleep(0.05)
+    assert not processes_running(f"sleep {token}")
+    assert not (workspace / "late.txt").exists()
+    pids = [int(word) for word in listing.split() if word.isdigit()]
+    assert pids and max(pids) < 10  # the init, the shell, ls: not the machine's processes
+    session.close()

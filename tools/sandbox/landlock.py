@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import platform
 from collections.abc import Iterable
 
 # System call numbers: the same on every architecture that has Landlock (the generic table);
@@ -74,7 +73,7 @@ def _libc() -> ctypes.CDLL:
 
 def abi_version() -> int:
     """The Landlock ABI this kernel supports (0: none: not Linux, too old, or disabled)."""
-    if platform.system() != "Linux":
+    if os.uname().sysname != "Linux":
         return 0
     try:
         version = _libc().syscall(

@@ -3,7 +3,7 @@ environment that confine one command (tools/sandbox/launch.py applies them in th
 
 - `workspace-write`: commands read the machine but change files only in the workspace, a
   private temporary directory (TMPDIR points there) and /dev/shm, and reach no network;
-- `read-only`: they change files only in that temporary directory (and /dev/shm);
+- `read-only`: they change files only in that temporary directory;
 - `off`: as without a sandbox.
 The network is closed by a network namespace of the command's own (no interface is up: TCP,
 UDP and abstract Unix sockets alike) and, where Landlock's ABI has them, by TCP rules as well;
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import atexit
 import functools
-import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -27,11 +27,15 @@ from pathlib import Path
 
 from tools.sandbox import seccomp
 from tools.sandbox.landlock import abi_version
+from tools.sandbox.launch import PROBE, SHARED_MEMORY, Spec
 from tools.sandbox.modes import NO_LANDLOCK_VARIABLE, SandboxMode
 
-# The launcher, run by this interpreter with -I -S (nothing of the command's environment runs
-# before the confinement).
-LAUNCHER = Path(__file__).with_name("launch.py")
+# The launcher and the modules it loads: copied, at the first command, into a directory of
+# pleat's own that no command may write, and run from there by the interpreter's real file with
+# -I -S (nothing of the command's environment runs before the confinement). Run in place, a
+# command could rewrite them when pleat is installed in the workspace (found by review).
+LAUNCHER_FILES = ("launch.py", "landlock.py", "seccomp.py")
+HERE = Path(__file__).resolve().parent
 # Device files every command may write: the sinks and sources programs expect to open for
 # writing (a shell's `2>/dev/null`, a terminal); none of them stores anything.
 WRITABLE_DEVICES = (
@@ -42,9 +46,9 @@ WRITABLE_DEVICES = (
     "/dev/random",
     "/dev/urandom",
 )
-# Shared memory: Python's multiprocessing (pytest -n), semaphores and browsers need it, and it
-# holds nothing past a reboot.
-SHARED_MEMORY = "/dev/shm"
+# How long the PID namespace probe may take: it forks twice and mounts /proc, some 20 ms; a
+# machine too busy to do it in 10 s is treated as one without (commands still run confined).
+PROBE_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,7 @@ class Support:
     abi: int  # Landlock's ABI (0: none)
     namespaces: bool  # unprivileged user and network namespaces
     socket_filter: bool = True  # tools/sandbox/seccomp.py has this machine's system call table
+    pids: bool = False  # PID namespaces with their own /proc (a container may refuse them)
 
     @property
     def filesystem(self) -> bool:
@@ -86,7 +91,19 @@ def machine_support() -> Support:
     """What this machine can enforce (asked once)."""
     if os.environ.get(NO_LANDLOCK_VARIABLE) == "1" or not sys.platform.startswith("linux"):
         return Support(0, False)
-    return Support(abi_version(), _namespaces(), seccomp.supported())
+    namespaces = _namespaces()
+    return Support(abi_version(), namespaces, seccomp.supported(), namespaces and _pids())
+
+
+def _pids() -> bool:
+    """Whether the launcher can make a PID namespace with its own /proc here (asked of it once:
+    about 20 ms)."""
+    probe = [sys.executable, "-I", "-S", str(HERE / "launch.py"), PROBE]
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=PROBE_SECONDS, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
 
 
 def _namespaces() -> bool:
@@ -116,11 +133,26 @@ class Sandbox:
     # rule names (agent/assemble.py sets it from the permission rules).
     opens_network: Callable[[str], bool] = lambda _command: False
     _temp: Path | None = None
+    _launcher: Path | None = None
+
+    @functools.cached_property
+    def exposed(self) -> Path | None:
+        """A file pleat runs or imports that a confined command could change: the interpreter,
+        its prefix (a virtual environment's packages), or pleat's own code inside the
+        workspace. Unconfined pleat would later run what such a command wrote, so then the
+        sandbox is not enforced (the first one found; None: none)."""
+        if self.mode != "workspace-write":
+            return None
+        workspace = self.workspace.resolve()
+        for own in (Path(sys.executable).resolve(), Path(sys.prefix).resolve(), HERE.parents[1]):
+            if own == workspace or workspace in own.parents:
+                return own
+        return None
 
     @property
     def active(self) -> bool:
         """Whether commands run confined: a mode other than off that this machine enforces."""
-        if self.mode == "off" or not self.support.filesystem:
+        if self.mode == "off" or not self.support.filesystem or self.exposed is not None:
             return False
         return self.network or bool(self.support.network)
 
@@ -136,24 +168,43 @@ class Sandbox:
             atexit.register(shutil.rmtree, self._temp, ignore_errors=True)
         return self._temp
 
+    @property
+    def launcher(self) -> Path:
+        """The launcher's private copy (made at first use, removed when pleat exits)."""
+        if self._launcher is None:
+            directory = Path(tempfile.mkdtemp(prefix="pleat-launcher-"))
+            atexit.register(shutil.rmtree, directory, ignore_errors=True)
+            for name in LAUNCHER_FILES:
+                (directory / name).write_bytes((HERE / name).read_bytes())
+            self._launcher = directory / "launch.py"
+        return self._launcher
+
     def writable(self) -> list[str]:
         """The directories a confined command may change."""
-        places = [str(self.temp), SHARED_MEMORY]
-        if self.mode == "workspace-write":
-            places.insert(0, str(self.workspace.resolve()))
-        return places
+        # Shared memory for Python's multiprocessing (pytest -n), semaphores and browsers: the
+        # PID namespace's own, where there is one. Not in read-only, where it would outlive
+        # the command.
+        if self.mode == "read-only":
+            return [str(self.temp)]
+        return [str(self.workspace.resolve()), str(self.temp), SHARED_MEMORY]
 
-    def argv(self, command: Sequence[str], *, network: bool = False) -> list[str]:
+    def argv(
+        self, command: Sequence[str], *, network: bool = False, ends_with_it: bool = True
+    ) -> list[str]:
         """The argv that runs `command` confined (the launcher, then the command); `network`
-        opens the network to this one command."""
-        spec = {
-            "writable": self.writable(),
-            "files": list(WRITABLE_DEVICES),
-            "network": self.network or network,
-            "namespace": self.support.network == "namespace",
-            "abi": self.support.abi,
-        }
-        return [sys.executable, "-I", "-S", str(LAUNCHER), json.dumps(spec), "--", *command]
+        opens the network to this one command; `ends_with_it`: whatever the command starts
+        ends when it ends (a PID namespace, where the machine has them; an MCP server's
+        processes are left to the server, which pleat stops as a whole)."""
+        spec = Spec(
+            self.writable(),
+            list(WRITABLE_DEVICES),
+            network=self.network or network,
+            namespace=self.support.network == "namespace",
+            pids=ends_with_it and self.support.pids,
+            abi=self.support.abi,
+        )
+        python = str(Path(sys.executable).resolve())
+        return [python, "-I", "-S", str(self.launcher), *spec.arguments(), "--", *command]
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         """The command's environment with its temporary directory pointing at the private one."""
@@ -169,6 +220,12 @@ class Sandbox:
         """One line for /sandbox and the start-up notice."""
         if self.mode == "off":
             return "sandbox off: commands run with all of your rights"
+        if self.exposed is not None:
+            return (
+                f"sandbox {self.mode} asked for, but not enforced: pleat's own files "
+                f"({self.exposed}) lie in the workspace, where a command could change what "
+                "pleat runs next; install pleat outside it (pipx, uv tool). Commands ask first"
+            )
         if not self.active:
             return (
                 f"sandbox {self.mode} asked for, but {self.support.describe()}: commands run "

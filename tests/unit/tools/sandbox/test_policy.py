@@ -3,11 +3,11 @@ confined command may write, its environment, and how it describes itself."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
-from tools.sandbox.policy import LAUNCHER, SHARED_MEMORY, Sandbox, Support
+from tools.sandbox.launch import Spec
+from tools.sandbox.policy import HERE, LAUNCHER_FILES, SHARED_MEMORY, Sandbox, Support
 
 FULL = Support(abi=7, namespaces=True)
 
@@ -32,7 +32,7 @@ def test_where_a_confined_command_may_write(workspace: Path) -> None:
     assert box.writable() == [str(workspace.resolve()), str(box.temp), SHARED_MEMORY]
     assert box.temp.is_dir() and not box.temp.is_relative_to(workspace)
     read_only = Sandbox("read-only", workspace, support=FULL)
-    assert read_only.writable() == [str(read_only.temp), SHARED_MEMORY]
+    assert read_only.writable() == [str(read_only.temp)]
 
 
 def test_the_argv_runs_the_launcher_isolated_and_the_environment_points_at_the_temp(
@@ -40,11 +40,19 @@ def test_the_argv_runs_the_launcher_isolated_and_the_environment_points_at_the_t
 ) -> None:
     box = Sandbox("workspace-write", workspace, support=FULL)
     argv = box.argv(["/bin/sh", "-c", "make"])
-    assert argv[:4] == [sys.executable, "-I", "-S", str(LAUNCHER)]
-    assert argv[5:] == ["--", "/bin/sh", "-c", "make"]
-    spec = json.loads(argv[4])
-    assert spec["network"] is False and spec["namespace"] is True and spec["abi"] == 7
-    assert json.loads(box.argv(["x"], network=True)[4])["network"] is True
+    # The interpreter's real file, and a private copy of the launcher no command may write.
+    assert argv[:4] == [str(Path(sys.executable).resolve()), "-I", "-S", str(box.launcher)]
+    copy = box.launcher.parent
+    assert not copy.is_relative_to(workspace.resolve()) and str(copy) not in box.writable()
+    for name in LAUNCHER_FILES:
+        assert (copy / name).read_bytes() == (HERE / name).read_bytes()
+    split = argv.index("--")
+    assert argv[split:] == ["--", "/bin/sh", "-c", "make"]
+    spec = Spec.parse(argv[4:split])
+    assert (spec.network, spec.namespace, spec.pids, spec.abi) == (False, True, False, 7)
+    assert spec.writable == box.writable()
+    opened = box.argv(["x"], network=True)
+    assert Spec.parse(opened[4 : opened.index("--")]).network is True
     env = box.environment({"PATH": "/usr/bin", "TMPDIR": "/tmp"})
     assert env == {"PATH": "/usr/bin"} | dict.fromkeys(("TMPDIR", "TMP", "TEMP"), str(box.temp))
 
@@ -61,3 +69,15 @@ def test_it_describes_itself_in_one_line(workspace: Path) -> None:
     assert (
         "only TCP closed" in Sandbox("read-only", workspace, support=Support(5, False)).describe()
     )
+
+
+def test_pleats_own_files_in_the_workspace_leave_the_sandbox_unenforced(tmp_path: Path) -> None:
+    """A command could rewrite what unconfined pleat runs next (its interpreter, its packages,
+    its own code) when they lie in the workspace: the sandbox then says so and commands ask."""
+    for workspace in (Path(sys.prefix), HERE.parents[1], Path(sys.executable).resolve().parent):
+        box = Sandbox("workspace-write", workspace, support=FULL)
+        assert box.exposed is not None and not box.active and box.unenforced
+        assert "lie in the workspace" in box.describe()
+        # Read-only writes nowhere there: still enforced.
+        assert Sandbox("read-only", workspace, support=FULL).active
+    assert Sandbox("workspace-write", tmp_path, support=FULL).exposed is None
