@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from agent.events import ErrorEvent
 from agent.turn.loop import Agent
 from sessions import messages as msg
+from sessions.messages import Message
 
 # The tool whose path a `!` line takes: the one the model runs commands with.
 COMMAND_TOOL = "run_command"
@@ -43,6 +44,19 @@ def context_text(command: str, output: str) -> str:
     )
 
 
+def shown_output(message: Message) -> str | None:
+    """The output a `!` line's message carries (a resumed session shows it in its block), or
+    None when the message is not one, or not as context_text wrote it."""
+    command = message.meta.get(SHELL_KEY)
+    if not isinstance(command, str):
+        return None
+    start, end = context_text(command, "\0").split("\0")
+    text = message.content or ""
+    if not (text.startswith(start) and text.endswith(end)) or len(text) < len(start + end):
+        return None
+    return text[len(start) : len(text) - len(end)]
+
+
 async def run_shell_line(agent: Agent, command: str) -> ShellLineResult:
     """Run `command` in the workspace for the user (see the module); a cancellation (Esc) kills
     it as it kills the model's command, and nothing joins the conversation."""
@@ -58,6 +72,6 @@ async def run_shell_line(agent: Agent, command: str) -> ShellLineResult:
         return ShellLineResult(said, True, True)
     output = await agent.registry.dispatch(COMMAND_TOOL, args, agent.tool_context())
     message = msg.user(context_text(command, output.text), injected=True)
-    message.meta[SHELL_KEY] = command
+    message.meta.update({SHELL_KEY: command, "is_error": output.is_error})
     agent.add(message)
     return ShellLineResult(output.text, output.is_error, problem=await agent.safe_point())

@@ -159,3 +159,21 @@ async def test_a_bang_line_typed_during_a_turn_waits_and_keeps_its_place(
     assert second[-2] == {"role": "assistant", "content": "first answer"}
     assert "<bash-stdout>queued-hi\n" in second[-1]["content"]
     assert second[-1]["content"].endswith("after it")  # the command ran first, as typed
+
+
+async def test_a_resumed_session_shows_the_bang_line_block(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    app = make_app(server, workspace)
+    async with app.run_test() as pilot:
+        await started(pilot, app)
+        await run_line(pilot, app, "!echo kept")
+        assert app.session is not None
+        session_id = app.session.id
+    resumed = make_app(server, workspace, resume=session_id)
+    async with resumed.run_test() as pilot:
+        await started(pilot, resumed)
+        await wait_for(pilot, lambda: blocks(resumed), "the block")
+        [block] = blocks(resumed)
+        assert block.entry.summary == "! echo kept"
+        assert block.entry.result is not None and block.entry.result.startswith("kept\n")
