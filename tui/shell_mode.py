@@ -40,12 +40,8 @@ async def submitted(host: Host, text: str) -> None:
         await host.conversation.add_user(text)
         await host.conversation.add_markdown(host.unavailable or "", "help")
         return
-    if host.busy or len(agent.queued):  # behind what was sent before it, in order
+    if host.busy:  # behind the work and what was sent before it, in order
         queued.put(host, f"{PREFIX}{command}")
-        if not host.busy:
-            from tui.tasks import follow_up
-
-            follow_up(host)
         return
     start(host, agent, command)
 
