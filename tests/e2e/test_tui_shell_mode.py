@@ -177,3 +177,16 @@ async def test_a_resumed_session_shows_the_bang_line_block(
         [block] = blocks(resumed)
         assert block.entry.summary == "! echo kept"
         assert block.entry.result is not None and block.entry.result.startswith("kept\n")
+
+
+async def test_outside_a_sandbox_a_bang_line_still_asks_nothing_in_ask_mode(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    app = make_app(server, workspace, sandbox="off")
+    async with app.run_test() as pilot:
+        await started(pilot, app)
+        assert app.approvals.permissions.mode == "ask"
+        await run_line(pilot, app, "!echo free > made.txt")
+        [block] = blocks(app)
+        assert not block.is_error  # typed by the user: no approval question stood in the way
+    assert (workspace / "made.txt").read_text() == "free\n"
