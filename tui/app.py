@@ -28,6 +28,7 @@ from tui import (
     mcp_servers,
     modes,
     queued,
+    shell_mode,
     slash_commands,
 )
 from tui.approvals import SessionApprovals
@@ -35,6 +36,7 @@ from tui.completion import WorkspaceFiles
 from tui.host import BUSY, WorkKind
 from tui.idle import IdleWatch
 from tui.keys import app_bindings
+from tui.prompt_keys import PromptKeys
 from tui.screens.question import Arming
 from tui.startup import Startup
 from tui.widgets.completion_list import CompletionList
@@ -80,7 +82,7 @@ def slash_command_provider() -> type[Provider]:
     return SlashCommandProvider
 
 
-class PleatApp(App[None]):
+class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
     """A chat with the agent about one workspace."""
 
     CSS_PATH = "pleat.tcss"
@@ -234,6 +236,8 @@ class PleatApp(App[None]):
                 self.run_slash(found, arg)
             return
         self.prompt.remember(text)
+        if shell_mode.is_shell_line(text):  # `!command`: run in the workspace, no model call
+            return await shell_mode.submitted(self, text)
         if self.agent is None:
             await self.conversation.add_user(text)
             await self.conversation.add_markdown(self.unavailable or "", "help")
@@ -290,8 +294,7 @@ class PleatApp(App[None]):
         modes.show_mode(self, mode)
 
     def action_cycle_mode(self) -> None:
-        """Shift+Tab: the next permission mode (ask, accept-edits, plan, full-auto); a running
-        turn's next call already follows it."""
+        """Shift+Tab: the next permission mode; a running turn's next call already follows it."""
         self.approvals.permissions.cycle()
 
     def on_tool_call_block_open_transcript(self, event: ToolCallBlock.OpenTranscript) -> None:
@@ -335,10 +338,8 @@ class PleatApp(App[None]):
 
     def action_page(self, direction: int) -> None:
         """Page Up / Page Down scroll the conversation while the prompt keeps the focus."""
-        if direction < 0:
-            self.conversation.scroll_page_up()
-        else:
-            self.conversation.scroll_page_down()
+        view = self.conversation
+        (view.scroll_page_up if direction < 0 else view.scroll_page_down)()
 
     async def action_quit(self) -> None:
         self.quit_safely()

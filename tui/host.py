@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from tui.widgets.task_list import TaskList
 
 # The agent's work the app runs, one at a time: a turn, a manual fold, an idle fold, a fork, a
-# model switch (folding first when the new window is smaller).
-WorkKind = Literal["turn", "compact", "idle", "fork", "switch"]
+# model switch (folding first when the new window is smaller), a `!` command (tui/shell_mode.py).
+WorkKind = Literal["turn", "compact", "idle", "fork", "switch", "shell"]
 # Said when a command would change the conversation while work runs.
 BUSY = "A request is running: wait for it, or press Esc to interrupt it."
 

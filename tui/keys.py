@@ -40,11 +40,22 @@ KEYS: tuple[Key, ...] = (
     Key("↑ / ↓", "earlier prompts (from the first / last line)"),
     Key("↑ in an empty prompt", "take the newest queued prompt back, to edit or drop"),
     Key("`/`", "commands; `@` a workspace file"),
+    Key("`!` then a command", "run it in the workspace (no model call); the output joins the chat"),
     Key("Tab", "take the highlighted suggestion"),
     Key(
         "Esc",
         "interrupt the running request (queued prompts come back into the prompt)",
         KeyBinding("escape", "interrupt", "Interrupt"),
+    ),
+    Key(
+        "Esc Esc in an empty prompt",
+        "/rewind, at the last request",
+        KeyBinding("escape", "rewind_on_escape", "Rewind", show=False),
+    ),
+    Key(
+        "Ctrl+G",
+        "edit the prompt in $VISUAL or $EDITOR",
+        KeyBinding("ctrl+g", "edit_prompt", "Editor", show=False),
     ),
     Key(
         "Shift+Tab",

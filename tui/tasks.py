@@ -20,7 +20,7 @@ from agent.turn.room import ContextTooSmall
 from sessions.lock import SessionBusy
 from sessions.messages import SOURCE_KEY, TYPED_KEY, Message
 from sessions.store import SessionError
-from tui import lifecycle, queued
+from tui import lifecycle, queued, shell_mode
 from tui.host import Host
 from tui.turn_view import COMPACTING, THINKING, AnyEvent, TurnView
 
@@ -200,11 +200,16 @@ async def run_model_switch(host: Host, model: FoundModel) -> None:
 
 
 def follow_up(host: Host) -> None:
-    """The work ended (a turn, a fold, a fork): what is still queued is the next turn."""
+    """The work ended (a turn, a fold, a fork, a `!` command): what is still queued is the next
+    turn, up to a `!` line, which runs first when it heads the queue (tui/shell_mode.py)."""
     agent = host.agent
     if host.busy or agent is None or not len(agent.queued):
         return
-    text = queued.joined(agent.queued.take_all())
+    if (line := agent.queued.take_command()) is not None:
+        queued.show(host)
+        shell_mode.start(host, agent, line.removeprefix(shell_mode.PREFIX).strip())
+        return
+    text = queued.joined(agent.queued.take_deliverable())
     queued.show(host)
     host.start_work("turn", run_turn(host, agent, text))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agent.conversation.shell_line import SHELL_KEY, shown_output
 from agent.turn.loop import Agent
 from sessions.archive import ChunkArchive
 from sessions.messages import SOURCE_KEY, TYPED_KEY, Message, ToolCall, is_summary
@@ -45,8 +46,8 @@ def entries_from_history(
     history: list[Message], describe: Describe, archive: ChunkArchive | None = None
 ) -> list[Entry]:
     """User prompts, replies and tool blocks (with their results) in order; a fold marker for
-    the summary message of a compacted history. Injected messages and the system prompt are
-    not shown."""
+    the summary message of a compacted history; a `!` line's command block. Other injected
+    messages and the system prompt are not shown."""
     results = {m.tool_call_id: m for m in history if m.role == "tool" and m.tool_call_id}
     entries: list[Entry] = []
     for message in history:
@@ -55,6 +56,9 @@ def entries_from_history(
             chunk = chunk if isinstance(chunk, int) else None
             line = fold_line(chunk, archive)
             entries.append(FoldEntry(line, "done", chunk, message.content or None))
+        elif (output := shown_output(message)) is not None:  # a `!` line: its command block
+            command = f"! {message.meta[SHELL_KEY]}"
+            entries.append(ToolEntry(command, output, bool(message.meta.get("is_error"))))
         elif message.role == "user" and not message.meta.get("injected"):
             labels = tuple(image.label() for image in message.images)
             typed = message.meta.get(TYPED_KEY)

@@ -226,9 +226,9 @@ class AgentHooks:
         blocked. A queue changed while the hook ran is left for the next step (checked again
         then)."""
         queue, add = self.agent.queued, self.agent.add
-        if self.subagent or not self.has("UserPromptSubmit") or not len(queue):
+        if self.subagent or not self.has("UserPromptSubmit") or not queue.deliverable:
             return list(await queue.deliver(add, attach))
-        waiting = queue.prompts
+        waiting = queue.deliverable  # a command line (`!`) and what follows wait for the end
         text = joined(waiting)
         blocked = await self._check_prompt(text)
         if blocked is not None:
