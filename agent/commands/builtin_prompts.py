@@ -31,6 +31,8 @@ MAX_STATUS_CHARS = 8_000
 # What the expansion block shows as the request's source.
 SOURCE = "pleat's built-in prompt"
 
+# /init's request: what AGENTS.md should hold, as Codex's and Claude Code's /init ask (in pleat's
+# words), with what the user typed after the command as a last paragraph.
 INIT_PROMPT = """\
 Write or update the file AGENTS.md at the root of this workspace: the instructions future \
 coding agents (and new contributors) read before working here. Investigate first: the \
@@ -50,6 +52,7 @@ do not repeat generic advice ("write clean code"), and do not invent what you di
 If AGENTS.md exists, improve it in place rather than starting over. Then say in two or three \
 lines what you wrote or changed."""
 
+# /review's request, followed by the status and the diff.
 REVIEW_PROMPT = """\
 Review the uncommitted changes of this workspace (its git status and `git diff HEAD` are \
 below) as a careful senior reviewer would. This turn only reads: writes, edits and commands \
@@ -114,14 +117,18 @@ def review_prompt(workspace: Path, typed: str, focus: str) -> BuiltinPrompt:
     inside = run_git(("rev-parse", "--is-inside-work-tree"), workspace, timeout=GIT_SECONDS)
     if inside is None or inside.returncode != 0 or inside.stdout.strip() != b"true":
         raise PromptRefused(NOT_A_REPOSITORY.format(where=workspace))
-    status = _git(workspace, "status", "--short")
+    # The workspace's part of the repository only, its paths relative to the workspace (as the
+    # model's tools take them) when it is a subdirectory.
+    status = _git(workspace, "status", "--short", "--", ".")
     if not status.strip():
         raise PromptRefused(NO_CHANGES)
     has_head = run_git(("rev-parse", "--verify", "--quiet", "HEAD"), workspace, timeout=GIT_SECONDS)
     against = ["HEAD"] if has_head is not None and has_head.returncode == 0 else ["--cached"]
     # No configured diff program, text conversion or colour: a repository's settings run
     # nothing and put no escape codes in the text.
-    diff = _git(workspace, "diff", *against, "--no-ext-diff", "--no-textconv", "--no-color")
+    diff = _git(
+        workspace, "diff", *against, "--relative", "--no-ext-diff", "--no-textconv", "--no-color"
+    )
     text = (
         f"{REVIEW_PROMPT}\n\n## git status --short\n\n```\n"
         f"{_bounded(status, MAX_STATUS_CHARS, 'the status')}```\n\n"
