@@ -99,6 +99,9 @@ class Config:
     sandbox: str = "workspace-write"
     # Whether sandboxed commands may reach the network (closed by default).
     sandbox_network: bool = False
+    # How the TUI calls you back when a turn ends or a question waits while the terminal lacks
+    # focus: "bell" (BEL), "osc9" (a desktop notification: iTerm2, WezTerm, kitty ...) or "off".
+    notify: str = "bell"
     # Permission rules, e.g. "run_command(pytest *)": calls they match run without asking ...
     allow: tuple[str, ...] = ()
     # ... or are refused, whatever the mode (deny beats allow).
@@ -178,6 +181,7 @@ _CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     ),
     "vision": (lambda v: v in (VISION_AUTO, VISION_ON, VISION_OFF), "auto, true or false"),
     "sandbox": (lambda v: v in SANDBOX_MODES, f"one of {', '.join(SANDBOX_MODES)}"),
+    "notify": (lambda v: v in ("bell", "osc9", "off"), "bell, osc9 or off"),
 }
 # Settings written as a word or a number (TOML `thinking = 8000` as well as "8000").
 WORD_OR_NUMBER = frozenset({"thinking"})

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
 
+from tui import attention
 from tui.host import Host
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ async def modal(app: Host, screen: Screen[Any], state: str) -> Any:
     waits for. Cancelled (Esc), the modal goes away with the question."""
     previous = app.status.state
     app.status.state = state
+    attention.call_attention(app, f"pleat: {state}", "permission_prompt")  # away: called back
     try:
         return await app.ask_screen(screen)  # cancelled, it takes the screen away
     finally:

@@ -148,6 +148,18 @@ async def memory(host: Host, arg: str) -> None:
     await instruction_files(host, arg)
 
 
+async def init(host: Host, focus: str) -> None:
+    from tui.builtin_prompts import run_prompt
+
+    await run_prompt(host, "init", focus)
+
+
+async def review(host: Host, focus: str) -> None:
+    from tui.builtin_prompts import run_prompt
+
+    await run_prompt(host, "review", focus)
+
+
 async def show_help(host: Host, _: str) -> None:
     from tui.command_catalog import help_lines, refresh
 
@@ -176,6 +188,8 @@ HANDLERS: dict[str, Handler] = {
     "mcp": mcp,
     "sandbox": sandbox,
     "memory": memory,
+    "init": init,
+    "review": review,
     "help": show_help,
     "quit": quit_app,
 }

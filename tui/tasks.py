@@ -20,7 +20,7 @@ from agent.turn.room import ContextTooSmall
 from sessions.lock import SessionBusy
 from sessions.messages import SOURCE_KEY, TYPED_KEY, Message
 from sessions.store import SessionError
-from tui import lifecycle, queued, shell_mode
+from tui import attention, lifecycle, queued, shell_mode
 from tui.host import Host
 from tui.turn_view import COMPACTING, THINKING, AnyEvent, TurnView
 
@@ -92,6 +92,7 @@ async def run_turn(
             await host.conversation.add_notice(note)
         await _consume(view, agent.run_turn(text, attached.images, meta))
         await view.end_reply()
+        attention.call_attention(host, attention.turn_message(agent), "idle_prompt")
     except asyncio.CancelledError:
         await _interrupted(view, agent)
         raise

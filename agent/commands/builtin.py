@@ -85,6 +85,20 @@ BUILTIN: tuple[Builtin, ...] = (
         "[# note]",
         "instruction files in use, opened in $VISUAL/$EDITOR; a prompt `# note` adds to AGENTS.md",
     ),
+    Builtin(
+        "init",
+        "[focus]",
+        "ask the model to write or update AGENTS.md for this workspace",
+        headless=True,
+        while_working=False,
+    ),
+    Builtin(
+        "review",
+        "[focus]",
+        "ask the model to review the uncommitted changes (git diff), reading only",
+        headless=True,
+        while_working=False,
+    ),
     Builtin("help", "", "commands and keys", needs_agent=False),
     Builtin("quit", "", "leave pleat", needs_agent=False),
 )

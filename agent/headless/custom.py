@@ -1,5 +1,6 @@
-"""`pleat -p "/review src/app.py"`: a custom command's prompt, expanded for a headless turn (and
-`pleat -p "/help"`, a command of the TUI only, refused).
+"""`pleat -p "/fix-issue 123"`: a custom command's prompt, expanded for a headless turn (and
+`pleat -p "/help"`, a command of the TUI only, refused); pleat's built-in prompts (/init,
+/review) are expanded here too.
 
 The command machinery is imported only for a prompt that starts with a slash: an ordinary
 prompt (and the TUI, which imports agent.headless.run) does not pay for it.
@@ -54,6 +55,7 @@ def custom_prompt(agent: Agent, prompt: str, err: TextIO) -> CustomPrompt | None
     Raises CommandRefused when the command cannot be expanded."""
     if not prompt.lstrip().startswith("/"):
         return None
+    from agent.commands.builtin_prompts import PROMPTS
     from agent.commands.catalog import CommandCatalog, invocation
     from agent.commands.expansion import ExpansionError, expand_for
     from sessions.messages import SOURCE_KEY, TYPED_KEY
@@ -62,6 +64,8 @@ def custom_prompt(agent: Agent, prompt: str, err: TextIO) -> CustomPrompt | None
     if found is None:
         return None
     name, arguments = found
+    if name in PROMPTS:  # /init, /review: pleat's own (agent/commands/builtin_prompts.py)
+        return builtin_prompt(agent, name, prompt.strip(), arguments, err)
     catalog = CommandCatalog(agent.context.workspace)
     catalog.refresh()
     for note in catalog.new_notes():
@@ -79,3 +83,19 @@ def custom_prompt(agent: Agent, prompt: str, err: TextIO) -> CustomPrompt | None
         err.write(f"pleat: note: /{name}: {note}\n")
     meta = {TYPED_KEY: prompt.strip(), SOURCE_KEY: command.shown}
     return CustomPrompt(expanded.text, meta, expanded.images_from)
+
+
+def builtin_prompt(agent: Agent, name: str, typed: str, focus: str, err: TextIO) -> CustomPrompt:
+    """The request of a built-in prompt (/init, /review), said on `err`; raises CommandRefused
+    when it has nothing to work on (/review outside a repository, or with nothing changed)."""
+    from agent.commands.builtin_prompts import PROMPTS, PromptRefused
+    from agent.permissions.policy import READ_ONLY_KEY
+
+    try:
+        built = PROMPTS[name](agent.context.workspace, typed, focus)
+    except PromptRefused as error:
+        raise CommandRefused(str(error)) from error
+    only_reads = " (this request only reads: writes and commands are refused)"
+    reading = only_reads if READ_ONLY_KEY in built.meta else ""
+    err.write(f"pleat: /{name}: pleat's built-in prompt{reading}\n")
+    return CustomPrompt(built.text, built.meta, typed)

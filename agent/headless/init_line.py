@@ -50,11 +50,12 @@ def api_key_source(agent: Agent) -> str:
 def slash_commands(agent: Agent, headless: Iterable[str]) -> list[str]:
     """The slash commands a headless run takes, without their slash as Claude Code lists them:
     pleat's (`headless`, e.g. "/undo") and the workspace's custom commands."""
+    from agent.commands.builtin_prompts import PROMPTS
     from agent.commands.catalog import CommandCatalog
 
     catalog = CommandCatalog(agent.context.workspace)
     catalog.refresh()
-    names = [name.removeprefix("/") for name in headless]
+    names = [*(name.removeprefix("/") for name in headless), *PROMPTS]  # /init, /review too
     return [*sorted(names), *(command.name for command in catalog.commands)]
 
 

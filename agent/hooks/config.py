@@ -24,12 +24,14 @@ from typing import Any
 from sessions.short_text import quoted
 
 # The events pleat runs, named and ordered as Claude Code names them (PostCompact is pleat's too:
-# after a fold, with the chunk it wrote; SessionEnd runs when pleat quits or the session closes).
+# after a fold, with the chunk it wrote; SessionEnd runs when pleat quits or the session closes;
+# Notification when the TUI calls the user back: agent/hooks/notification.py).
 HOOK_EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
     "PreToolUse",
     "PostToolUse",
+    "Notification",
     "PreCompact",
     "PostCompact",
     "Stop",
@@ -47,7 +49,6 @@ CLAUDE_ONLY_EVENTS = (
     "PermissionDenied",
     "PostToolUseFailure",
     "PostToolBatch",
-    "Notification",
     "SubagentStart",
     "TaskCreated",
     "TaskCompleted",

@@ -1,8 +1,9 @@
 """Who decides whether a tool call runs: the permission mode and rules, then the approval callback.
 
 The loop asks `Permissions.check` before every call. In order: a deny rule refuses (naming the
-rule); a read-only tool runs; in plan mode everything else is refused (the model is told to
-plan) but a tool that changes nothing here (web_fetch), which goes on; an allow rule (from the
+rule); a read-only tool runs; in a turn that only reads (/review) and in plan mode everything
+else is refused (the model is told why) but a tool that changes nothing here (web_fetch), which
+goes on; an allow rule (from the
 configuration, or said "always" this session) runs it; full-auto runs it; accept-edits runs
 file writes and edits; anything left is asked through the injected approval callback (the
 TUI's modal; headless, a refusal that says how to allow it).
@@ -12,7 +13,8 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -34,6 +36,14 @@ PLAN_REFUSAL = (
     "accepts it"
 )
 
+# The meta key of a request whose turn only reads (/review: agent/commands/builtin_prompts.py):
+# the loop runs it under Permissions.reading_only, and the key stays with the message.
+READ_ONLY_KEY = "read_only"
+# What the model reads when a call is refused during such a turn.
+READ_ONLY_REFUSAL = (
+    "this request only reads (the user asked for a review), so {tool} was not run; change "
+    "nothing: report your findings, with the fix for each, instead"
+)
 
 # The example rule a headless refusal gives when "always" has none to offer (a command that
 # is not plain): the shape of a command rule, the calls that most often ask.
@@ -107,6 +117,9 @@ class Permissions:
         # the exact commands the user said "always" to run outside it this session.
         self.sandboxed = False
         self.outside_allowed: set[str] = set()
+        # A turn that only reads (/review): calls that would write or run are refused, whatever
+        # the mode, which stays as it was (Permissions.reading_only).
+        self.read_only_turn = False
 
     @classmethod
     def from_settings(cls, mode: str, allow: Sequence[str], deny: Sequence[str]) -> Permissions:
@@ -117,6 +130,16 @@ class Permissions:
             raise ValueError(f"unknown permission mode {mode!r}")
         chosen: Mode = next(m for m in MODES if m == mode)
         return cls(chosen, map(parse_rule, allow), map(parse_rule, deny))
+
+    @contextmanager
+    def reading_only(self, on: bool = True) -> Iterator[None]:
+        """While inside (when `on`): only reading tools run; then it is as before."""
+        before = self.read_only_turn
+        self.read_only_turn = before or on
+        try:
+            yield
+        finally:
+            self.read_only_turn = before
 
     def on_change(self, listener: Callable[[Mode], None]) -> None:
         """Call `listener` with the new mode whenever it changes (the TUI's status bar)."""
@@ -171,6 +194,8 @@ class Permissions:
             )
         if tool.read_only:
             return Verdict("run")
+        if self.read_only_turn and not tool.asks_in_plan_mode:
+            return Verdict("refuse", READ_ONLY_REFUSAL.format(tool=tool.name))
         if self.mode == "plan" and not tool.asks_in_plan_mode:
             return Verdict("refuse", PLAN_REFUSAL.format(tool=tool.name))
         if tool.sandboxable and self.sandboxed:  # confined: runs; outside it: always asks

@@ -24,7 +24,7 @@ from agent.images.prompt import Attached, attach_images
 from agent.model.errors import LLMError
 from agent.model.llm import LLM, LLMReply
 from agent.permissions.plan_mode import mode_note
-from agent.permissions.policy import Approver, Permissions
+from agent.permissions.policy import READ_ONLY_KEY, Approver, Permissions
 from agent.turn import notes as notes
 from agent.turn.agent_hooks import AgentHooks
 from agent.turn.checkpoints import CheckpointRecorder
@@ -166,12 +166,14 @@ class Agent:
             self._end_without_reply(notes.UNRECORDED_NOTE)
             yield TurnDone("error")
             return
+        reading = READ_ONLY_KEY in (meta or {})  # /review: writes and commands are refused
         try:
             async with aclosing(self._turn()) as turn:  # closed, it stops the calls it runs
-                async for event in turn:
-                    for notice in self.hooks.take_notices():  # what hooks said meanwhile
-                        yield notice
-                    yield event
+                with self.permissions.reading_only(reading):  # the mode stays as it was
+                    async for event in turn:
+                        for notice in self.hooks.take_notices():  # what hooks said meanwhile
+                            yield notice
+                        yield event
         except BaseException:
             self._close_interrupted_turn()
             raise

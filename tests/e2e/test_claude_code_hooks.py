@@ -113,7 +113,7 @@ def test_claude_code_guard_hooks_in_the_users_settings_block_rm_rf_and_reading_e
     notify = {"hooks": [{"type": "command", "command": "notify-send pleat"}]}
     user_dir = tmp_path / "claude-home"
     user_dir.mkdir()
-    block = settings(tmp_path, {"SessionEnd": [log_end], "Notification": [notify]})
+    block = settings(tmp_path, {"SessionEnd": [log_end], "PermissionRequest": [notify]})
     (user_dir / "settings.json").write_text(json.dumps(block))
     workspace_with_secrets(workspace)
     push_dangerous_calls(server)
@@ -130,7 +130,7 @@ def test_claude_code_guard_hooks_in_the_users_settings_block_rm_rf_and_reading_e
     assert tool_results(server)[-1].endswith(
         f"Blocked: {workspace.resolve() / '.env'} holds secrets"
     )
-    assert "hooks for Notification are read but not run" in done.stderr
+    assert "hooks for PermissionRequest are read but not run" in done.stderr
     (end,) = logged(end_log)
     assert end["hook_event_name"] == "SessionEnd" and end["reason"] == "other"
 

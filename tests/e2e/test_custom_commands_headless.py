@@ -1,4 +1,4 @@
-"""Custom slash commands headless: `pleat -p "/review src/app.py"` (its entry point in process), the
+"""Custom slash commands headless: `pleat -p "/audit src/app.py"` (its entry point in process), the
 scripted server recording what the model was sent."""
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from tests.support.scripted_server import ScriptedServer, Text
 # Slow (each test runs pleat headless: litellm's import, once per worker).
 pytestmark = pytest.mark.slow
 
-REVIEW = """\
+AUDIT = """\
 ---
-description: Review a file for bugs
+description: Audit a file for bugs
 argument-hint: [file] [focus]
 allowed-tools: Bash(git diff:*)
 ---
-Review @$1 for bugs; focus on $2.
+Audit @$1 for bugs; focus on $2.
 The whole request: $ARGUMENTS
 """
 
@@ -48,27 +48,27 @@ def write(path: Path, text: str) -> Path:
 def test_a_project_command_runs_headless_and_the_server_receives_the_expanded_text(
     server: ScriptedServer, workspace: Path, tmp_path: Path, pleat_home: Path
 ) -> None:
-    write(workspace / ".pleat" / "commands" / "review.md", REVIEW)
+    write(workspace / ".pleat" / "commands" / "audit.md", AUDIT)
     write(workspace / "src" / "app.py", "def main():\n    return 'launch code 7731'\n")
     server.push(Text("No bugs found."))
     done = run_pleat(
-        workspace, server, "-p", '/review src/app.py "error handling"', env=home_env(tmp_path)
+        workspace, server, "-p", '/audit src/app.py "error handling"', env=home_env(tmp_path)
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "No bugs found."
     sent = last_user_text(server)
-    assert sent.startswith("Review @src/app.py for bugs; focus on error handling.\n")
+    assert sent.startswith("Audit @src/app.py for bugs; focus on error handling.\n")
     assert 'The whole request: src/app.py "error handling"' in sent
     assert "Contents of src/app.py" in sent and "launch code 7731" in sent  # @$1 included
-    assert "/review" not in sent  # the model gets the prompt, not the command line
-    assert "pleat: /review: the project command in .pleat/commands/review.md" in done.stderr
+    assert "/audit" not in sent  # the model gets the prompt, not the command line
+    assert "pleat: /audit: the project command in .pleat/commands/audit.md" in done.stderr
     journal = next((pleat_home / "sessions").glob("*/journal.jsonl"))
     request = next(m for m in replay_journal(journal).history if m.role == "user")
     assert request.content == sent  # kept as sent, with what was typed beside it
-    assert request.meta["typed"] == '/review src/app.py "error handling"'
-    assert request.meta["expanded_from"] == ".pleat/commands/review.md"
+    assert request.meta["typed"] == '/audit src/app.py "error handling"'
+    assert request.meta["expanded_from"] == ".pleat/commands/audit.md"
     listed = session_info(journal.parent)  # the session list shows what was typed
-    assert listed.first_request == '/review src/app.py "error handling"'
+    assert listed.first_request == '/audit src/app.py "error handling"'
 
 
 def test_claude_code_command_directories_work_unchanged_and_the_project_wins(
@@ -113,14 +113,14 @@ def test_a_command_without_placeholders_gets_its_arguments_appended_json_output_
 def test_a_broken_command_file_is_said_in_one_line_and_the_prompt_goes_as_written(
     server: ScriptedServer, workspace: Path, tmp_path: Path
 ) -> None:
-    write(workspace / ".pleat" / "commands" / "review.md", "---\ndescription: x\nno colon\n---\nb")
+    write(workspace / ".pleat" / "commands" / "audit.md", "---\ndescription: x\nno colon\n---\nb")
     write(workspace / ".pleat" / "commands" / "empty.md", "")
     server.push(Text("answered"))
-    done = run_pleat(workspace, server, "-p", "/review src/app.py", env=home_env(tmp_path))
+    done = run_pleat(workspace, server, "-p", "/audit src/app.py", env=home_env(tmp_path))
     assert done.returncode == 0, done.stderr
-    assert ".pleat/commands/review.md': line 3 is not `key: value`; skipped" in done.stderr
-    assert "pleat: note: /review is not a command; sent to the model as written" in done.stderr
-    assert last_user_text(server) == "/review src/app.py"
+    assert ".pleat/commands/audit.md': line 3 is not `key: value`; skipped" in done.stderr
+    assert "pleat: note: /audit is not a command; sent to the model as written" in done.stderr
+    assert last_user_text(server) == "/audit src/app.py"
     empty = run_pleat(workspace, server, "-p", "/empty", env=home_env(tmp_path))
     assert empty.returncode == 2
     assert empty.stderr.strip().splitlines()[-1] == (
@@ -138,7 +138,8 @@ def test_a_command_of_the_tui_only_is_refused_headless_with_one_line_and_exit_co
     name = prompt.split()[0]
     assert done.stderr.splitlines() == [
         f"pleat: error: {name} works in pleat's terminal UI only; a headless run takes /compact, "
-        "/fork, /mcp, /rewind, /sandbox, /undo and custom commands (options: pleat --help)"
+        "/fork, /init, /mcp, /review, /rewind, /sandbox, /undo and custom commands (options: "
+        "pleat --help)"
     ]
     assert done.stdout == ""
     assert server.requests == []  # never sent to the model

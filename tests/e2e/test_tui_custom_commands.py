@@ -28,12 +28,12 @@ from tui.widgets.user_message import UserMessage
 # Slow (the whole TUI under Textual's pilot): left out of the fast set.
 pytestmark = pytest.mark.slow
 
-REVIEW = """\
+REVISE = """\
 ---
-description: Review a file for bugs
+description: Revise a file for bugs
 argument-hint: [file]
 ---
-Review $ARGUMENTS for bugs; start with $1.
+Revise $ARGUMENTS for bugs; start with $1.
 """
 
 
@@ -57,8 +57,8 @@ def notices(app, kind: str | None = None) -> list[str]:
 async def test_a_custom_command_is_listed_and_runs_as_typed_with_its_expansion_sent(
     server: ScriptedServer, workspace: Path
 ) -> None:
-    write(workspace / ".pleat" / "commands" / "review.md", REVIEW)
-    server.fallback = model([Text("reviewed")])
+    write(workspace / ".pleat" / "commands" / "revise.md", REVISE)
+    server.fallback = model([Text("revised")])
     app = make_app(server, workspace)
     async with app.run_test() as pilot:
         await started(pilot, app)
@@ -66,33 +66,33 @@ async def test_a_custom_command_is_listed_and_runs_as_typed_with_its_expansion_s
         await wait_for(pilot, lambda: app.query(".help"), "the help")
         helped = app.query_one(".help", Markdown).source
         assert "**Custom commands**" in helped
-        assert "- `/review` \\[file\\]: Review a file for bugs (project, " in helped
+        assert "- `/revise` \\[file\\]: Revise a file for bugs (project, " in helped
 
         completions = app.query_one(CompletionList)
         await pilot.press("slash", "r", "e")
         await wait_for(pilot, lambda: completions.showing, "the / list")
         found = {s.value: s.label for s in completions.completion.suggestions}
-        assert "/review" in found and "/resume" in found
-        assert found["/review"] == "/review [file]     Review a file for bugs (project)"
+        assert "/revise" in found and "/resume" in found
+        assert found["/revise"] == "/revise [file]     Revise a file for bugs (project)"
 
-        await pilot.press("v", "i", "e", "w", "space", *"src/app.py", "enter")
+        await pilot.press("v", "i", "s", "e", "space", *"src/app.py", "enter")
         await wait_for(pilot, lambda: app.turn is not None, "the turn")
         await wait_for(pilot, lambda: work_finished(app), "the reply")
         users = list(app.query(UserMessage))
-        assert [u.text for u in users] == ["/review src/app.py"]
+        assert [u.text for u in users] == ["/revise src/app.py"]
         expansion = app.query_one(CommandExpansion)
         assert expansion.collapsed
-        assert str(expansion.title).startswith("expanded from .pleat/commands/review.md · ")
-        assert expansion.entry.text == "Review src/app.py for bugs; start with src/app.py."
+        assert str(expansion.title).startswith("expanded from .pleat/commands/revise.md · ")
+        assert expansion.entry.text == "Revise src/app.py for bugs; start with src/app.py."
     assert server.requests[-1].messages[-1]["content"] == (
-        "Review src/app.py for bugs; start with src/app.py."
+        "Revise src/app.py for bugs; start with src/app.py."
     )
 
 
 async def test_an_edit_takes_effect_without_a_restart_and_resume_shows_what_was_typed(
     server: ScriptedServer, workspace: Path
 ) -> None:
-    review = write(workspace / ".pleat" / "commands" / "review.md", "First: $ARGUMENTS")
+    revise = write(workspace / ".pleat" / "commands" / "revise.md", "First: $ARGUMENTS")
     write(workspace / ".pleat" / "commands" / "bad name.md", "skipped")
     server.fallback = model([Text("one"), Text("two")])
     app = make_app(server, workspace)
@@ -103,15 +103,15 @@ async def test_an_edit_takes_effect_without_a_restart_and_resume_shows_what_was_
             "custom commands: '.pleat/commands/bad name.md': a command name takes letters, "
             'digits, "-", "_" and "." (at most 64); skipped'
         ]
-        await exchange(pilot, app, "/review a")
-        review.write_text("Second, edited: $ARGUMENTS")
-        await exchange(pilot, app, "/review b")
+        await exchange(pilot, app, "/revise a")
+        revise.write_text("Second, edited: $ARGUMENTS")
+        await exchange(pilot, app, "/revise b")
         await command(pilot, app, "/nothing here")
         await wait_for(pilot, lambda: notices(app, "error"), "the unknown command")
         assert notices(app, "error") == ["unknown command /nothing (see /help)"]
         await command(pilot, app, "/undo")  # the line typed comes back, not its expansion
         prompt = app.query_one(PromptInput)
-        await wait_for(pilot, lambda: prompt.value == "/review b", "the request back")
+        await wait_for(pilot, lambda: prompt.value == "/revise b", "the request back")
         session = app.session
         assert session is not None
         session_id = session.id
@@ -122,13 +122,13 @@ async def test_an_edit_takes_effect_without_a_restart_and_resume_shows_what_was_
     resumed = make_app(server, workspace, resume=session_id)
     async with resumed.run_test() as pilot:
         await started(pilot, resumed)
-        assert [u.text for u in resumed.query(UserMessage)] == ["/review a"]
+        assert [u.text for u in resumed.query(UserMessage)] == ["/revise a"]
         assert [e.entry.text for e in resumed.query(CommandExpansion)] == ["First: a"]
 
 
 async def test_the_palette_offers_custom_commands(server: ScriptedServer, workspace: Path) -> None:
     write(workspace / ".claude" / "commands" / "tidy.md", "Tidy the imports.")
-    write(workspace / ".pleat" / "commands" / "review.md", REVIEW)
+    write(workspace / ".pleat" / "commands" / "revise.md", REVISE)
     server.fallback = model([Text("tidied")])
     app = make_app(server, workspace)
     async with app.run_test() as pilot:
@@ -140,7 +140,7 @@ async def test_the_palette_offers_custom_commands(server: ScriptedServer, worksp
         await wait_for(pilot, lambda: work_finished(app), "the turn")
         assert server.requests[-1].messages[-1]["content"] == "Tidy the imports."
         await pilot.press("ctrl+p")
-        await pilot.press(*"/review")
-        await wait_for(pilot, lambda: palette_first(app) == "/review", "the palette's match")
+        await pilot.press(*"/revise")
+        await wait_for(pilot, lambda: palette_first(app) == "/revise", "the palette's match")
         await pilot.press("enter")  # it takes arguments: into the prompt, to complete
-        await wait_for(pilot, lambda: app.query_one(PromptInput).value == "/review ", "prompt")
+        await wait_for(pilot, lambda: app.query_one(PromptInput).value == "/revise ", "prompt")

@@ -20,7 +20,7 @@ from agent.commands.expansion import (
 ROOM = 50_000
 
 
-def command(body: str, name: str = "review") -> CustomCommand:
+def command(body: str, name: str = "audit") -> CustomCommand:
     return CustomCommand(name, "", "", "project", f".pleat/commands/{name}.md", body)
 
 
@@ -29,8 +29,8 @@ def expanded(body: str, arguments: str, workspace: Path, room: int = ROOM) -> st
 
 
 def test_arguments_replace_the_whole_string(workspace: Path) -> None:
-    assert expanded("Review $ARGUMENTS now", "src/app.py  carefully", workspace) == (
-        "Review src/app.py  carefully now"
+    assert expanded("Audit $ARGUMENTS now", "src/app.py  carefully", workspace) == (
+        "Audit src/app.py  carefully now"
     )
 
 
@@ -75,7 +75,7 @@ def test_arguments_without_a_placeholder_are_appended(workspace: Path) -> None:
 
 
 def test_an_empty_or_overlong_expansion_is_refused_in_one_line(workspace: Path) -> None:
-    with pytest.raises(ExpansionError, match=r"^/review has no prompt: .pleat/commands/review.md"):
+    with pytest.raises(ExpansionError, match=r"^/audit has no prompt: .pleat/commands/audit.md"):
         expand(command("  \n"), "", workspace, ROOM)
     with pytest.raises(ExpansionError, match=f"more than the {MAX_PROMPT_CHARS:,}"):
         expand(command("$ARGUMENTS " * 1_000), "x" * 1_000, workspace, ROOM)
@@ -84,10 +84,10 @@ def test_an_empty_or_overlong_expansion_is_refused_in_one_line(workspace: Path) 
 def test_a_mentioned_workspace_file_is_included_after_the_prompt(workspace: Path) -> None:
     (workspace / "src").mkdir()
     (workspace / "src" / "app.py").write_text("print('```')\n")
-    result = expand(command("Review @src/app.py, then @$1."), "src/app.py", workspace, ROOM)
+    result = expand(command("Audit @src/app.py, then @$1."), "src/app.py", workspace, ROOM)
     assert result.notes == ()
     assert result.text == (
-        "Review @src/app.py, then @src/app.py.\n\n"
+        "Audit @src/app.py, then @src/app.py.\n\n"
         "Contents of src/app.py:\n````\nprint('```')\n\n````"
     )
 
@@ -147,7 +147,7 @@ def test_a_command_includes_a_bounded_number_of_files(workspace: Path) -> None:
 
 
 def test_run_lines_are_never_run(workspace: Path) -> None:
-    body = "Status: !`touch pwned`\nThen review."
+    body = "Status: !`touch pwned`\nThen audit."
     result = expand(command(body), "", workspace, ROOM)
     assert not (workspace / "pwned").exists()
     assert result.text == body

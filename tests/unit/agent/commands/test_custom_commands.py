@@ -42,18 +42,18 @@ def test_the_four_directories_and_their_precedence(
     claude_user = home / ".claude" / "commands"
     for directory in (pleat_project, claude_project, pleat_user, claude_user):
         write(directory / "shared.md", f"from {directory}")
-    write(claude_project / "review.md", "project review")
-    write(pleat_user / "review.md", "user review")
-    write(claude_user / "review.md", "claude user review")
+    write(claude_project / "polish.md", "project polish")
+    write(pleat_user / "polish.md", "user polish")
+    write(claude_user / "polish.md", "claude user polish")
     write(pleat_user / "mine.md", "mine")
     write(claude_user / "theirs.md", "theirs")
     catalog, notes = loaded(workspace)
     assert notes == []
     by_name = {c.name: c for c in catalog.commands}
-    assert sorted(by_name) == ["mine", "review", "shared", "theirs"]
+    assert sorted(by_name) == ["mine", "polish", "shared", "theirs"]
     assert by_name["shared"].body == f"from {pleat_project}"
     assert by_name["shared"].shown == ".pleat/commands/shared.md"
-    assert (by_name["review"].body, by_name["review"].scope) == ("project review", "project")
+    assert (by_name["polish"].body, by_name["polish"].scope) == ("project polish", "project")
     assert (by_name["mine"].scope, by_name["theirs"].scope) == ("user", "user")
     assert by_name["theirs"].shown == "~/.claude/commands/theirs.md"
 
@@ -84,17 +84,17 @@ def test_front_matter_gives_description_and_hint_else_the_first_line(
 ) -> None:
     commands = workspace / ".pleat" / "commands"
     write(
-        commands / "review.md",
-        "---\ndescription: Review a file\nargument-hint: [file]\n---\nReview $ARGUMENTS\n",
+        commands / "polish.md",
+        "---\ndescription: Polish a file\nargument-hint: [file]\n---\nPolish $ARGUMENTS\n",
     )
     write(commands / "plain.md", "\n# Explain the code simply\n\nMore text.\n")
     write(commands / "long.md", "---\ndescription: " + "word " * 60 + "\n---\nbody")
     catalog, notes = loaded(workspace)
     assert notes == []
-    review, plain, long = (catalog.get(n) for n in ("review", "plain", "long"))
-    assert review is not None and plain is not None and long is not None
-    assert (review.description, review.argument_hint) == ("Review a file", "[file]")
-    assert review.usage == "/review [file]" and review.body == "Review $ARGUMENTS"
+    polish, plain, long = (catalog.get(n) for n in ("polish", "plain", "long"))
+    assert polish is not None and plain is not None and long is not None
+    assert (polish.description, polish.argument_hint) == ("Polish a file", "[file]")
+    assert polish.usage == "/polish [file]" and polish.body == "Polish $ARGUMENTS"
     assert plain.description == "Explain the code simply" and plain.argument_hint == ""
     assert len(long.description) == 100 and long.description.endswith("…")
 
@@ -103,7 +103,7 @@ def test_a_malformed_file_is_skipped_with_one_line_and_the_others_load(
     workspace: Path, home: Path
 ) -> None:
     commands = workspace / ".pleat" / "commands"
-    write(commands / "broken.md", "---\ndescription: never closed\nReview\n")
+    write(commands / "broken.md", "---\ndescription: never closed\nPolish\n")
     write(commands / "good.md", "Fine.")
     catalog, notes = loaded(workspace)
     assert [c.name for c in catalog.commands] == ["good"]
@@ -127,7 +127,7 @@ def test_hostile_names_are_skipped_with_a_visible_note(
 def test_other_files_and_hidden_ones_are_not_commands(workspace: Path, home: Path) -> None:
     commands = workspace / ".pleat" / "commands"
     write(commands / "README.txt", "not a command")
-    write(commands / ".review.md.swp", "editor swap")
+    write(commands / ".polish.md.swp", "editor swap")
     write(commands / ".hidden.md", "hidden")
     catalog, notes = loaded(workspace)
     assert catalog.commands == () and notes == []
@@ -155,10 +155,10 @@ def test_project_links_out_of_the_workspace_are_skipped(
 
 
 def test_a_user_link_may_lead_anywhere(workspace: Path, home: Path, tmp_path: Path) -> None:
-    dotfiles = write(tmp_path / "dotfiles" / "review.md", "from my dotfiles")
+    dotfiles = write(tmp_path / "dotfiles" / "polish.md", "from my dotfiles")
     commands = home / ".claude" / "commands"
     commands.mkdir(parents=True)
-    (commands / "review.md").symlink_to(dotfiles)
+    (commands / "polish.md").symlink_to(dotfiles)
     catalog, notes = loaded(workspace)
     assert notes == [] and [c.body for c in catalog.commands] == ["from my dotfiles"]
 
@@ -214,35 +214,35 @@ def test_a_built_in_name_is_never_taken_and_the_clash_is_said_once(
 
 def test_edits_take_effect_at_the_next_refresh(workspace: Path, home: Path) -> None:
     commands = workspace / ".pleat" / "commands"
-    review = write(commands / "review.md", "first version")
+    polish = write(commands / "polish.md", "first version")
     catalog, _ = loaded(workspace)
     write(commands / "added.md", "added")
-    review.write_text("second version, longer")
+    polish.write_text("second version, longer")
     catalog.refresh()
     assert [(c.name, c.body) for c in catalog.commands] == [
         ("added", "added"),
-        ("review", "second version, longer"),
+        ("polish", "second version, longer"),
     ]
-    review.write_text("third, same size here!!")  # the same size: the times tell it
-    stamp = review.stat()
-    os.utime(review, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1_000_000_000))
+    polish.write_text("third, same size here!!")  # the same size: the times tell it
+    stamp = polish.stat()
+    os.utime(polish, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1_000_000_000))
     catalog.refresh()
-    assert catalog.get("review") is not None
-    assert catalog.get("review").body == "third, same size here!!"  # type: ignore[union-attr]
-    review.unlink()
+    assert catalog.get("polish") is not None
+    assert catalog.get("polish").body == "third, same size here!!"  # type: ignore[union-attr]
+    polish.unlink()
     catalog.refresh()
-    assert catalog.get("review") is None
+    assert catalog.get("polish") is None
 
 
 @pytest.mark.parametrize(
     ("text", "found"),
     [
-        ("/review src/app.py", ("review", "src/app.py")),
-        ("/review", ("review", "")),
+        ("/polish src/app.py", ("polish", "src/app.py")),
+        ("/polish", ("polish", "")),
         ("  /frontend:component  a form ", ("frontend:component", "a form")),
-        ("/review\nsecond line", ("review", "second line")),
+        ("/polish\nsecond line", ("polish", "second line")),
         ("/etc/hosts what is this", None),
-        ("review this", None),
+        ("polish this", None),
         ("/ spaced", None),
         ("/-x", None),
     ],

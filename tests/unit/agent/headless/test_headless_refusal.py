@@ -11,6 +11,6 @@ def test_only_the_tuis_own_commands_are_refused() -> None:
     assert tui_only_refusal("/sessions all") is not None
     assert tui_only_refusal("/undo") is None  # a headless command
     assert tui_only_refusal("/mcp") is None
-    assert tui_only_refusal("/review src/app.py") is None  # may be custom
+    assert tui_only_refusal("/audit src/app.py") is None  # may be custom
     assert tui_only_refusal("/etc/hosts is broken") is None  # a path
     assert tui_only_refusal("help me") is None  # a prompt

@@ -44,7 +44,7 @@ def test_a_settings_block_is_read_as_claude_code_writes_it_and_what_pleat_cannot
                 ],
             }
         ],
-        "Notification": [{"hooks": [entry("notify-send hi")]}],
+        "PermissionRequest": [{"hooks": [entry("notify-send hi")]}],
         "SessionEnd": [{"hooks": [entry("./bye.sh")]}],
         "BrandNewEvent": [{"hooks": [entry("x")]}],
         "Stop": [{"hooks": [entry("y", color="red")]}],
@@ -52,7 +52,7 @@ def test_a_settings_block_is_read_as_claude_code_writes_it_and_what_pleat_cannot
     specs, problems = parse_claude_hooks(block, ".claude/settings.json")
     assert specs == (
         HookSpec("PreToolUse", "./guard.sh", Matcher("Bash"), 5.0),
-        HookSpec("Notification", "notify-send hi"),
+        HookSpec("PermissionRequest", "notify-send hi"),
         HookSpec("SessionEnd", "./bye.sh"),
         HookSpec("Stop", "y"),  # a key pleat does not know costs nothing
     )
@@ -64,15 +64,15 @@ def test_a_settings_block_is_read_as_claude_code_writes_it_and_what_pleat_cannot
     idle = HookSet(specs)
     assert (
         idle.idle_note()
-        == "hooks for Notification are read but not run: pleat does not have this event yet"
+        == "hooks for PermissionRequest are read but not run: pleat does not have this event yet"
     )
 
 
 def test_config_toml_names_claude_codes_events_without_failing_and_still_refuses_a_typo(
     pleat_home: Path,
 ) -> None:
-    write(pleat_home / "config.toml", '[[hooks.Notification]]\ncommand = "x"\n')
-    assert load_config({}, environ={}).hooks == (HookSpec("Notification", "x"),)
+    write(pleat_home / "config.toml", '[[hooks.PermissionRequest]]\ncommand = "x"\n')
+    assert load_config({}, environ={}).hooks == (HookSpec("PermissionRequest", "x"),)
     write(pleat_home / "config.toml", '[[hooks.PreToolUse2]]\ncommand = "x"\n')
     with pytest.raises(ConfigError, match=r"hooks\.PreToolUse2 is not a hook event"):
         load_config({}, environ={})
