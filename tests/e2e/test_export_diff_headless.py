@@ -14,6 +14,7 @@ import pytest
 
 from agent.conversation.session_diff import NO_CHANGES
 from agent.headless.exit_codes import EXIT_CONFIG, EXIT_OK
+from tests.support.git_support import git_repo
 from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import Reply, ScriptedServer, Text, ToolCalls
 from tests.support.tui_support import is_compression, summary_reply
@@ -110,6 +111,21 @@ def test_diff_prints_the_sessions_changes_without_a_request(
     done = ok(run_pleat(workspace, server, "-p", "/diff", "--continue"))
     assert done.stdout.strip() == NO_CHANGES
     assert len(server.requests) == asked
+
+
+def test_diff_shows_what_a_command_changed_in_git_and_a_binary_file(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    git_repo(workspace, {"tracked.txt": b"one\n", "data.bin": b"\0\1\2"})
+    command = "echo two >> tracked.txt && printf '\\003' >> data.bin"
+    scripted(server, ToolCalls([("run_command", {"command": command})]), Text("ran it"))
+    ok(run_pleat(workspace, server, "-p", "append a line"))
+    assert (workspace / "tracked.txt").read_text() == "one\ntwo\n"
+    done = ok(run_pleat(workspace, server, "-p", "/diff", "--continue"))
+    assert "--- a/tracked.txt\n+++ b/tracked.txt\n" in done.stdout
+    assert " one\n+two\n" in done.stdout
+    assert "Binary file data.bin changed" in done.stdout
+    assert len(server.requests) == 2
 
 
 def test_resume_without_an_id_is_refused_headless(server: ScriptedServer, workspace: Path) -> None:

@@ -12,6 +12,7 @@ from textual.widgets import OptionList
 from sessions.paths import session_dir
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tests.support.tui_support import command, exchange, make_app, model, started, wait_for
+from tui.app import PleatApp
 from tui.screens.sessions import SessionsScreen
 from tui.widgets.diff_view import DiffView
 from tui.widgets.notice import Notice
@@ -21,7 +22,7 @@ from tui.widgets.tool_call import ToolCallBlock
 pytestmark = pytest.mark.slow
 
 
-def notices(app, kind: str | None = None) -> list[str]:
+def notices(app: PleatApp, kind: str | None = None) -> list[str]:
     return [n.text for n in app.query(Notice) if kind is None or n.kind == kind]
 
 

@@ -29,9 +29,11 @@ def human_size(size: int) -> str:
     amount = float(size)
     for unit in SIZE_UNITS:
         if amount < 1024 or unit == SIZE_UNITS[-1]:
-            return f"{amount:.0f} {unit}" if unit == "B" or amount >= 10 else f"{amount:.1f} {unit}"
+            break
         amount /= 1024
-    raise AssertionError("unreachable")
+    if unit == SIZE_UNITS[0]:
+        return f"{size} B"
+    return f"{amount:.1f} {unit}" if amount < 10 else f"{amount:.0f} {unit}"
 
 
 def session_label(info: SessionInfo, current: str | None) -> str:
