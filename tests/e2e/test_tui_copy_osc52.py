@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import fcntl
+import json
 import os
 import pty
 import struct
@@ -19,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from sessions.journal import JOURNAL_NAME
+from sessions.paths import data_home
 from tests.support.pleat_process import PLEAT, headless_args, process_environment
 from tests.support.scripted_server import ScriptedServer, Text
 
@@ -82,6 +85,18 @@ class PtyPleat:
         os.close(self.master)
 
 
+def answer_journaled() -> bool:
+    """The session's journal holds the answer as an assistant message."""
+    for journal in (data_home() / "sessions").glob(f"*/{JOURNAL_NAME}"):
+        for line in journal.read_text().splitlines():
+            if not line.startswith('{"type":"message"'):
+                continue
+            with contextlib.suppress(ValueError):  # a line still being written
+                if json.loads(line)["message"].get("content") == ANSWER:
+                    return True
+    return False
+
+
 def test_copy_writes_the_last_answer_with_osc52(server: ScriptedServer, workspace: Path) -> None:
     server.fallback = lambda body: Text(ANSWER)
     tui = PtyPleat(headless_args(workspace, server, yes=False))
@@ -89,6 +104,9 @@ def test_copy_writes_the_last_answer_with_osc52(server: ScriptedServer, workspac
         tui.wait_for(lambda shown: b"Ask pleat" in shown, "the prompt")
         tui.type("say something\r")
         tui.wait_for(lambda shown: b"with a second line" in shown, "the answer")
+        # The reply is in the conversation (journaled after it joins the history), not only
+        # streamed to the screen.
+        tui.wait_for(lambda _: answer_journaled(), "the answer in the session")
         written = b"\x1b]52;c;" + base64.b64encode(ANSWER.encode()) + b"\x07"
         assert written not in tui.shown
         tui.type("/copy\r")
