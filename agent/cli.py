@@ -103,7 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="resume this workspace's latest session",
     )
-    parser.add_argument("--resume", metavar="ID", help="resume a session (ids: pleat sessions)")
+    parser.add_argument(
+        "--resume",
+        nargs="?",
+        const="",  # no id: the terminal UI opens the picker (tui/resume_picker.py PICK)
+        metavar="ID",
+        help="resume a session (ids: pleat sessions); without ID, pick one from a list",
+    )
     parser.add_argument(
         "-y",
         "--yes",
@@ -264,6 +270,8 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
             resume=args.resume,
             continue_latest=args.continue_latest,
         )
+    if args.resume == "":
+        return fail("--resume needs an ID with -p (pleat sessions lists them), or --continue", 2)
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
     if not prompt.strip():
         return fail("the prompt is empty", 2)

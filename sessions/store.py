@@ -22,6 +22,7 @@ from sessions.messages import (
 )
 from sessions.outputs import OUTPUTS_DIR, KeptOutputs
 from sessions.paths import data_home, is_session_id, new_session_id, private_dir, session_dir
+from sessions.session_name import NAME_LINE, recorded_name
 from sessions.usage import CallPurpose, Usage, UsageTally
 from sessions.workspace_sessions import same_workspace
 
@@ -33,6 +34,9 @@ INTERRUPTED_TOOL_RESULT = "interrupted: pleat stopped before this tool call fini
 MAX_FORK_DEPTH = 3
 # Characters of the first request shown by `pleat sessions`.
 FIRST_REQUEST_CHARS = 60
+# Characters of a session's typed prompts kept for the resume picker's filter: the words a
+# person remembers a session by are in its first prompts; a long session's rest is not searched.
+PROMPTS_CHARS = 4_000
 # A session that is not the user's own conversation: a sub-agent's, journaled while a `task`
 # call of its parent ran (agent/subagents/team.py). Listed under its parent, never --continue'd.
 SessionKind = Literal["subagent"]
@@ -191,6 +195,15 @@ class SessionInfo:
     # Why the session cannot be opened (its journal is missing, unreadable or has no valid
     # header), or None: a damaged session is listed with the reason, never hides the others.
     damaged: str | None = None
+    name: str | None = None  # given with /rename (sessions/session_name.py)
+    turns: int = 0  # requests the user typed (injected messages are not counted)
+    size: int = 0  # bytes of the journal
+    prompts: str = ""  # the typed prompts, bounded (PROMPTS_CHARS), for the picker's filter
+
+    @property
+    def title(self) -> str:
+        """What the resume picker calls it: its name, else its first request."""
+        return self.name or self.first_request
 
 
 def _first_request(line: str) -> str:
@@ -207,6 +220,17 @@ def _first_request(line: str) -> str:
     return content if isinstance(content, str) else ""
 
 
+def _typed_prompt(line: str) -> str | None:
+    """The text of a journaled user message the user typed, None for an injected one."""
+    try:
+        message = json.loads(line)["message"]
+        if (message.get("meta") or {}).get("injected"):
+            return None
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None
+    return _first_request(line)
+
+
 def _damaged(directory: Path, reason: str, last_active: float = 0.0) -> SessionInfo:
     return SessionInfo(directory.name, "?", "?", last_active, 0, 0, "", damaged=reason)
 
@@ -216,8 +240,10 @@ def session_info(directory: Path) -> SessionInfo:
     journal cannot be read, or whose first line is not a session header, comes back damaged."""
     journal = directory / JOURNAL_NAME
     header: Any = None
-    messages = 0
+    messages = turns = 0
     first = ""
+    name: str | None = None
+    prompts: list[str] = []
     try:
         stat = journal.stat()
         if not journal.is_file():
@@ -233,10 +259,17 @@ def session_info(directory: Path) -> SessionInfo:
                         reason = "its first line is not a session header"
                         return _damaged(directory, reason, stat.st_mtime)
                     continue
+                if line.startswith(NAME_LINE):
+                    name = recorded_name(line)
                 if line.startswith('{"type":"message"'):
                     messages += 1
-                    if not first and '"role":"user"' in line:
-                        first = _first_request(line)
+                    if '"role":"user"' not in line:
+                        continue
+                    first = first or _first_request(line)
+                    if (typed := _typed_prompt(line)) is not None:
+                        turns += 1
+                        if sum(map(len, prompts)) < PROMPTS_CHARS:
+                            prompts.append(" ".join(typed.split())[:PROMPTS_CHARS])
     except OSError as error:
         return _damaged(directory, f"its journal cannot be read ({error.strerror or error})")
     if header is None:
@@ -254,6 +287,10 @@ def session_info(directory: Path) -> SessionInfo:
         first_request=" ".join(first.split())[:FIRST_REQUEST_CHARS],
         parent=parent if isinstance(parent, str) else None,
         kind=kind,
+        name=name,
+        turns=turns,
+        size=stat.st_size,
+        prompts="\n".join(prompts)[:PROMPTS_CHARS],
     )
 
 

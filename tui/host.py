@@ -97,6 +97,10 @@ class Host(Protocol):
 
     def show_screen(self, screen: Screen[Any]) -> None: ...
 
+    def copy_to_clipboard(self, text: str) -> None:
+        """Textual's: OSC 52, which the terminal writes to the system clipboard."""
+        ...
+
     async def ask_screen(self, screen: Screen[Any]) -> Any:
         """Show a screen and wait for the value it is dismissed with."""
         ...

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,11 @@ async def start(host: Host) -> None:
     with the first model found when none is configured (tui.models), show it, then warm
     litellm up after one more frame."""
     from tui.first_model import first_found, found_note
+    from tui.resume_picker import PICK
 
+    if host.startup.resume == PICK:  # `pleat --resume`: the picker first, in a worker
+        host.start_background(_pick_then_start(host))
+        return
     try:
         found = await first_found(host)
         history, notes = await asyncio.to_thread(_open, host, found)
@@ -48,6 +53,15 @@ async def start(host: Host) -> None:
     host.start_background(command_catalog.load(host))
     host.start_background(mcp_servers.start(host))  # in parallel, in the background
     host.start_background(hook_approval.start(host))
+
+
+async def _pick_then_start(host: Host) -> None:
+    """The session the user picks (none: a new one), then the start."""
+    from tui.resume_picker import pick_session
+
+    chosen = await pick_session(host)
+    host.startup = dataclasses.replace(host.startup, resume=chosen)
+    await start(host)
 
 
 def _open(host: Host, found: FoundModel | None) -> tuple[list[Message] | None, list[str]]:

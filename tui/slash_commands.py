@@ -74,13 +74,10 @@ async def chunks(host: Host, _: str) -> None:
 
 
 async def sessions(host: Host, _: str) -> None:
-    from sessions.store import list_sessions
-    from tui.screens.sessions import SessionsScreen
+    from tui.resume_picker import pick_session
 
-    found = await asyncio.to_thread(list_sessions, host.workspace)
-    current = host.session.id if host.session is not None else None
-    chosen = await host.ask_screen(SessionsScreen(found, current))
-    if chosen is not None and chosen != current:
+    chosen = await pick_session(host)
+    if chosen is not None and chosen != (host.session.id if host.session else None):
         await resume(host, chosen)
 
 
@@ -100,6 +97,30 @@ async def resume(host: Host, wanted: str) -> None:
         await host.conversation.add_notice(f"cannot resume: {error}", "error")
         return
     await lifecycle.show_session(host, history, notes, source="resume")
+
+
+async def rename(host: Host, name: str) -> None:
+    from tui.resume_picker import rename as name_session
+
+    await name_session(host, name)
+
+
+async def copy(host: Host, arg: str) -> None:
+    from tui import take_away
+
+    await take_away.copy(host, arg)
+
+
+async def export(host: Host, file_name: str) -> None:
+    from tui import take_away
+
+    await take_away.export(host, file_name)
+
+
+async def diff(host: Host, arg: str) -> None:
+    from tui import take_away
+
+    await take_away.diff(host, arg)
 
 
 async def new(host: Host, _: str) -> None:
@@ -181,6 +202,7 @@ HANDLERS: dict[str, Handler] = {
     "fork": fork,
     "sessions": sessions,
     "resume": resume,
+    "rename": rename,
     "new": new,
     "undo": undo,
     "rewind": rewind,
@@ -190,6 +212,9 @@ HANDLERS: dict[str, Handler] = {
     "memory": memory,
     "init": init,
     "review": review,
+    "copy": copy,
+    "export": export,
+    "diff": diff,
     "help": show_help,
     "quit": quit_app,
 }

@@ -50,7 +50,13 @@ BUILTIN: tuple[Builtin, ...] = (
         while_working=False,
     ),
     Builtin("sessions", "", "this workspace's sessions (Enter resumes one)", while_working=False),
-    Builtin("resume", "[id]", "switch to another session of this workspace", while_working=False),
+    Builtin(
+        "resume",
+        "[id]",
+        "pick a session of this workspace to switch to (type to filter), or switch to ID",
+        while_working=False,
+    ),
+    Builtin("rename", "NAME", "name this session (its title in /resume)"),
     Builtin("new", "", "start a new session", while_working=False),
     Builtin(
         "undo",
@@ -98,6 +104,16 @@ BUILTIN: tuple[Builtin, ...] = (
         "ask the model to review the uncommitted changes (git diff), reading only",
         headless=True,
         while_working=False,
+    ),
+    Builtin("copy", "", "copy the last answer to the clipboard (OSC 52: works over ssh)"),
+    Builtin(
+        "export",
+        "[FILE]",
+        "write the conversation to a markdown file, folded parts from the archive",
+        headless=True,
+    ),
+    Builtin(
+        "diff", "", "what this session changed in the workspace (no model call)", headless=True
     ),
     Builtin("help", "", "commands and keys", needs_agent=False),
     Builtin("quit", "", "leave pleat", needs_agent=False),

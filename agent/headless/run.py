@@ -41,6 +41,7 @@ from agent.headless.json_report import OutputFormat, Reporter, reporter_for
 from agent.headless.mcp import headless_servers, run_mcp, with_servers
 from agent.headless.progress import say_progress
 from agent.headless.rewind import run_rewind, run_undo
+from agent.headless.take_away import TAKE_AWAY_COMMANDS
 from agent.hooks.claude_settings import gather_hooks, waiting_line
 from agent.hooks.runner import HookSet
 from agent.images.prompt import attach_images
@@ -131,6 +132,7 @@ HEADLESS_COMMANDS: dict[str, HeadlessCommand] = {
     "/rewind": run_rewind,
     "/mcp": run_mcp,
     "/sandbox": run_sandbox,
+    **TAKE_AWAY_COMMANDS,  # /export, /diff
 }
 
 

@@ -1,0 +1,118 @@
+"""/diff: what this session changed in the workspace, from its checkpoints, without a model call.
+
+Each file a checkpoint covers (sessions/lineage.py: what write_file and edit_file wrote, what a
+command changed in a git workspace) is compared as it was before the session first changed it
+(the kept content: the session's store, or a git snapshot's blob) with what is there now, as a
+unified diff. Turns an /undo or /rewind took back are not counted (their checkpoints are gone
+from the lineage). What a command changed outside git is not known, and the diff says so.
+Blocking (reads the journal and the workspace): call it in a worker thread.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sessions.checkpoint_store import CheckpointMissing, CheckpointStore
+from sessions.journal import replay_journal
+from sessions.lineage import FileChange
+from tools.base import ToolError
+from tools.file_restore import current
+from tools.git_snapshots import GitSnapshotError, GitSnapshots
+
+# Lines of diff shown at most: a session that rewrote a generated file of 100,000 lines shows
+# its first 2,000 and says how many more; the rest is in the files themselves (and `git diff`).
+MAX_DIFF_LINES = 2_000
+# Said when nothing this session did is left in the workspace.
+NO_CHANGES = "this session has changed no file (or its changes were undone)"
+
+
+@dataclass
+class SessionDiff:
+    """The unified diff of the session's changes, its files, and notes on what it cannot show."""
+
+    diff: str = ""
+    files: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        """The diff then its notes, or NO_CHANGES."""
+        notes = "\n".join(f"note: {note}" for note in self.notes)
+        if not self.files:
+            return "\n".join(filter(None, [NO_CHANGES, notes]))
+        return "\n".join(filter(None, [self.diff.rstrip("\n"), notes]))
+
+
+def _lines(data: bytes | None) -> list[str] | None:
+    """The text lines of a file's bytes (None: no file, []), or None when it is not text."""
+    if data is None:
+        return []
+    if b"\0" in data:
+        return None
+    return data.decode("utf-8", errors="replace").splitlines(keepends=True)
+
+
+def _before(change: FileChange, store: CheckpointStore, git: GitSnapshots | None) -> bytes | None:
+    """The bytes the file had before the session changed it (None: it did not exist). Raises
+    CheckpointMissing or GitSnapshotError."""
+    if change.before is None:
+        return None
+    if change.before.startswith("git:"):
+        if git is None:
+            raise GitSnapshotError("the workspace is no longer a git repository")
+        return git.read(change.before.removeprefix("git:"))
+    return store.get(change.before)
+
+
+def _file_diff(path: str, old: bytes | None, new: bytes | None) -> str | None:
+    """The unified diff of one file (None: unchanged)."""
+    if old == new:
+        return None
+    old_lines, new_lines = _lines(old), _lines(new)
+    if old_lines is None or new_lines is None:
+        return f"Binary file {path} changed\n"
+    fromfile = "/dev/null" if old is None else f"a/{path}"
+    tofile = "/dev/null" if new is None else f"b/{path}"
+    lines = difflib.unified_diff(old_lines, new_lines, fromfile, tofile)
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def session_diff(
+    journal: Path, workspace: Path, store: CheckpointStore, git: GitSnapshots | None
+) -> SessionDiff:
+    """The session's changes, as the journal's checkpoints and the workspace now say."""
+    lineage = replay_journal(journal).lineage
+    result = SessionDiff()
+    first: dict[str, FileChange] = {}
+    for point in lineage.checkpoints:
+        if point.uncovered is not None and point.uncovered not in result.notes:
+            result.notes.append(point.uncovered)
+        for change in point.files:
+            first.setdefault(change.path, change)
+    pieces: list[str] = []
+    for path in sorted(first):
+        change = first[path]
+        if change.withheld:
+            result.notes.append(f"{path}: its old content held a key, which pleat never keeps")
+            continue
+        try:
+            old = _before(change, store, git)
+            now = current(workspace, path)
+        except (CheckpointMissing, GitSnapshotError, ToolError) as error:
+            result.notes.append(f"{path}: {error}")
+            continue
+        if now.kind in ("dir", "other"):
+            result.notes.append(
+                f"{path}: now a {'directory' if now.kind == 'dir' else 'special file'}"
+            )
+            continue
+        piece = _file_diff(path, old, None if now.kind == "missing" else now.data)
+        if piece is not None:
+            pieces.append(piece)
+            result.files.append(path)
+    lines = "".join(pieces).splitlines(keepends=True)
+    result.diff = "".join(lines[:MAX_DIFF_LINES])
+    if len(lines) > MAX_DIFF_LINES:
+        result.notes.append(f"{len(lines) - MAX_DIFF_LINES:,} more lines of diff not shown")
+    return result

@@ -1,0 +1,40 @@
+"""The resume picker (`/resume`, and `pleat --resume` with no id) and /rename, whose name is the
+title the picker shows."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sessions.journal import now
+from sessions.session_name import SessionNameError, checked_name, name_record
+from tui.host import Host
+
+# What `pleat --resume` without an id hands the TUI as the session to resume: pick one first.
+PICK = ""
+
+
+async def pick_session(host: Host) -> str | None:
+    """The session of this workspace the user picks (None: none listed, or Escape)."""
+    from sessions.store import list_sessions
+    from tui.screens.sessions import SessionsScreen
+
+    found = await asyncio.to_thread(list_sessions, host.workspace)
+    if not found:
+        return None
+    current = host.session.id if host.session is not None else None
+    chosen: str | None = await host.ask_screen(SessionsScreen(found, current))
+    return chosen
+
+
+async def rename(host: Host, text: str) -> None:
+    """Name the session (journaled: the name survives a resume and titles it in the picker)."""
+    assert host.session is not None
+    try:
+        name = checked_name(text)
+    except SessionNameError as error:
+        await host.conversation.add_notice(f"cannot rename: {error}", "error")
+        return
+    host.session.record(name_record(name, now()))
+    await host.conversation.add_notice(
+        f"this session is now called “{name}” (its title in /resume)"
+    )

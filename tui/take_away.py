@@ -1,0 +1,76 @@
+"""/copy, /export and /diff in the TUI: the last answer to the clipboard, the conversation to a
+markdown file, the session's changes as a diff block; none of them calls the model."""
+
+from __future__ import annotations
+
+import asyncio
+
+from agent.conversation.export import ExportRefused, export_conversation
+from agent.conversation.session_diff import session_diff
+from sessions.journal import JOURNAL_NAME
+from sessions.messages import Message
+from tui.entries import ToolEntry
+from tui.host import Host
+
+
+def last_answer(history: list[Message]) -> str | None:
+    """The text of the model's last reply that has any (None: no answer yet)."""
+    for message in reversed(history):
+        if message.role == "assistant" and (message.content or "").strip():
+            return (message.content or "").strip()
+    return None
+
+
+async def copy(host: Host, _: str) -> None:
+    """Put the last answer on the clipboard with OSC 52, which the terminal (also over ssh, and
+    tmux with set-clipboard on) writes to the system clipboard; say so."""
+    assert host.agent is not None
+    answer = last_answer(host.agent.history)
+    if answer is None:
+        await host.conversation.add_notice("nothing to copy: there is no answer yet", "error")
+        return
+    host.copy_to_clipboard(answer)
+    lines = answer.count("\n") + 1
+    await host.conversation.add_notice(
+        f"copied the last answer to the clipboard ({len(answer):,} characters, {lines} "
+        f"line{'' if lines == 1 else 's'}; OSC 52: a terminal that does not take it copies nothing)"
+    )
+
+
+async def export(host: Host, file_name: str) -> None:
+    """Write the conversation to FILE (default: a dated name in the workspace); say where."""
+    assert host.agent is not None and host.session is not None
+    try:
+        exported = await asyncio.to_thread(
+            export_conversation,
+            host.session.id,
+            host.agent.context.workspace,
+            list(host.agent.history),
+            host.session.archive,
+            file_name,
+        )
+    except ExportRefused as error:
+        await host.conversation.add_notice(f"cannot export: {error}", "error")
+        return
+    await host.conversation.add_notice(exported.line())
+
+
+async def diff(host: Host, _: str) -> None:
+    """Show what this session changed, as a diff block (the tool calls' view)."""
+    agent, session = host.agent, host.session
+    assert agent is not None and session is not None
+    git = agent.checkpoints.git if agent.checkpoints is not None else None
+    found = await asyncio.to_thread(
+        session_diff,
+        session.directory / JOURNAL_NAME,
+        agent.context.workspace,
+        session.checkpoints,
+        git,
+    )
+    if not found.files:
+        await host.conversation.add_notice(found.text())
+        return
+    count = len(found.files)
+    summary = f"/diff · {count} file{'' if count == 1 else 's'} changed this session"
+    listed = "\n".join([*found.files, *(f"note: {note}" for note in found.notes)])
+    await host.conversation.add(ToolEntry(summary, result=listed, diff=found.diff))
