@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from agent.compaction.policy import CompactionPolicy, PolicyError, with_instructions_file
+from agent.config_checks import CHECKS, WORD_OR_BOOL, WORD_OR_NUMBER
 from agent.hooks.config import HookConfigError, HookSpec, parse_hooks
 from agent.mcp.settings import ServerSettings, SettingsError, from_config
 from agent.model.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
-from agent.model.request_shape import THINKING_LEVELS, THINKING_OFF
+from agent.model.request_shape import THINKING_OFF
 from agent.model.settings import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_REQUEST_TIMEOUT,
@@ -26,10 +27,9 @@ from agent.model.settings import (
     VISION_ON,
     ModelSettings,
 )
-from agent.permissions.modes import CLAUDE_ALIASES, MODES, mode_named
+from agent.permissions.modes import mode_named
 from sessions.short_text import quoted
-from tools.command_limits import MAX_TIMEOUT_SECONDS
-from tools.sandbox.modes import NO_LANDLOCK_VARIABLE, SANDBOX_MODES, SandboxMode
+from tools.sandbox.modes import NO_LANDLOCK_VARIABLE, SandboxMode
 
 if TYPE_CHECKING:
     from tools.sandbox.policy import Sandbox
@@ -137,56 +137,6 @@ class Config:
         from tools.sandbox.policy import Sandbox
 
         return Sandbox(cast(SandboxMode, self.sandbox), workspace, self.sandbox_network)
-
-
-# Checks beyond the type, per key: (predicate, what a good value is).
-# Longest wait for a model's next byte: past an hour, a silent stream is dead, not slow.
-MAX_REQUEST_TIMEOUT_SECONDS = 3_600
-# Model calls in one request at most: far past any real task (the default is 200), it keeps a
-# typo like 1e9 from making a looping model unstoppable.
-MAX_TOOL_ITERATIONS = 10_000
-# Idle seconds before a background fold, at most a day: later than that is "never" (use 0).
-MAX_IDLE_SECONDS = 86_400
-_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "max_tool_iterations": (
-        lambda v: 1 <= v <= MAX_TOOL_ITERATIONS,
-        f"an integer from 1 to {MAX_TOOL_ITERATIONS}",
-    ),
-    "command_timeout": (
-        lambda v: 0 < v <= MAX_TIMEOUT_SECONDS,
-        f"seconds in (0, {MAX_TIMEOUT_SECONDS}]",
-    ),
-    "request_timeout": (
-        lambda v: 0 < v <= MAX_REQUEST_TIMEOUT_SECONDS,
-        f"seconds in (0, {MAX_REQUEST_TIMEOUT_SECONDS}]",
-    ),
-    "max_retries": (lambda v: 0 <= v <= 10, "an integer from 0 to 10"),
-    "idle_compaction_seconds": (
-        lambda v: 0 <= v <= MAX_IDLE_SECONDS,
-        f"seconds from 0 to {MAX_IDLE_SECONDS} (0 disables idle compaction)",
-    ),
-    "api_base": (lambda v: v.startswith(("http://", "https://")), "an http(s) URL"),
-    "local_model_servers": (
-        lambda v: all(url.startswith(("http://", "https://")) for url in v),
-        'a list of http(s) URLs, e.g. ["http://localhost:11434"]',
-    ),
-    "max_budget_usd": (lambda v: v > 0, "dollars > 0"),
-    "permission_mode": (
-        lambda v: v in MODES,
-        f"one of {', '.join(MODES)} (or Claude Code's {', '.join(CLAUDE_ALIASES)})",
-    ),
-    "thinking": (
-        lambda v: v in (THINKING_OFF, *THINKING_LEVELS) or (v.isdigit() and int(v) >= 1_024),
-        'off, low, medium, high, or a token budget of at least 1024 (e.g. "8000")',
-    ),
-    "vision": (lambda v: v in (VISION_AUTO, VISION_ON, VISION_OFF), "auto, true or false"),
-    "sandbox": (lambda v: v in SANDBOX_MODES, f"one of {', '.join(SANDBOX_MODES)}"),
-    "notify": (lambda v: v in ("bell", "osc9", "off"), "bell, osc9 or off"),
-}
-# Settings written as a word or a number (TOML `thinking = 8000` as well as "8000").
-WORD_OR_NUMBER = frozenset({"thinking"})
-# Settings written as a word or a boolean (TOML `vision = true` as well as "auto").
-WORD_OR_BOOL = frozenset({"vision"})
 
 
 def pleat_home() -> Path | None:
@@ -298,7 +248,7 @@ def _validated(
         if key == "permission_mode" and isinstance(value, str):
             value = mode_named(value.strip())  # Claude Code's names too (`acceptEdits`)
         coerced = _coerce(label(key), value, kinds[key], source)
-        check = _CHECKS.get(key)
+        check = CHECKS.get(key)
         if check is not None and not check[0](coerced):
             raise ConfigError(f"{source}: {label(key)} must be {check[1]}, got {quoted(value)}")
         out[key] = coerced
