@@ -27,6 +27,7 @@ from sessions.store import Session, list_sessions
 from tests.support.constants import TEST_API_KEY, TEST_MODEL
 from tests.support.faults_harness import RECOVERED, turn
 from tests.support.invariants import assert_history_valid
+from tests.support.mcp_support import pid_running, slow_command
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
 # Slow (real processes signalled): left out of the fast set, `pytest -m 'not slow'`.
@@ -70,6 +71,7 @@ def test_a_stop_signal_exits_gracefully_and_the_session_resumes(
 ) -> None:
     (workspace / "a.txt").write_text("alpha\n")
     pid_file = workspace / "shell.pid"
+    slow = slow_command()
     release = threading.Event()
 
     def hang(body: dict[str, Any]) -> Text:
@@ -77,7 +79,7 @@ def test_a_stop_signal_exits_gracefully_and_the_session_resumes(
         return Text("too late")
 
     second = (
-        ToolCalls([("run_command", {"command": f"echo $$ > {pid_file.name}; sleep 60"})])
+        ToolCalls([("run_command", {"command": f"echo started > {pid_file.name}; {slow}"})])
         if moment == "during-a-tool"
         else hang
     )
@@ -90,7 +92,8 @@ def test_a_stop_signal_exits_gracefully_and_the_session_resumes(
     )
     try:
         if moment == "during-a-tool":
-            wait_until(lambda: pid_file.exists() and pid_file.read_text().strip(), "the command")
+            wait_until(lambda: pid_running(slow), "the command")
+            shell = pid_running(slow)
         else:
             wait_until(lambda: len(server.requests) == 2, "the second model call")
         assert process.poll() is None
@@ -108,7 +111,7 @@ def test_a_stop_signal_exits_gracefully_and_the_session_resumes(
         f"pleat: terminated ({sent.name}); session saved: pleat --resume {session_id}"
     )
     if moment == "during-a-tool":
-        shell = int(pid_file.read_text())
+        assert shell is not None
         wait_until(lambda: is_gone(shell), "the command's end")  # killed, not orphaned
     assert_resumes_cleanly(server, workspace, session_id, cancelled=moment == "during-a-tool")
     assert out == ""  # the model had said nothing yet
@@ -165,9 +168,10 @@ def test_a_closed_terminal_stops_the_run_as_sigterm_does(
     stops cleanly, with SIGTERM's exit code, its command killed, its session whole."""
     (workspace / "a.txt").write_text("alpha\n")
     pid_file = workspace / "shell.pid"
+    slow = slow_command()
     server.push(
         ToolCalls([("read_file", {"path": "a.txt"})]),
-        ToolCalls([("run_command", {"command": f"echo $$ > {pid_file.name}; sleep 60"})]),
+        ToolCalls([("run_command", {"command": f"echo started > {pid_file.name}; {slow}"})]),
     )
     master, terminal = pty.openpty()
     os.set_blocking(master, False)
@@ -181,9 +185,10 @@ def test_a_closed_terminal_stops_the_run_as_sigterm_does(
     os.close(terminal)
     try:
         wait_until(
-            lambda: drain(master) and pid_file.exists() and pid_file.read_text().strip(),
+            lambda: drain(master) and pid_running(slow),
             "the command",
         )
+        shell = pid_running(slow)
         assert process.poll() is None
         os.close(master)  # the terminal goes away
         master = -1
@@ -194,7 +199,7 @@ def test_a_closed_terminal_stops_the_run_as_sigterm_does(
         if process.poll() is None:
             process.kill()
     assert process.returncode == EXIT_TERMINATED
-    shell = int(pid_file.read_text())
+    assert shell is not None
     wait_until(lambda: is_gone(shell), "the command's end")
     session_id = list_sessions(workspace)[0].id
     assert_resumes_cleanly(server, workspace, session_id, cancelled=True)

@@ -67,7 +67,7 @@ async def test_slash_completion(server: ScriptedServer, workspace: Path) -> None
         await pilot.press("c", "o")
         await pilot.pause()
         names = [s.value for s in completions.completion.suggestions]
-        assert names == ["/compact", "/context"]
+        assert names == ["/compact", "/context", "/copy"]
         await pilot.press("tab")
         await pilot.pause()
         assert prompt.value == "/compact " and not completions.showing

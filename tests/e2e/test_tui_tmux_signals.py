@@ -13,7 +13,13 @@ import pytest
 from agent.turn.notes import CANCELLED_TOOL_RESULT
 from sessions.store import Session, list_sessions
 from tests.support.invariants import assert_history_valid
-from tests.support.mcp_support import kill_if_alive, wait_gone, wait_until
+from tests.support.mcp_support import (
+    kill_if_alive,
+    pid_running,
+    slow_command,
+    wait_gone,
+    wait_until,
+)
 from tests.support.scripted_server import ScriptedServer, ToolCalls
 from tests.support.tmux_pleat import TmuxPleat, tmux_available
 
@@ -27,15 +33,15 @@ pytestmark = [
 def test_a_turn_stopped_by_a_signal_leaves_a_whole_session(
     server: ScriptedServer, workspace: Path, pleat_home: Path, how: str
 ) -> None:
-    pid_file = workspace / "shell.pid"
-    server.push(ToolCalls([("run_command", {"command": f"echo $$ > {pid_file.name}; sleep 60"})]))
+    slow = slow_command()
+    server.push(ToolCalls([("run_command", {"command": f"echo started; {slow}"})]))
     shell = 0
     with TmuxPleat(workspace, server, "--yes") as tui:
         try:
             tui.wait_for(lambda s: "Ask pleat" in s, "the first frame")
             tui.send("run the slow command")
-            wait_until(lambda: pid_file.exists() and pid_file.read_text().strip())
-            shell = int(pid_file.read_text())
+            wait_until(lambda: pid_running(slow))
+            shell = pid_running(slow) or 0
             pleat = int(tui._tmux("display", "-p", "-t", "pleat", "#{pane_pid}").strip())
             if how == "sigterm":
                 os.kill(pleat, signal.SIGTERM)

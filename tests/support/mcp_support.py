@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,25 @@ def wait_until(condition: Callable[[], object], seconds: float = 60.0) -> None:
 def read_pid(path: Path) -> int:
     wait_until(lambda: path.exists() and path.read_text().strip())
     return int(path.read_text())
+
+
+def slow_command() -> str:
+    """A command that sleeps a minute, with a number no other process's command line holds: a
+    command in the sandbox runs in a PID namespace of its own, where `$$` names another pid,
+    so the test finds it from outside by that number (pid_running)."""
+    return f"sleep 60.{uuid.uuid4().int % 10**9:09d}"
+
+
+def pid_running(command_line: str) -> int | None:
+    """The pid, as this test sees it, of a process whose command line is `command_line`."""
+    wanted = command_line.replace(" ", "\0").encode()
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes().rstrip(b"\0") == wanted:
+                return int(entry.name)
+        except OSError:
+            continue
+    return None
 
 
 def kill_if_alive(pid: int) -> None:
