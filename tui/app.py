@@ -104,7 +104,10 @@ class PleatApp(App[None]):
         permissions = modes.starting_permissions(config, approve_everything)
         permissions.on_change(self.permission_mode_changed)
         self.approvals = SessionApprovals(
-            partial(asking.ask_approval, self), partial(asking.review_plan, self), permissions
+            partial(asking.ask_approval, self),
+            partial(asking.review_plan, self),
+            permissions,
+            partial(asking.ask_user, self),
         )
         self.controller: SessionController | None = None  # made after the first frame
         self.opened = asyncio.Event()  # set once the session is open (or cannot be)

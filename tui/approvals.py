@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal
 
 from agent.permissions.policy import ApprovalRequest, Decision, Permissions
+from tools.ask_user import UserAsker, nobody_to_ask
 
 if TYPE_CHECKING:
     from agent.permissions.plan_mode import PlanReviewer
@@ -23,10 +24,17 @@ class SessionApprovals:
     rules leave to ask; "always" adds the request's rules to the session's. Holds the
     permissions the agent reads (the app changes their mode: Shift+Tab) and the plan review."""
 
-    def __init__(self, ask: Ask, review_plan: PlanReviewer, permissions: Permissions) -> None:
+    def __init__(
+        self,
+        ask: Ask,
+        review_plan: PlanReviewer,
+        permissions: Permissions,
+        ask_user: UserAsker = nobody_to_ask,
+    ) -> None:
         self._ask = ask
         self.review_plan: PlanReviewer = review_plan
         self.permissions = permissions
+        self.ask_user: UserAsker = ask_user  # the model's questions (tools/ask_user.py)
 
     async def __call__(self, request: ApprovalRequest) -> Decision:
         answer = await self._ask(request)
