@@ -6,10 +6,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal
 
 from agent.permissions.policy import ApprovalRequest, Decision, Permissions
-from tools.ask_user import UserAsker, nobody_to_ask
 
 if TYPE_CHECKING:
     from agent.permissions.plan_mode import PlanReviewer
+    from tools.ask_user import UserAsker
 
 # What the user can answer when asked to approve one call.
 Answer = Literal["yes", "no", "always"]
@@ -29,7 +29,7 @@ class SessionApprovals:
         ask: Ask,
         review_plan: PlanReviewer,
         permissions: Permissions,
-        ask_user: UserAsker = nobody_to_ask,
+        ask_user: UserAsker,
     ) -> None:
         self._ask = ask
         self.review_plan: PlanReviewer = review_plan

@@ -57,7 +57,8 @@ def test_a_vendored_skill_loads_by_name_and_only_then(
     assert BODY_LINE not in everything_sent(first)  # the body: not before the call
     result = tool_results(server, 1)[-1]
     assert BODY_LINE in result and "#141413" in result
-    assert result.startswith('Skill "brand-guidelines" loaded. Its files: .claude/skills/brand-guidelines/')
+    loaded = 'Skill "brand-guidelines" loaded. Its files: .claude/skills/brand-guidelines/'
+    assert result.startswith(loaded)
     assert BODY_LINE not in system and second["messages"][0]["content"] == system
 
 
