@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button, Input
+from textual.widgets import Button
 
 from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
@@ -58,11 +58,10 @@ async def test_the_tui_asks_and_a_key_picks_an_option(
         assert labels == ["1. SQLite", "2. Postgres", "3. \\x1b[31mRed\\x1b[0m"]  # no escapes
         await pilot.press("2")
         await asked(pilot, app, AskUserScreen, "the second question")
-        app.screen.query_one(Input).focus()
-        await pilot.press(*"MySQL", "enter")
+        await pilot.press(*"MySQL 8", "enter")  # typing goes to the answer's field
         await asked(pilot, app, AskUserScreen, "the third question")
         await pilot.press("escape")
         await wait_for(pilot, lambda: turn_finished(app), "the turn")
     assert tool_results(server, 1)[-1] == "The user chose option 2: Postgres"
-    assert tool_results(server, 2)[-1] == "The user answered: MySQL"
+    assert tool_results(server, 2)[-1] == "The user answered: MySQL 8"
     assert tool_results(server, 3)[-1] == DISMISSED

@@ -19,8 +19,10 @@ from sessions.store import Session
 from tests.support.constants import TEST_API_KEY, TEST_MODEL
 from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import command, exchange, make_app, started, wait_for
+from tui.widgets.notice import Notice
 
-# Slow: headless runs and agent turns against the scripted server (in process), about 4 s.
+# Slow: headless runs, agent turns and the TUI against the scripted server (in process), ~6 s.
 pytestmark = pytest.mark.slow
 
 VENDORED = Path(__file__).parent.parent / "data" / "skills" / "brand-guidelines"
@@ -142,3 +144,25 @@ async def test_a_project_skill_grants_nothing(workspace: Path, server: ScriptedS
     loaded, command = tool_results(server, 2)
     assert "run without asking" not in loaded
     assert command.startswith("refused: the user did not approve run_command")
+
+
+async def test_the_tui_lists_skills_and_loads_one(workspace: Path, server: ScriptedServer) -> None:
+    shutil.copytree(VENDORED, workspace / ".claude" / "skills" / "brand-guidelines")
+    write_skill(workspace / ".claude" / "skills" / "nodesc", "name: nodesc")
+    server.push(ToolCalls([("skill", {"name": "brand-guidelines"})]), Text("styled"))
+    app = make_app(server, workspace)
+    async with app.run_test() as pilot:
+        await started(pilot, app)
+
+        def shown() -> list[str]:
+            return [str(notice.entry.text) for notice in app.query(Notice)]
+
+        await wait_for(pilot, lambda: any("nodesc: no description" in n for n in shown()), "note")
+        await command(pilot, app, "/skills")
+        await wait_for(pilot, lambda: any(n.startswith("1 skill:") for n in shown()), "/skills")
+        listing = next(n for n in shown() if n.startswith("1 skill:"))
+        assert "- brand-guidelines (project, .claude/skills/brand-guidelines): " in listing
+        assert not server.requests
+        await exchange(pilot, app, "style the page")
+    assert BODY_LINE not in everything_sent(server.requests[0].body)
+    assert BODY_LINE in tool_results(server, 1)[-1]

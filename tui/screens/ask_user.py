@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -37,8 +38,28 @@ class AskUserScreen(QuestionScreen[Reply | None]):
                 yield Static(visible(self.question.text), markup=False)
             for number, option in enumerate(self.question.options, start=1):
                 yield Button(f"{number}. {visible(option)}", id=f"option-{number}")
-            yield Input(placeholder="Or type your answer (Enter sends it)", id="ask-user-answer")
-            yield Label("1-6 picks an option · Esc: no answer", id="ask-user-keys")
+            yield Input(
+                placeholder="Or type your answer (Enter sends it)",
+                id="ask-user-answer",
+                select_on_focus=False,  # a letter typed on an option starts the answer
+            )
+            yield Label(
+                "1-6 picks an option · typing starts your own answer · Esc: no answer",
+                id="ask-user-keys",
+            )
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter typed with an option focused starts the typed answer (digits pick)."""
+        field = self.query_one(Input)
+        character = event.character
+        if self.focused is field or not event.is_printable or character is None:
+            return
+        if character.isdigit() and character != "0":
+            return  # the bindings pick the option
+        event.stop()
+        event.prevent_default()
+        field.focus()
+        field.insert_text_at_cursor(character)
 
     def action_pick(self, index: int) -> None:
         if 0 <= index < len(self.question.options):
