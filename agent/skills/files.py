@@ -158,7 +158,9 @@ def _read_skill(
         return None
     read = read_workspace_text(confine, skill_file, MAX_SKILL_BYTES)
     if read.skipped is not None or read.text is None:
-        why = read.skipped or "is gone"
+        why = (read.skipped or "is gone").removesuffix("; not read")
+        if source.scope == "user":  # confined to its own directory, not the workspace
+            why = why.replace("outside the workspace", "outside its directory")
         notes.append(f"skill {shown}: {visible(why)}; skipped")
         return None
     if read.cut:

@@ -6,6 +6,7 @@ the scripted server, real files in tmp dirs."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,9 @@ def test_skills_lists_them_and_what_was_skipped(workspace: Path, server: Scripte
     assert "note: skill .claude/skills/broken: line 3: a quote is not closed; skipped" in run.stdout
     assert not server.requests  # no model call for a listing
     assert "pleat: note: skill .claude/skills/nodesc: no description" in run.stderr
+    as_json = run_pleat(workspace, server, "-p", "/skills", "--output-format", "json")
+    result = json.loads(as_json.stdout)
+    assert result["is_error"] is False and result["result"].startswith("1 skill:\n- brand")
 
 
 async def test_a_user_skill_grants_its_tools_for_the_turn_and_its_files_are_readable(
