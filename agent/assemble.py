@@ -123,20 +123,15 @@ def build_agent(
         sandbox.opens_network = functools.partial(
             permissions.names_command, shell, workspace=workspace
         )
+    prompt = system_prompt(workspace, registry.names())
+    if listed := prompt_section(skills.skills.values()):  # the skills' names and descriptions
+        prompt += f"\n\n{listed}"
     agent = Agent(
         llm,
         registry,
         workspace,
         approve,
-        "\n\n".join(
-            filter(
-                None,
-                [
-                    system_prompt(workspace, registry.names()),
-                    prompt_section(skills.skills.values()),
-                ],
-            )
-        ),
+        prompt,
         max_tool_iterations=config.max_tool_iterations,
         recorder=session,
         compactor=compactor_for(

@@ -7,7 +7,7 @@ says so at once, so a run never waits for an answer that cannot come.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,8 +125,3 @@ class AskUserTool(Tool):
             return ToolOutput(text, meta={"answer": chosen, "option": reply.option + 1})
         typed = reply.text.strip()[:MAX_ANSWER_CHARS]
         return ToolOutput(f"The user answered: {typed}", meta={"answer": typed})
-
-
-def option_lines(options: Sequence[str]) -> list[str]:
-    """The options numbered as the keys that pick them."""
-    return [f"{index}. {option}" for index, option in enumerate(options, start=1)]
