@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import signal
@@ -18,6 +19,9 @@ from agent.permissions.modes import starting_mode
 from agent.permissions.plan_mode import ExitPlanModeTool, PlanReviewer, review_headless
 from agent.permissions.policy import Approver, Permissions
 from agent.process_secrets import secret_values
+from agent.skills.catalog import prompt_section
+from agent.skills.files import load_skills
+from agent.skills.tool import SkillTool
 from agent.subagents.definitions import load_definitions
 from agent.subagents.team import Subagents
 from agent.turn.checkpoints import make_recorder
@@ -27,6 +31,7 @@ from agent.turn.system_prompt import system_prompt
 from sessions.messages import Message
 from sessions.redact import KnownSecrets
 from sessions.store import Session, SessionError, latest_session
+from tools.ask_user import AskUserTool, UserAsker, nobody_to_ask
 from tools.registry import default_registry
 from tools.sandbox.policy import Sandbox
 from tools.task import TaskTool
@@ -70,6 +75,7 @@ def build_agent(
     history: list[Message] | None = None,
     permissions: Permissions | None = None,
     review_plan: PlanReviewer = review_headless,
+    ask_user: UserAsker = nobody_to_ask,
     mcp: McpServers | None = None,
     hooks: HookSet | None = None,
     sandbox: Sandbox | None = None,
@@ -77,7 +83,8 @@ def build_agent(
     """One agent for one workspace and session (the caller opens and closes the session);
     raises ConfigError when no model is configured. `permissions` (the front end's, which it
     may change: Shift+Tab) default to the configuration's; `review_plan` shows a plan to the
-    user (headless: nobody to show it to); the tools of `mcp`'s servers join as they start (the
+    user (headless: nobody to show it to), and `ask_user` asks the model's questions (headless:
+    nobody is there, said at once); the tools of `mcp`'s servers join as they start (the
     front end starts and stops them: they outlive a session switch); `hooks` are the run's
     (agent/hooks/claude_settings.py gathers them; default: config.toml's); `sandbox` is where
     commands run (the run's, which its MCP servers share; default: the configuration's)."""
@@ -86,6 +93,11 @@ def build_agent(
         permissions = permissions_from(config)
     registry = default_registry(command_timeout=config.command_timeout, archive=session.archive)
     registry.register(ExitPlanModeTool(permissions, review_plan))  # in every mode: same tools
+    registry.register(AskUserTool(ask_user))
+    # Skills (agent/skills/): the tool only when there are any (or notes on broken ones).
+    skills = load_skills(workspace)
+    if skills.skills or skills.notes:
+        registry.register(SkillTool(skills.skills, permissions, skills.notes))
     if mcp is not None:
         registry.add_source(mcp)
         registry.add_source(SearchOffer(mcp))  # tool_search, once tools are left out
@@ -111,12 +123,15 @@ def build_agent(
         sandbox.opens_network = functools.partial(
             permissions.names_command, shell, workspace=workspace
         )
+    prompt = system_prompt(workspace, registry.names())
+    if listed := prompt_section(skills.skills.values()):  # the skills' names and descriptions
+        prompt += f"\n\n{listed}"
     agent = Agent(
         llm,
         registry,
         workspace,
         approve,
-        system_prompt(workspace, registry.names()),
+        prompt,
         max_tool_iterations=config.max_tool_iterations,
         recorder=session,
         compactor=compactor_for(
@@ -144,6 +159,11 @@ def build_agent(
         ),
     )
     team.parent = agent
+    # A user's skill's files are read by path where it lies (tools/base.py read_roots), and the
+    # tools a skill let run stop running unasked as the next user turn starts.
+    roots = tuple(s.directory for s in skills.skills.values() if s.scope == "user")
+    agent.context = dataclasses.replace(agent.context, read_roots=roots)
+    agent.turn_starts.append(permissions.skill_allow.clear)
     if mcp is not None and agent.compactor is not None:  # MCP schemas: a share of this window
         compactor = agent.compactor
         mcp.limit_schemas(lambda: compactor.budget.usable, compactor.count_text)

@@ -74,6 +74,10 @@ class ToolContext:
     reads: EarlierReads | None = None
     # The sandbox commands run in (tools/sandbox/policy.py); None: none (as `off`).
     sandbox: Sandbox | None = None
+    # Directories outside the workspace that read_file (and it alone) may read, each confined
+    # like the workspace: the user's skills' own directories (agent/skills/), whose files a
+    # skill names by path. Nothing else reads there.
+    read_roots: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)

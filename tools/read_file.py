@@ -225,11 +225,21 @@ def _render(window: _Window, rel: str, offset: int, budget: OutputBudget) -> str
     return "\n".join([*window.lines, *notes])
 
 
-def _image_output(ctx: ToolContext, path: Path, rel: str) -> ToolOutput | None:
+def reading_root(ctx: ToolContext, raw: str) -> Path:
+    """What a read of `raw` is confined to: the workspace, or the read root (a user's skill's
+    directory, tools/base.py) an absolute path names; the confinement checks run against it."""
+    if raw.startswith("/") and "\x00" not in raw:
+        for root in ctx.read_roots:
+            if Path(raw).is_relative_to(root):
+                return root
+    return ctx.workspace
+
+
+def _image_output(ctx: ToolContext, path: Path, rel: str, root: Path) -> ToolOutput | None:
     """The result of reading an image (None: the file is not one, read it as text): attached
     for the model when it accepts images, else a note saying why not. Blocking."""
     try:
-        fd = open_in_workspace(ctx.workspace, path, os.O_RDONLY | os.O_NONBLOCK, rel)
+        fd = open_in_workspace(root, path, os.O_RDONLY | os.O_NONBLOCK, rel)
     except OSError:
         return None  # the text path words the failure
     try:
@@ -295,11 +305,12 @@ class ReadFileTool(Tool):
             raise ToolError("offset and limit must be at least 1")
 
         def work() -> tuple[_Window, str, str] | ToolOutput:
-            path = resolve_in_workspace(ctx.workspace, args["path"])
+            root = reading_root(ctx, args["path"])
+            path = resolve_in_workspace(root, args["path"])
             rel = display_path(ctx.workspace, path)
-            if (image := _image_output(ctx, path, rel)) is not None:
+            if (image := _image_output(ctx, path, rel, root)) is not None:
                 return image
-            window = _read_window(ctx.workspace, path, rel, offset, limit, ctx.budget)
+            window = _read_window(root, path, rel, offset, limit, ctx.budget)
             return window, rel, _fitted(window, rel, offset, ctx.budget)  # counted off the loop
 
         done = await asyncio.to_thread(work)

@@ -9,6 +9,7 @@ from agent.permissions.policy import ApprovalRequest, Decision, Permissions
 
 if TYPE_CHECKING:
     from agent.permissions.plan_mode import PlanReviewer
+    from tools.ask_user import UserAsker
 
 # What the user can answer when asked to approve one call.
 Answer = Literal["yes", "no", "always"]
@@ -23,10 +24,17 @@ class SessionApprovals:
     rules leave to ask; "always" adds the request's rules to the session's. Holds the
     permissions the agent reads (the app changes their mode: Shift+Tab) and the plan review."""
 
-    def __init__(self, ask: Ask, review_plan: PlanReviewer, permissions: Permissions) -> None:
+    def __init__(
+        self,
+        ask: Ask,
+        review_plan: PlanReviewer,
+        permissions: Permissions,
+        ask_user: UserAsker,
+    ) -> None:
         self._ask = ask
         self.review_plan: PlanReviewer = review_plan
         self.permissions = permissions
+        self.ask_user: UserAsker = ask_user  # the model's questions (tools/ask_user.py)
 
     async def __call__(self, request: ApprovalRequest) -> Decision:
         answer = await self._ask(request)

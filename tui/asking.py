@@ -1,4 +1,4 @@
-"""The questions a turn asks the user in a modal: approve a call, review a plan."""
+"""The questions a turn asks the user in a modal: approve a call, review a plan, the model's own."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from tui.host import Host
 if TYPE_CHECKING:
     from agent.permissions.plan_mode import PlanVerdict
     from agent.permissions.policy import ApprovalRequest
+    from tools.ask_user import Question, Reply
     from tui.approvals import Answer
 
 
@@ -31,6 +32,14 @@ async def review_plan(app: Host, plan: str) -> PlanVerdict:
     await app.conversation.add_markdown(visible(plan), "plan")
     verdict: PlanVerdict = await modal(app, PlanScreen(plan), "review the plan")
     return verdict
+
+
+async def ask_user(app: Host, question: Question) -> Reply | None:
+    """The model's question (ask_user): its options, or an answer typed; None: none given."""
+    from tui.screens.ask_user import AskUserScreen
+
+    reply: Reply | None = await modal(app, AskUserScreen(question), "answer the question")
+    return reply
 
 
 async def modal(app: Host, screen: Screen[Any], state: str) -> Any:

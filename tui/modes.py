@@ -39,6 +39,7 @@ def show_mode(host: Host, mode: Mode) -> None:
 async def show_rule_problems(host: Host) -> None:
     """One notice for each configured rule that can never match (a misspelt tool ...), and
     for each agent definition skipped or partly ignored."""
+    from agent.skills.tool import skill_notes
     from agent.subagents.team import definition_notes
 
     agent = host.agent
@@ -46,4 +47,6 @@ async def show_rule_problems(host: Host) -> None:
         for problem in agent.permissions.rule_problems(agent.registry):
             await host.conversation.add_notice(problem, "error")
         for note in definition_notes(agent.registry):
+            await host.conversation.add_notice(note)
+        for note in skill_notes(agent.registry):
             await host.conversation.add_notice(note)

@@ -179,6 +179,7 @@ class SessionController:
             history=history,
             permissions=self.approvals.permissions,
             review_plan=self.approvals.review_plan,
+            ask_user=self.approvals.ask_user,
             mcp=self.mcp,
             hooks=self.hooks,
             sandbox=self.sandbox,

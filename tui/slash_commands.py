@@ -163,6 +163,14 @@ async def sandbox(host: Host, _: str) -> None:
     await host.conversation.add_notice(report)
 
 
+async def skills(host: Host, _: str) -> None:
+    from agent.skills.catalog import listing_lines
+    from agent.skills.files import load_skills
+
+    found = await asyncio.to_thread(load_skills, host.workspace)
+    await host.conversation.add_notice("\n".join(listing_lines(found)))
+
+
 async def memory(host: Host, arg: str) -> None:
     from tui.memory_command import memory as instruction_files
 
@@ -209,6 +217,7 @@ HANDLERS: dict[str, Handler] = {
     "model": model,
     "mcp": mcp,
     "sandbox": sandbox,
+    "skills": skills,
     "memory": memory,
     "init": init,
     "review": review,

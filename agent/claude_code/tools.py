@@ -88,6 +88,10 @@ COUNTERPARTS: dict[str, Counterpart] = {
     ),
     "todo_write": Counterpart("TodoWrite", {"todos": "todos"}),
     "exit_plan_mode": Counterpart("ExitPlanMode", {"plan": "plan"}),
+    # The tool's name only: AskUserQuestion takes a list of questions with labelled options,
+    # pleat's one question with plain options, passed in pleat's own fields.
+    "ask_user": Counterpart("AskUserQuestion", {}),
+    "skill": Counterpart("Skill", {"name": "skill"}),
 }
 # Claude Code's name -> pleat's, for rules and matchers written with Claude Code's names.
 PLEAT_NAMES = {counterpart.name: name for name, counterpart in COUNTERPARTS.items()}

@@ -87,6 +87,13 @@ BUILTIN: tuple[Builtin, ...] = (
         headless=True,
     ),
     Builtin(
+        "skills",
+        "",
+        "the skills the model can load (SKILL.md files), and those skipped",
+        headless=True,
+        needs_agent=False,
+    ),
+    Builtin(
         "memory",
         "[# note]",
         "instruction files in use, opened in $VISUAL/$EDITOR; a prompt `# note` adds to AGENTS.md",

@@ -42,6 +42,7 @@ from agent.headless.mcp import headless_servers, run_mcp, with_servers
 from agent.headless.progress import say_progress
 from agent.headless.rewind import run_rewind, run_undo
 from agent.headless.take_away import TAKE_AWAY_COMMANDS
+from agent.headless.skills import run_skills, skill_notes
 from agent.hooks.claude_settings import gather_hooks, waiting_line
 from agent.hooks.runner import HookSet
 from agent.images.prompt import attach_images
@@ -133,6 +134,7 @@ HEADLESS_COMMANDS: dict[str, HeadlessCommand] = {
     "/mcp": run_mcp,
     "/sandbox": run_sandbox,
     **TAKE_AWAY_COMMANDS,  # /export, /diff
+    "/skills": run_skills,
 }
 
 
@@ -351,7 +353,7 @@ def run_headless(
             set_goal(agent, None if goal == CLEAR else goal)
         for problem in permissions.rule_problems(agent.registry):
             print(f"pleat: note: {problem}", file=sys.stderr)
-        for note in definition_notes(agent.registry):
+        for note in (*definition_notes(agent.registry), *skill_notes(agent.registry)):
             print(f"pleat: note: {note}", file=sys.stderr)
         report = reporter_for(
             output_format,

@@ -112,6 +112,9 @@ class Permissions:
         self.allow = tuple(allow)
         self.deny = tuple(deny)
         self.session_allow: list[Rule] = []
+        # What the skills loaded this turn let run without asking (their allowed-tools:
+        # agent/skills/tool.py); emptied as the next user turn starts.
+        self.skill_allow: list[Rule] = []
         self._listeners: list[Callable[[Mode], None]] = []
         # Whether commands run confined (tools/sandbox/: set when the sandbox is active), and
         # the exact commands the user said "always" to run outside it this session.
@@ -172,6 +175,7 @@ class Permissions:
     def forget_session(self) -> None:
         """Another session opened: what was said "always" was said for the one before."""
         self.session_allow.clear()
+        self.skill_allow.clear()
         self.outside_allowed.clear()
 
     def names_command(self, tool: Tool, command: str, workspace: Path) -> bool:
@@ -205,7 +209,8 @@ class Permissions:
             if command in self.outside_allowed:
                 return Verdict("run")
             return Verdict("ask", outside=command)
-        if allowing_rules([*self.allow, *self.session_allow], tool, args, workspace):
+        allowed = [*self.allow, *self.session_allow, *self.skill_allow]
+        if allowing_rules(allowed, tool, args, workspace):
             return Verdict("run")
         if self.mode == "full-auto" or (self.mode == "accept-edits" and tool.edits_files):
             return Verdict("run")

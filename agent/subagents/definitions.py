@@ -33,7 +33,9 @@ from agent.config import config_path, pleat_home
 from agent.mcp.names import is_mcp_name
 from agent.mcp.tool_search import TOOL_SEARCH
 from agent.permissions.plan_mode import PLAN_TOOL
+from agent.skills.catalog import SKILL_TOOL
 from sessions.said_once import first_time
+from tools.ask_user import ASK_USER_TOOL
 from tools.paths import workspace_root
 from tools.task import DEFAULT_AGENT, TASK_TOOL
 from tools.workspace_text import read_workspace_text
@@ -64,8 +66,10 @@ INHERIT = "inherit"
 CLAUDE_ALIASES = frozenset({"sonnet", "opus", "haiku"})
 # Tools a sub-agent never gets: no sub-agents of its own (one level deep), no plan review
 # (the plan is the parent's to present), and no tool_search (what it finds joins at a next turn,
-# and a sub-agent has one turn: it gets the MCP tools its definition names).
-NOT_FOR_SUBAGENTS = frozenset({TASK_TOOL, PLAN_TOOL, TOOL_SEARCH})
+# and a sub-agent has one turn: it gets the MCP tools its definition names); no question to the
+# user (the parent asks), and no skills (the parent loads one and puts in the brief what the
+# task needs of it; its allowed-tools are the user's turn's).
+NOT_FOR_SUBAGENTS = frozenset({TASK_TOOL, PLAN_TOOL, TOOL_SEARCH, ASK_USER_TOOL, SKILL_TOOL})
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,9 @@ class Agent:
         self.folds = Folds(self)  # folds now and in the background, shrinks: agent/turn/folds.py
         # A subdirectory's AGENTS.md, the first time a step reaches it: nested_instructions.py.
         self.nested = NestedInstructions(self, workspace)
+        # Called as each user turn starts (the skills loaded last turn stop being active:
+        # agent/skills/tool.py); a sub-agent's turn is not the user's, so it has none.
+        self.turn_starts: list[Callable[[], None]] = []
 
     def new_id(self) -> str:
         """The next stable message id of this session."""
@@ -152,6 +155,8 @@ class Agent:
         if checked and isinstance(checked[-1], TurnDone):
             return
         request = self.add(msg.user(prompt, images, **(meta or {})))
+        for started in self.turn_starts:
+            started()
         if self.checkpoints is not None:
             self.checkpoints.start_turn(request)
         # Said with the prompt: plan mode or its end (agent/permissions/plan_mode.py), and the
