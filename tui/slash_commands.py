@@ -134,6 +134,12 @@ async def mcp(host: Host, arg: str) -> None:
     await mcp_servers.show(host, arg)
 
 
+async def shells(host: Host, arg: str) -> None:
+    from tui.shells import shells as list_shells
+
+    await list_shells(host, arg)
+
+
 async def sandbox(host: Host, _: str) -> None:
     from agent.permissions.sandbox_report import sandbox_report
 
@@ -174,6 +180,7 @@ HANDLERS: dict[str, Handler] = {
     "rewind": rewind,
     "model": model,
     "mcp": mcp,
+    "shells": shells,
     "sandbox": sandbox,
     "memory": memory,
     "help": show_help,

@@ -51,9 +51,16 @@ class Counterpart:
 COUNTERPARTS: dict[str, Counterpart] = {
     "run_command": Counterpart(
         "Bash",
-        {"command": "command", "timeout": "timeout", "no_sandbox": "dangerouslyDisableSandbox"},
+        {
+            "command": "command",
+            "timeout": "timeout",
+            "background": "run_in_background",
+            "no_sandbox": "dangerouslyDisableSandbox",
+        },
         milliseconds=frozenset({"timeout"}),
     ),
+    "command_output": Counterpart("BashOutput", {"id": "bash_id"}),
+    "command_stop": Counterpart("KillShell", {"id": "shell_id"}),
     "read_file": Counterpart(
         "Read",
         {"path": "file_path", "offset": "offset", "limit": "limit"},
@@ -241,6 +248,8 @@ def claude_response(
             "isImage": False,
             "exit_code": facts.exit_code,
         }
+        if "background_id" in meta:  # started in, or sent to, the background
+            shape["backgroundTaskId"] = meta["background_id"]
     elif claude == "Read" and output.facts.unchanged_of:  # a note (tools/rereads.py)
         shape = {"type": "file_unchanged", "file": {"filePath": path}}  # as Claude Code's
     elif claude == "Read":
