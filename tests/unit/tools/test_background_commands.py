@@ -47,7 +47,7 @@ async def wait_until(condition: Callable[[], object], what: str) -> None:
 
 async def read_pid(path: Path) -> int:
     await wait_until(lambda: path.exists() and path.read_text().strip(), f"{path.name}")
-    return int(path.read_text())
+    return int(await asyncio.to_thread(path.read_text))
 
 
 async def call(registry: ToolRegistry, ctx: ToolContext, name: str, **args: object) -> ToolOutput:
