@@ -20,6 +20,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from sessions.output_spool import OutputSpool
 from tools.base import ToolOutput
@@ -45,6 +46,18 @@ ID_PREFIX = "bg-"
 _RUNNING_GROUPS: set[int] = set()
 
 
+class RunningProcess(Protocol):
+    """What is used of a started command's process (asyncio's; tools/shell.py starts it)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def wait(self) -> int: ...
+
+
 def kill_group(pid: int) -> None:
     """SIGKILL the process group led by `pid` (no SIGTERM grace: a command that ignores SIGTERM
     would outlive the stop, and pleat's exit must not wait on it)."""
@@ -65,7 +78,7 @@ class BackgroundCommand:
 
     id: str
     command: str
-    process: asyncio.subprocess.Process
+    process: RunningProcess
     spool: OutputSpool
     read_offset: int = 0  # bytes of the output file already given to the model
     started: float = field(default_factory=time.monotonic)
@@ -94,17 +107,18 @@ class BackgroundCommand:
             return f"{self.ending} (exit code {self.process.returncode})"
         return f"exit code {self.process.returncode}"
 
-    def read_new(self, max_bytes: int) -> tuple[str, int]:
+    def read_new(self, max_bytes: int) -> tuple[str, int, bool]:
         """The output written since the last read, at most `max_bytes` of it (a character cut
-        at the end waits for the next read), and the bytes still unread. Raises OSError."""
+        at the end waits for the next read), the bytes still unread, and whether the command
+        had ended before this read (so nothing it wrote can follow). Raises OSError."""
+        ended = self.ended
         with open(self.path, "rb") as file:
             file.seek(self.read_offset)
             chunk = file.read(max_bytes)
             size = os.fstat(file.fileno()).st_size
         self.read_offset += len(chunk)
         left = size - self.read_offset
-        final = self.ended and left == 0
-        return self._decoder.decode(chunk, final=final), left
+        return self._decoder.decode(chunk, final=ended and left == 0), left, ended
 
 
 class BackgroundCommands:
@@ -142,7 +156,7 @@ class BackgroundCommands:
     def adopt(
         self,
         command: str,
-        process: asyncio.subprocess.Process,
+        process: RunningProcess,
         spool: OutputSpool,
         reading: tuple[asyncio.BaseTransport, asyncio.Task[None]],
         *,

@@ -20,8 +20,9 @@ _PARAMETERS: dict[str, Any] = {
 }
 
 
-def _status(job: BackgroundCommand, left: int) -> str:
-    """What follows the output: more to read, still running, or how it ended."""
+def _status(job: BackgroundCommand, left: int, ended: bool) -> str:
+    """What follows the output: more to read, still running, or how it ended (`ended`: before
+    the read, so the output read is all of it)."""
     lines = []
     if left:
         lines.append(f"[{left:,} more bytes of output not read yet: call command_output again]")
@@ -29,7 +30,7 @@ def _status(job: BackgroundCommand, left: int) -> str:
         lines.append("[background processes kept the output open; they were killed]")
     if job.spool.dropped:
         lines.append(f"[{job.spool.dropped:,} bytes past the output file's cap were not kept]")
-    lines.append(f"{job.id}: {job.state()}" if job.ended else f"{job.id}: still running")
+    lines.append(f"{job.id}: {job.state()}" if ended else f"{job.id}: still running")
     return "\n".join(lines)
 
 
@@ -51,12 +52,13 @@ class CommandOutputTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         job = self.commands.get(args["id"])
         try:  # at most what fits the call's budget, so nothing of it is cut
-            text, left = await asyncio.to_thread(job.read_new, ctx.budget.safe_chars)
+            text, left, ended = await asyncio.to_thread(job.read_new, ctx.budget.safe_chars)
         except OSError as error:
             raise ToolError(f"cannot read {job.id}'s output: {error.strerror or error}") from None
         body = text.rstrip("\n") or "(no new output)"
-        meta = {"background_id": job.id, "exit_code": job.exit_code, "running": not job.ended}
-        return ToolOutput(f"{body}\n{_status(job, left)}", meta=meta)
+        exit_code = job.exit_code if ended else None
+        meta = {"background_id": job.id, "exit_code": exit_code, "running": not ended}
+        return ToolOutput(f"{body}\n{_status(job, left, ended)}", meta=meta)
 
 
 class CommandStopTool(Tool):

@@ -92,7 +92,7 @@ async def test_an_ended_command_gives_its_exit_code_and_output(ctx: ToolContext)
     registry = default_registry()
     await call(registry, ctx, "run_command", command="echo hi; exit 3", background=True)
     seen = await output_until(registry, ctx, "exit code 3")
-    assert seen.startswith("hi\n")
+    assert seen.count("hi\n") == 1 and seen.index("hi\n") < seen.index("exit code 3")
     result = await call(registry, ctx, "command_output", id="bg-1")
     assert result.meta["exit_code"] == 3 and not result.meta["running"]
     stop = await call(registry, ctx, "command_stop", id="bg-1")
