@@ -178,7 +178,7 @@ def pleat_arguments(
 ) -> dict[str, Any]:
     """A hook's `updatedInput` as the call's new arguments: each of Claude Code's fields mapped
     back, a field named as pleat names it (one of the tool's `known` arguments) taken as it is,
-    anything else dropped (Claude Code's own extras, such as Bash's `run_in_background`);
+    anything else dropped (Claude Code's own extras, such as Bash's `description`);
     pleat's arguments that Claude Code has no field for keep their value from `original`."""
     counterpart = COUNTERPARTS.get(name)
     if counterpart is None:  # an MCP tool's input is its own: taken whole, checked by its schema
