@@ -1,12 +1,16 @@
 """Background commands through the agent and `pleat -p`, with real processes confined by the
 kernel: the issue's `sleep 30; echo done` started, read and stopped by the model; the same
 sandbox and deny rules as a foreground command; a headless run's and a sub-agent's background
-commands gone when the run or the sub-agent ends; Claude Code's names in stream-json."""
+commands gone when the run or the sub-agent ends, and when pleat dies of an error (the atexit
+net); Claude Code's names in stream-json."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +21,7 @@ from agent.config import Config
 from agent.permissions.policy import ApprovalRequest, Decision
 from agent.turn.loop import Agent
 from sessions.store import Session
-from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.constants import REPO_ROOT, TEST_API_KEY, TEST_MODEL
 from tests.support.faults_harness import turn
 from tests.support.hook_support import tool_results
 from tests.support.mcp_support import alive, kill_if_alive, read_pid, wait_gone, wait_until
@@ -165,6 +169,42 @@ def test_a_headless_runs_background_commands_end_with_it_in_claude_codes_names(
             ("Bash", {"command": SLEEPER, "run_in_background": True}),
             ("BashOutput", {"bash_id": "bg-1"}),
         ]
+    finally:
+        kill_if_alive(shell)
+        kill_if_alive(child)
+
+
+# A program that starts a background command through the registry, then dies of an error with
+# its event loop left open (no close, no cancelled watcher): only the atexit net is left.
+CRASHING = """
+import asyncio, pathlib, sys, time
+from sessions.outputs import KeptOutputs
+from tools.base import ToolContext
+from tools.registry import default_registry
+
+workspace = pathlib.Path(sys.argv[1])
+ctx = ToolContext(workspace, outputs=KeptOutputs(workspace.parent / "outputs"))
+loop = asyncio.new_event_loop()
+call = {"command": sys.argv[2], "background": True}
+loop.run_until_complete(default_registry().dispatch("run_command", call, ctx))
+while not (workspace / "sleep.pid").exists():
+    time.sleep(0.05)
+raise RuntimeError("a crash")
+"""
+
+
+def test_an_error_out_of_pleat_still_kills_its_background_commands(workspace: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CRASHING, str(workspace), SLEEPER],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        timeout=120,
+    )
+    shell, child = read_pid(workspace / "shell.pid"), read_pid(workspace / "sleep.pid")
+    try:
+        assert done.returncode == 1 and "RuntimeError: a crash" in done.stderr
+        assert wait_gone(shell) and wait_gone(child)
     finally:
         kill_if_alive(shell)
         kill_if_alive(child)
