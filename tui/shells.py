@@ -43,8 +43,6 @@ def send_to_background(host: Host) -> str:
         sent = background.send_foreground_to_background()
     except ToolError as error:
         return str(error)
-    return (
-        "The command went to the background (/shells lists it)."
-        if sent
-        else ("No command is running.")
-    )
+    if not sent:
+        return "No command is running."
+    return "The command went to the background (/shells lists it)."
