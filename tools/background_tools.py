@@ -13,7 +13,7 @@ from tools.shell import RunCommandTool
 _PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "id": {"type": "string", "description": "The background command's id (bg-1 ...)."},
+        "id": {"type": "string", "description": "bg-N, from run_command"},
     },
     "required": ["id"],
     "additionalProperties": False,
@@ -38,10 +38,7 @@ class CommandOutputTool(Tool):
     """The output of a background command since the last read."""
 
     name = "command_output"
-    description = (
-        "The output a background command (run_command with background: true) wrote since the "
-        "last command_output call for it, and its exit code once it has ended."
-    )
+    description = "A background command's output since the last read; its exit code once ended."
     parameters = _PARAMETERS
     main_argument = "id"
     read_only = True
@@ -65,10 +62,7 @@ class CommandStopTool(Tool):
     """Stop a background command (its whole process group)."""
 
     name = "command_stop"
-    description = (
-        "Stop a background command started with run_command (background: true): it and every "
-        "process it started are killed."
-    )
+    description = "Stop a background command and every process it started."
     parameters = _PARAMETERS
     main_argument = "id"
     # Stops only a command pleat started for this session: no change the user must approve.

@@ -58,9 +58,8 @@ _PARAMETERS: dict[str, Any] = {
         "background": {
             "type": "boolean",
             "description": (
-                "Start it in the background and return its id at once (servers, watchers, long "
-                "builds): read its output with command_output, stop it with command_stop. No "
-                "time limit unless `timeout` is given; it stops when the session ends."
+                "Run in the background (servers, watchers): returns an id at once for "
+                "command_output and command_stop; no time limit unless `timeout` is given."
             ),
         },
         "no_sandbox": {
