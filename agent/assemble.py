@@ -32,6 +32,7 @@ from sessions.messages import Message
 from sessions.redact import KnownSecrets
 from sessions.store import Session, SessionError, latest_session
 from tools.ask_user import AskUserTool, UserAsker, nobody_to_ask
+from tools.background_commands import BackgroundCommands
 from tools.registry import default_registry
 from tools.sandbox.policy import Sandbox
 from tools.task import TaskTool
@@ -79,6 +80,7 @@ def build_agent(
     mcp: McpServers | None = None,
     hooks: HookSet | None = None,
     sandbox: Sandbox | None = None,
+    background: BackgroundCommands | None = None,
 ) -> Agent:
     """One agent for one workspace and session (the caller opens and closes the session);
     raises ConfigError when no model is configured. `permissions` (the front end's, which it
@@ -87,11 +89,13 @@ def build_agent(
     nobody is there, said at once); the tools of `mcp`'s servers join as they start (the
     front end starts and stops them: they outlive a session switch); `hooks` are the run's
     (agent/hooks/claude_settings.py gathers them; default: config.toml's); `sandbox` is where
-    commands run (the run's, which its MCP servers share; default: the configuration's)."""
+    commands run (the run's, which its MCP servers share; default: the configuration's);
+    `background` the session's background commands (a model switch keeps them; default: none
+    yet)."""
     llm = LLM(config.model_settings())
     if permissions is None:
         permissions = permissions_from(config)
-    registry = default_registry(command_timeout=config.command_timeout, archive=session.archive)
+    registry = default_registry(config.command_timeout, session.archive, background)
     registry.register(ExitPlanModeTool(permissions, review_plan))  # in every mode: same tools
     registry.register(AskUserTool(ask_user))
     # Skills (agent/skills/): the tool only when there are any (or notes on broken ones).

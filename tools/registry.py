@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tools.archive_reader import ArchiveReaderTool
 from tools.arguments import validate_arguments
+from tools.background_commands import BackgroundCommands
+from tools.background_tools import background_tools
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.command_limits import DEFAULT_TIMEOUT_SECONDS
 from tools.edit_file import EditFileTool
@@ -151,9 +153,13 @@ class ToolRegistry:
 def default_registry(
     command_timeout: float = DEFAULT_TIMEOUT_SECONDS,
     archive: ChunkArchive | None = None,
+    background: BackgroundCommands | None = None,
 ) -> ToolRegistry:
-    """A registry holding every workspace tool: reading and searching first, then changes, then
-    the task list and web pages; and, given the session's chunk archive, read_archive last."""
+    """A registry holding every workspace tool: reading and searching first, then changes and
+    commands (with those reading and stopping background ones: `background`'s, or new ones),
+    then the task list and web pages; and, given the session's chunk archive, read_archive
+    last."""
+    background = background if background is not None else BackgroundCommands()
     tools: list[Tool] = [
         ReadFileTool(),
         ListDirTool(),
@@ -161,7 +167,8 @@ def default_registry(
         GrepTool(),
         EditFileTool(),
         WriteFileTool(),
-        RunCommandTool(default_timeout=command_timeout),
+        RunCommandTool(default_timeout=command_timeout, background=background),
+        *background_tools(background),
         TodoWriteTool(),
         WebFetchTool(),
     ]

@@ -7,25 +7,22 @@ import contextlib
 import dataclasses
 import os
 import signal
-from collections import deque
 from typing import Any
 
 import aiofiles.os
 
 from sessions.output_spool import OutputSpool
 from sessions.secret_names import SECRET_ENV_NAME, holds_secret
+from tools.background_commands import BackgroundCommands, sent_away, started
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.capped_output import HEAD_BYTES as HEAD_BYTES
+from tools.capped_output import TAIL_BYTES as TAIL_BYTES
+from tools.capped_output import CappedOutput
 from tools.command_limits import DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS
 from tools.result_facts import ResultFacts
 from tools.sandbox.denials import denial_note, sandbox_cause
 from tools.sandbox.policy import Sandbox
 
-# Output bytes held in memory from the start and from the end of a command's output: 8 MiB in
-# all covers any build or test log whole (the registry then cuts it to the model's budget and
-# keeps it for paging, tools/output_guard.py); a command printing more (`yes`, a runaway loop)
-# loses its middle, which is counted and said.
-HEAD_BYTES = 4 * 1024 * 1024
-TAIL_BYTES = 4 * 1024 * 1024
 # Bytes per pipe read: a pipe buffer's worth.
 READ_CHUNK_BYTES = 65_536
 # Seconds to drain the pipe after the shell exits: a pipe holds at most 64 KiB, so anything
@@ -58,6 +55,13 @@ _PARAMETERS: dict[str, Any] = {
             "maximum": MAX_TIMEOUT_SECONDS,
             "description": f"Seconds before it is killed (default {DEFAULT_TIMEOUT_SECONDS}).",
         },
+        "background": {
+            "type": "boolean",
+            "description": (
+                "Run in the background (servers, watchers): returns an id at once for "
+                "command_output and command_stop; no time limit unless `timeout` is given."
+            ),
+        },
         "no_sandbox": {
             "type": "boolean",
             "description": (
@@ -71,49 +75,14 @@ _PARAMETERS: dict[str, Any] = {
 }
 
 
-class _CappedOutput:
-    """Keeps the first and last bytes of a stream and counts what falls in between. The tail is
-    a queue of chunks, so a command printing gigabytes costs a constant amount per chunk."""
-
-    def __init__(self) -> None:
-        self.head = bytearray()
-        self.tail: deque[bytes] = deque()
-        self.tail_bytes = 0
-        self.total = 0
-
-    def add(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        room = HEAD_BYTES - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if not chunk:
-            return
-        self.tail.append(chunk)
-        self.tail_bytes += len(chunk)
-        while self.tail_bytes - len(self.tail[0]) >= TAIL_BYTES:
-            self.tail_bytes -= len(self.tail.popleft())
-
-    def text(self) -> str:
-        tail = b"".join(self.tail)
-        if self.tail_bytes > TAIL_BYTES:
-            tail = tail[-TAIL_BYTES:]
-        omitted = self.total - len(self.head) - len(tail)
-        if omitted <= 0:
-            return (bytes(self.head) + tail).decode("utf-8", errors="replace")
-        head_text = self.head.decode("utf-8", errors="replace")
-        tail_text = tail.decode("utf-8", errors="replace")
-        gap = f"[... {omitted:,} bytes of output were not kept (too much) ...]"
-        return f"{head_text}\n{gap}\n{tail_text}"
-
-
 async def _pump(
-    stream: asyncio.StreamReader, sink: _CappedOutput, spool: OutputSpool | None
+    stream: asyncio.StreamReader, sink: CappedOutput | None, spool: OutputSpool | None
 ) -> None:
     """Copy the merged stdout/stderr into the capped buffer (and the session's spool file, as
     it arrives) until end of file."""
     while chunk := await stream.read(READ_CHUNK_BYTES):
-        sink.add(chunk)
+        if sink is not None:
+            sink.add(chunk)
         if spool is not None:
             await spool.write(chunk)
 
@@ -129,34 +98,83 @@ async def _open_spool(ctx: ToolContext) -> OutputSpool | None:
         return None
 
 
+async def _read_pipe(
+    read_fd: int, sink: CappedOutput | None, spool: OutputSpool | None
+) -> tuple[asyncio.BaseTransport, asyncio.Task[None]]:
+    """Start copying the pipe to `sink` and `spool`: its transport and the copying task (the
+    pipe is closed if this fails)."""
+    reader = asyncio.StreamReader()
+    pipe = os.fdopen(read_fd, "rb", buffering=0)
+    try:
+        transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe
+        )
+    except BaseException:
+        pipe.close()
+        raise
+    return transport, asyncio.create_task(_pump(reader, sink, spool))
+
+
+@dataclasses.dataclass(frozen=True)
+class _SentAway:
+    """A foreground command Ctrl+B sent to the background: its output so far (closed), and its
+    pipe, still being copied to its spool."""
+
+    output: CappedOutput
+    reading: tuple[asyncio.BaseTransport, asyncio.Task[None]]
+
+
+async def _exits_unless_sent_away(
+    process: asyncio.subprocess.Process, limit_seconds: float, door: asyncio.Event | None
+) -> bool:
+    """Wait for the command to exit (TimeoutError past the limit); True when `door` (Ctrl+B)
+    opened first."""
+    if door is None:
+        await asyncio.wait_for(process.wait(), limit_seconds)
+        return False
+    exited, opened = asyncio.ensure_future(process.wait()), asyncio.ensure_future(door.wait())
+    try:
+        done, _ = await asyncio.wait(
+            [exited, opened], timeout=limit_seconds, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:
+        exited.cancel()
+        opened.cancel()
+    if not done:
+        raise TimeoutError
+    return exited not in done
+
+
 async def _collect(
     process: asyncio.subprocess.Process,
     read_fd: int,
     limit_seconds: float,
     spool: OutputSpool | None = None,
-) -> tuple[_CappedOutput, bool, bool]:
-    """Read the output until the command ends: (output, timed out, background killed).
+    door: asyncio.Event | None = None,
+) -> tuple[CappedOutput, bool, bool] | _SentAway:
+    """Read the output until the command ends: (output, timed out, background killed); or,
+    when `door` opens first (Ctrl+B), the command still running, handed over.
 
     On timeout or cancellation the whole process group is killed; cancellation re-raises.
     """
-    output = _CappedOutput()
-    reader = asyncio.StreamReader()
-    pipe = os.fdopen(read_fd, "rb", buffering=0)
+    output = CappedOutput()
     transport: asyncio.BaseTransport | None = None
     pump: asyncio.Task[None] | None = None
     try:
-        transport, _ = await asyncio.get_running_loop().connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), pipe
-        )
-        pump = asyncio.create_task(_pump(reader, output, spool))
+        reading = await _read_pipe(read_fd, output, spool)
+        transport, pump = reading
+        copying = pump
         timed_out = False
         try:
-            await asyncio.wait_for(process.wait(), limit_seconds)
+            if await _exits_unless_sent_away(process, limit_seconds, door):
+                output.closed = True
+                transport = pump = None  # handed over: not closed here
+                return _SentAway(output, reading)
         except TimeoutError:
             timed_out = True
             _kill_group(process)
             await process.wait()
-        done, _ = await asyncio.wait([pump], timeout=DRAIN_SECONDS)
+        done, _ = await asyncio.wait([copying], timeout=DRAIN_SECONDS)
         lingering = not done
         if lingering:
             _kill_group(process)
@@ -168,8 +186,6 @@ async def _collect(
     finally:
         if transport is not None:
             transport.close()
-        else:
-            pipe.close()
         if pump is not None:
             pump.cancel()
             await asyncio.wait([pump])
@@ -202,8 +218,14 @@ class RunCommandTool(Tool):
     read_only = False
     sandboxable = True
 
-    def __init__(self, default_timeout: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self,
+        default_timeout: float = DEFAULT_TIMEOUT_SECONDS,
+        background: BackgroundCommands | None = None,
+    ) -> None:
         self.default_timeout = min(default_timeout, MAX_TIMEOUT_SECONDS)
+        # Where `background: true` commands, and those Ctrl+B sends away, go (None: refused).
+        self.background = background
 
     async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         return str(args.get("command", ""))
@@ -215,6 +237,11 @@ class RunCommandTool(Tool):
         timeout = args.get("timeout", self.default_timeout)
         if not 1 <= timeout <= MAX_TIMEOUT_SECONDS:
             raise ToolError(f"timeout must be between 1 and {MAX_TIMEOUT_SECONDS} seconds")
+        background = self.background if args.get("background") is True else None
+        if args.get("background") is True:
+            if background is None or ctx.outputs is None:
+                raise ToolError("background commands need a session (their output is kept there)")
+            background.check_room()
         # Our own pipe, not stdout=PIPE: asyncio's Process.wait() also waits for its pipes to
         # close, which a background child (`server &`) can keep open forever.
         read_fd, write_fd = os.pipe()
@@ -239,12 +266,27 @@ class RunCommandTool(Tool):
         finally:
             os.close(write_fd)
         spool = await _open_spool(ctx)
+        if background is not None:
+            return await _start_in_background(background, command, process, read_fd, spool, args)
+        door = asyncio.Event() if self.background is not None and spool is not None else None
+        if door is not None and self.background is not None:
+            self.background.foreground_started(door)  # Ctrl+B opens it
         try:
-            output, timed_out, lingering = await _collect(process, read_fd, timeout, spool)
+            collected = await _collect(process, read_fd, timeout, spool, door)
         except BaseException:
             if spool is not None:
                 await spool.abandon()
             raise
+        finally:
+            if door is not None and self.background is not None:
+                self.background.foreground_ended(door)
+        if isinstance(collected, _SentAway):
+            assert self.background is not None and spool is not None
+            job = self.background.adopt(
+                command, process, spool, collected.reading, read_offset=collected.output.total
+            )
+            return sent_away(job, collected.output.text())
+        output, timed_out, lingering = collected
         spooled = await spool.close() if spool is not None else None
         result = self._result(output, process.returncode, timed_out, lingering, timeout)
         if sandbox is not None and result.is_error and not timed_out:
@@ -259,7 +301,7 @@ class RunCommandTool(Tool):
 
     @staticmethod
     def _result(
-        output: _CappedOutput, code: int | None, timed_out: bool, lingering: bool, timeout: float
+        output: CappedOutput, code: int | None, timed_out: bool, lingering: bool, timeout: float
     ) -> ToolOutput:
         """The text the model reads: the output, then what happened to the command."""
         body = output.text().rstrip("\n") or "(no output)"
@@ -275,6 +317,29 @@ class RunCommandTool(Tool):
         facts = ResultFacts(exit_code=exit_code, timed_out=timed_out, text_after_output=status)
         meta = {"exit_code": exit_code, "timed_out": timed_out, "output_bytes": output.total}
         return ToolOutput(body + status, is_error=timed_out or code != 0, meta=meta, facts=facts)
+
+
+async def _start_in_background(
+    background: BackgroundCommands,
+    command: str,
+    process: asyncio.subprocess.Process,
+    read_fd: int,
+    spool: OutputSpool | None,
+    args: dict[str, Any],
+) -> ToolOutput:
+    """Hand a just-started command to the background: its output copied to its spool file."""
+    if spool is None:
+        _kill_group(process)
+        os.close(read_fd)
+        raise ToolError("cannot open the background command's output file in the session")
+    try:
+        reading = await _read_pipe(read_fd, None, spool)
+    except BaseException:
+        _kill_group(process)
+        await spool.abandon()
+        raise
+    job = background.adopt(command, process, spool, reading, timeout=args.get("timeout"))
+    return started(job)
 
 
 def confining(ctx: ToolContext, args: dict[str, Any]) -> Sandbox | None:

@@ -253,8 +253,7 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
         self.start_work("turn", run_turn(self, self.agent, queued.take_all_with(self, text)))
 
     def run_slash(self, command: Builtin, arg: str) -> None:
-        """Run a slash command in a worker (some wait on threads or screens); one that changes
-        the conversation only when nothing else runs, and counted as busy while it does."""
+        """Run a slash command in a worker; one changing the conversation only when idle (busy)."""
         if not command.while_working and self.busy:
             self.notify(BUSY)
             return
@@ -322,9 +321,8 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
                 follow_up(self)  # what was typed meanwhile: the next turn
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Esc is offered (and shown in the footer) only while work it can stop runs; the page
-        keys scroll the conversation, and Shift+Tab changes the mode, only on the
-        conversation's screen (a modal moves its focus with Shift+Tab)."""
+        """Esc is offered (and in the footer) only while work it can stop runs; the page keys and
+        Shift+Tab only on the conversation's screen (a modal moves its focus with Shift+Tab)."""
         if action == "interrupt":
             return self.working and self.work_kind != "fork"
         if action in ("page", "cycle_mode"):  # other screens use these keys for themselves
@@ -332,12 +330,17 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
         return True
 
     def action_interrupt(self) -> None:
-        """Esc: cancel the running work (a fold committing finishes first: the core holds the
-        cancellation for those milliseconds, see agent.turn.uninterruptible); prompts queued for it
-        go back into the prompt, unsent."""
+        """Esc: cancel the running work (a fold committing finishes first, as
+        agent.turn.uninterruptible holds the cancel); its queued prompts come back, unsent."""
         if self.turn is not None and not self.turn.is_finished and self.work_kind != "fork":
             queued.put_back(self)
             self.turn.cancel()
+
+    def action_background_command(self) -> None:
+        """Ctrl+B: the running command goes to the background (tui/shells.py)."""
+        from tui.shells import send_to_background
+
+        self.notify(send_to_background(self))
 
     def action_page(self, direction: int) -> None:
         """Page Up / Page Down scroll the conversation while the prompt keeps the focus."""
@@ -349,9 +352,8 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
 
     def quit_safely(self) -> None:
         """Quit (Ctrl+Q, Ctrl+C twice, SIGTERM, SIGHUP) once the running work has stopped as Esc
-        stops it (a turn's open calls answered "cancelled" in the journal, its command or hook
-        killed) and a fold committing has finished (milliseconds: its chunk, swap and journal
-        record are one step, agent.turn.uninterruptible)."""
+        stops it (open calls answered "cancelled", its command or hook killed) and a fold
+        committing has finished (milliseconds: one step, agent.turn.uninterruptible)."""
         agent = self.agent
         work = self.turn if self.working and self.work_kind != "fork" else None
         if work is None and (agent is None or not agent.folds.commits.running):

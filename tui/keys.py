@@ -72,6 +72,11 @@ KEYS: tuple[Key, ...] = (
         "scroll the conversation down",
         KeyBinding("pagedown", "page(1)", "Scroll down", show=False, priority=True),
     ),
+    Key(
+        "Ctrl+B",
+        "send the running command to the background (/shells lists them; in tmux press it twice)",
+        KeyBinding("ctrl+b", "background_command", "Background", show=False),
+    ),
     Key("Ctrl+P", "command palette"),
     Key(
         "Ctrl+C twice",

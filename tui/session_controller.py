@@ -20,6 +20,7 @@ from agent.model.offline import prepare_offline_env
 from agent.turn.loop import Agent
 from sessions.messages import Message
 from sessions.store import Session, SessionError, list_sessions
+from tools.background_tools import background_of
 from tui.approvals import SessionApprovals
 from tui.startup import Startup
 
@@ -154,10 +155,20 @@ class SessionController:
             gc.freeze()
 
     def close(self) -> None:
-        """Close the session (journal flushed, lock released); the agent stays readable."""
+        """Close the session (its background commands killed, journal flushed, lock released);
+        the agent stays readable."""
+        self._stop_background(self.agent)
         if self.session is not None:
             self.session.close()
         self.session = None
+
+    @staticmethod
+    def _stop_background(agent: Agent | None) -> None:
+        """Kill the background commands of `agent`'s session (their watchers then close their
+        output files on the event loop)."""
+        background = background_of(agent.registry) if agent is not None else None
+        if background is not None:
+            background.stop_all_now()
 
     @property
     def _config(self) -> Config:
@@ -183,6 +194,10 @@ class SessionController:
             mcp=self.mcp,
             hooks=self.hooks,
             sandbox=self.sandbox,
+            # A model switch keeps the session's background commands; another session has none.
+            background=background_of(self.agent.registry)
+            if self.agent is not None and session is self.session
+            else None,
         )
         if self.agent is not None:  # prompts queued during a fork or a switch still go
             agent.queued = self.agent.queued
@@ -201,6 +216,7 @@ class SessionController:
         if self.agent is not None:  # its fold in the background folded another conversation
             self.agent.folds.drop_background_fold("another session opened")
         if self.session is not None and self.session is not session:
+            self._stop_background(self.agent)  # they belong to the session left
             self.session.close()
             self.left = self.agent  # its SessionEnd hooks run next (tui/lifecycle.py)
         self.session, self.agent = session, agent

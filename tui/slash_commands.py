@@ -155,6 +155,12 @@ async def mcp(host: Host, arg: str) -> None:
     await mcp_servers.show(host, arg)
 
 
+async def shells(host: Host, arg: str) -> None:
+    from tui.shells import shells as list_shells
+
+    await list_shells(host, arg)
+
+
 async def sandbox(host: Host, _: str) -> None:
     from agent.permissions.sandbox_report import sandbox_report
 
@@ -216,6 +222,7 @@ HANDLERS: dict[str, Handler] = {
     "rewind": rewind,
     "model": model,
     "mcp": mcp,
+    "shells": shells,
     "sandbox": sandbox,
     "skills": skills,
     "memory": memory,

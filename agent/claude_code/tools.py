@@ -51,9 +51,16 @@ class Counterpart:
 COUNTERPARTS: dict[str, Counterpart] = {
     "run_command": Counterpart(
         "Bash",
-        {"command": "command", "timeout": "timeout", "no_sandbox": "dangerouslyDisableSandbox"},
+        {
+            "command": "command",
+            "timeout": "timeout",
+            "background": "run_in_background",
+            "no_sandbox": "dangerouslyDisableSandbox",
+        },
         milliseconds=frozenset({"timeout"}),
     ),
+    "command_output": Counterpart("BashOutput", {"id": "bash_id"}),
+    "command_stop": Counterpart("KillShell", {"id": "shell_id"}),
     "read_file": Counterpart(
         "Read",
         {"path": "file_path", "offset": "offset", "limit": "limit"},
@@ -175,7 +182,7 @@ def pleat_arguments(
 ) -> dict[str, Any]:
     """A hook's `updatedInput` as the call's new arguments: each of Claude Code's fields mapped
     back, a field named as pleat names it (one of the tool's `known` arguments) taken as it is,
-    anything else dropped (Claude Code's own extras, such as Bash's `run_in_background`);
+    anything else dropped (Claude Code's own extras, such as Bash's `description`);
     pleat's arguments that Claude Code has no field for keep their value from `original`."""
     counterpart = COUNTERPARTS.get(name)
     if counterpart is None:  # an MCP tool's input is its own: taken whole, checked by its schema
@@ -245,6 +252,8 @@ def claude_response(
             "isImage": False,
             "exit_code": facts.exit_code,
         }
+        if "background_id" in meta:  # started in, or sent to, the background
+            shape["backgroundTaskId"] = meta["background_id"]
     elif claude == "Read" and output.facts.unchanged_of:  # a note (tools/rereads.py)
         shape = {"type": "file_unchanged", "file": {"filePath": path}}  # as Claude Code's
     elif claude == "Read":

@@ -80,6 +80,7 @@ BUILTIN: tuple[Builtin, ...] = (
         needs_agent=False,
     ),
     Builtin("mcp", "", "MCP servers: their state, errors and tools", headless=True),
+    Builtin("shells", "", "background commands, running and ended, with their output files"),
     Builtin(
         "sandbox",
         "",

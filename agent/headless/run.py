@@ -57,6 +57,7 @@ from agent.turn.instruction_files import instruction_notes
 from agent.turn.loop import Agent
 from sessions.lock import SessionBusy
 from sessions.store import Session, SessionError
+from tools.background_tools import close_background
 
 # Error kinds that are the user's configuration to fix rather than a failed request.
 CONFIG_KINDS = frozenset({"auth", "config"})
@@ -191,12 +192,13 @@ async def after_session_start(
 
 
 async def until_session_end(agent: Agent, work: Coroutine[Any, Any, int]) -> int:
-    """Run `work`, then the session's SessionEnd hooks (reason "other", as Claude Code gives a
-    `-p` run's end), also when the run fails or is stopped (Ctrl+C, SIGTERM); what they say
-    goes to stderr."""
+    """Run `work`, then stop its background commands and run the session's SessionEnd hooks
+    (reason "other", as Claude Code gives a `-p` run's end), also when the run fails or is
+    stopped (Ctrl+C, SIGTERM); what they say goes to stderr."""
     try:
         return await work
     finally:
+        await close_background(agent.registry, "the run ended")
         for notice in await agent.hooks.session_end("other"):
             say_progress(notice, sys.stderr)
 

@@ -44,6 +44,8 @@ from sessions.redact import KnownSecrets
 from sessions.store import SUBAGENT, Session, SessionError
 from sessions.usage import Usage
 from tools.archive_reader import ArchiveReaderTool
+from tools.background_commands import BackgroundCommands
+from tools.background_tools import with_background
 from tools.base import ToolContext, ToolError, ToolOutput
 from tools.registry import ToolRegistry
 from tools.result_facts import ResultFacts
@@ -116,10 +118,12 @@ class Subagents:
                 )
             except (SessionError, SessionBusy, OSError) as error:
                 raise ToolError(f"cannot start the sub-agent: {error}") from None
+            background = BackgroundCommands()  # its own: they stop when it ends
             try:
-                agent = self._build(parent, session, definition, request)
+                agent = self._build(parent, session, definition, request, background)
                 return await self._drive(parent, agent, session, request)
             finally:
+                await background.close("the sub-agent ended")
                 session.close()
 
     def _build(
@@ -128,12 +132,13 @@ class Subagents:
         session: Session,
         definition: AgentDefinition | None,
         request: TaskRequest,
+        background: BackgroundCommands,
     ) -> Agent:
         session.journal.secrets = session.archive.secrets = session.outputs.secrets = self.known
         llm = parent.llm
         if definition is not None and definition.model is not None:
             llm = LLM(dataclasses.replace(self.config, model=definition.model).model_settings())
-        registry = self._tools(parent.registry, session, definition)
+        registry = self._tools(parent.registry, session, definition, background)
         if definition is not None and definition.prompt:
             where = f"Workspace (every path is relative to it): {self.workspace}"
             prompt = f"{definition.prompt}\n\n{where}\n\n{SUBAGENT_NOTE}"
@@ -165,10 +170,15 @@ class Subagents:
         return agent
 
     def _tools(
-        self, tools: ToolRegistry, session: Session, definition: AgentDefinition | None
+        self,
+        tools: ToolRegistry,
+        session: Session,
+        definition: AgentDefinition | None,
+        background: BackgroundCommands,
     ) -> ToolRegistry:
         """The parent's tools a sub-agent gets (its definition's choice, when it makes one);
-        read_archive reads the sub-agent's own archive."""
+        read_archive reads the sub-agent's own archive, and the command tools its own
+        `background` commands."""
         chosen = []
         for name in tools.names():
             tool = tools.get(name)
@@ -181,6 +191,7 @@ class Subagents:
                     continue
             if isinstance(tool, ArchiveReaderTool):
                 tool = ArchiveReaderTool(session.archive)
+            tool = with_background(tool, background)
             chosen.append(tool)
         return ToolRegistry(chosen)
 

@@ -438,9 +438,9 @@ async def test_subagents_spend_from_the_sessions_budget_and_the_cap_stops_them(
 
     def respond(body: dict[str, Any]) -> Reply:
         if is_subagent(body):
-            # Never done: only the cap stops it. A new range each time, 100 lines: the same
+            # Never done: only the cap stops it. A new range each time, 250 lines: the same
             # lines again would be a short note (tools/rereads.py), and cost next to nothing.
-            where = {"offset": len(body["messages"]), "limit": 100}
+            where = {"offset": len(body["messages"]), "limit": 250}
             return ToolCalls([("read_file", {"path": "a.txt", **where})])
         if body["messages"][-1]["role"] == "user":
             return ToolCalls([task("read", "read a.txt until told to stop")])

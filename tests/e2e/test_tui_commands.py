@@ -122,7 +122,8 @@ async def test_chunks_lists_searches_and_opens(server: ScriptedServer, workspace
         [Text("zebra " * 40), Text("ok"), Text("yak " * 40), Text("ok")],
         lambda _: summary_reply(next(topics)),
     )
-    app = make_app(server, workspace, compaction=small_policy())
+    # A window where no fold starts by itself beside the tool schemas: the two are /compact's.
+    app = make_app(server, workspace, compaction=small_policy(context_window=5_000))
     async with app.run_test(size=(120, 40)) as pilot:
         for text in ("about zebras", "more"):
             await exchange(pilot, app, text)

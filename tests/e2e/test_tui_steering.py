@@ -46,7 +46,9 @@ async def test_goal_preview_edit_marker_summary_and_fold_up_to_here(
     server: ScriptedServer, workspace: Path
 ) -> None:
     server.fallback = model([], compress=lambda body: summary_reply("parser", "model summary"))
-    app = make_app(server, workspace, compaction=small_policy())
+    # A window where five short exchanges never reach the threshold beside the tool schemas:
+    # every fold here is one the test asks for.
+    app = make_app(server, workspace, compaction=small_policy(context_window=5_000))
     async with app.run_test(size=(140, 40)) as pilot:
         await started(pilot, app)
         for prompt in ("first", "second", "third"):

@@ -22,6 +22,8 @@ ALL_TOOLS = [
     "edit_file",
     "write_file",
     "run_command",
+    "command_output",
+    "command_stop",
     "todo_write",
     "web_fetch",
 ]
@@ -88,8 +90,17 @@ def test_default_registry_has_every_tool_with_a_schema() -> None:
     assert registry.get("grep") is not None
     assert registry.get("nope") is None
     read_only = {name for name in ALL_TOOLS if registry.get(name).read_only}  # type: ignore[union-attr]
-    # todo_write changes nothing on the machine (the list is in the conversation): no approval.
-    assert read_only == {"read_file", "list_dir", "glob", "grep", "todo_write"}
+    # todo_write changes nothing on the machine (the list is in the conversation), nor do
+    # reading and stopping pleat's own background commands: no approval.
+    assert read_only == {
+        "read_file",
+        "list_dir",
+        "glob",
+        "grep",
+        "todo_write",
+        "command_output",
+        "command_stop",
+    }
 
 
 def test_duplicate_names_are_refused() -> None:

@@ -82,11 +82,12 @@ def test_updated_input_maps_back_and_keeps_pleat_only_arguments(workspace: Path)
         "case_insensitive": True,
         "offset": 20,  # Claude Code has no field for it: kept
     }  # "x" is no field of either: dropped
-    bash = {"command": "ls", "timeout": 1500, "run_in_background": False}
+    bash = {"command": "ls", "timeout": 1500, "run_in_background": True, "description": "list"}
     assert pleat_arguments("run_command", bash, {"command": "pwd"}, workspace, {"command"}) == {
         "command": "ls",
         "timeout": 2,  # milliseconds back to whole seconds, rounded up
-    }
+        "background": True,
+    }  # Claude Code's description: dropped
     mcp = {"anything": [1]}
     assert pleat_arguments("mcp__s__t", mcp, {}, workspace, ()) == mcp  # its schema checks it
 
