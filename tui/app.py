@@ -43,7 +43,7 @@ from tui.widgets.completion_list import CompletionList
 from tui.widgets.conversation import Conversation
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.queued_prompts import QueuedPrompts
-from tui.widgets.status_bar import StatusBar
+from tui.widgets.status_bar import StatusBar, display_path
 from tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
@@ -64,15 +64,6 @@ if TYPE_CHECKING:
 QUIT_WINDOW_SECONDS = 2.0
 # The empty prompt's hint: the keys a new user needs.
 PLACEHOLDER = "Ask pleat…  (Enter sends, Shift+Enter or Ctrl+J new line, / commands, @ files)"
-
-
-def display_path(path: Path) -> str:
-    """The workspace as the user thinks of it: ~ for the home directory."""
-    try:
-        relative = path.relative_to(Path.home())
-    except ValueError:
-        return str(path)
-    return "~" if relative == Path() else f"~/{relative}"
 
 
 def slash_command_provider() -> type[Provider]:
@@ -383,23 +374,3 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
             return
         self._last_ctrl_c = now
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW_SECONDS)
-
-
-def run(
-    config: Config | None,
-    workspace: Path,
-    *,
-    approve_everything: bool = False,
-    resume: str | None = None,
-    continue_latest: bool = False,
-) -> int:
-    """Run the TUI until the user quits; the process exit code."""
-    app = PleatApp(
-        config,
-        workspace,
-        approve_everything=approve_everything,
-        resume=resume,
-        continue_latest=continue_latest,
-    )
-    app.run()
-    return app.return_code or 0

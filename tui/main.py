@@ -20,15 +20,17 @@ def start_ui(
 ) -> int:
     """Run the terminal UI to its end. Textual is imported only here, so `pleat --help`, `pleat
     -p` and `pleat sessions` never pay for it."""
-    from tui import app
+    from tui.app import PleatApp
 
-    return app.run(
+    app = PleatApp(
         config,
         workspace,
         approve_everything=approve_everything,
         resume=resume,
         continue_latest=continue_latest,
     )
+    app.run()
+    return app.return_code or 0
 
 
 def main(argv: list[str] | None = None) -> int:

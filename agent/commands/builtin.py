@@ -4,7 +4,7 @@ the command palette.
 A row says what a command is called, how its argument is written, what it does, whether a
 headless run takes it (`pleat -p "/undo" --continue`), whether it may run while a turn works,
 and whether it needs a session. Each front end keeps one handler per row it runs
-(tui/slash_commands.py HANDLERS, agent/headless/run.py HEADLESS_COMMANDS, keyed "/name"), so a
+(tui/slash_commands.py HANDLERS, agent/headless/commands.py HEADLESS_COMMANDS, keyed "/name"), so a
 new command is one row here plus its handler; tests/unit/agent/commands/test_builtin.py checks
 that every row has the handlers it promises and no handler is without a row. A custom command
 never takes a built-in's name (agent/commands/catalog.py).

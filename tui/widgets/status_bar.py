@@ -3,6 +3,7 @@ context meter, cache, cost, folding."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from textual.reactive import reactive
@@ -137,3 +138,12 @@ class StatusBar(Static):
 
     def _refresh_line(self) -> None:
         self.update(visible(self.line))
+
+
+def display_path(path: Path) -> str:
+    """The workspace as the user thinks of it: ~ for the home directory."""
+    try:
+        relative = path.relative_to(Path.home())
+    except ValueError:
+        return str(path)
+    return "~" if relative == Path() else f"~/{relative}"

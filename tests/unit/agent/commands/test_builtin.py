@@ -6,7 +6,7 @@ from __future__ import annotations
 from agent.commands.builtin import BUILTIN, BUILTIN_NAMES, HEADLESS_NAMES
 from agent.commands.builtin_prompts import PROMPTS
 from agent.commands.catalog import BUILTIN_COMMANDS
-from agent.headless.run import HEADLESS_COMMANDS
+from agent.headless.commands import HEADLESS_COMMANDS
 from tui.slash_commands import HANDLERS, help_text
 
 
