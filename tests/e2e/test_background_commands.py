@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from sessions.store import Session
 from tests.support.constants import REPO_ROOT, TEST_API_KEY, TEST_MODEL
 from tests.support.faults_harness import turn
 from tests.support.hook_support import tool_results
-from tests.support.mcp_support import alive, kill_if_alive, read_pid, wait_gone, wait_until
+from tests.support.mcp_support import kill_holding, wait_all_gone, wait_until
 from tests.support.pleat_process import run_pleat
 from tests.support.sandbox_support import needs_sandbox
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
@@ -32,9 +33,13 @@ from tools.background_tools import background_of
 
 pytestmark = [pytest.mark.slow, needs_sandbox]
 
-# The issue's command, with its shell's pid and its sleep's written down (in the workspace: the
-# sandbox lets it write there) so the test can see both end.
-SLEEPER = "echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait; echo done"
+
+def sleeper() -> tuple[str, str]:
+    """The issue's command, with a number of its own in its sleep (the test finds its processes
+    by it: in the sandbox's PID namespace `$$` names another pid), and a file written once the
+    sleep has started (in the workspace: the sandbox lets it write there)."""
+    token = f"30.{uuid.uuid4().int % 10**9:09d}"
+    return f"sleep {token} & echo started > sleep.pid; wait; echo done", token
 
 
 async def refuse(_: ApprovalRequest) -> Decision:
@@ -64,28 +69,25 @@ async def test_the_model_starts_reads_and_stops_a_background_command(
     server: ScriptedServer, workspace: Path
 ) -> None:
     session, agent = agent_for(server, workspace)
-    shell = child = 0
+    command, token = sleeper()
     try:
         server.push(
-            ToolCalls([("run_command", {"command": SLEEPER, "background": True})]),
+            ToolCalls([("run_command", {"command": command, "background": True})]),
             when_file(workspace / "sleep.pid", ToolCalls([("command_output", {"id": "bg-1"})])),
             ToolCalls([("command_stop", {"id": "bg-1"})]),
             ToolCalls([("command_output", {"id": "bg-1"})]),
             Text("stopped it"),
         )
         await turn(agent, "start the sleeper, look at it, stop it")
-        shell, child = read_pid(workspace / "shell.pid"), read_pid(workspace / "sleep.pid")
         started, read, stopped, last = (tool_results(server, n)[-1] for n in range(1, 5))
         assert started.startswith("started in the background as bg-1")  # an answer at once
         assert read.endswith("bg-1: still running")
         assert stopped.startswith("bg-1 stopped")
         assert "done" not in last and last.endswith("bg-1: stopped (exit code -9)")
-        assert not alive(shell) and not alive(child)
+        assert wait_all_gone(token)
     finally:
         session.close()
-        for pid in (shell, child):
-            if pid:
-                kill_if_alive(pid)
+        kill_holding(token)
 
 
 async def test_a_background_command_has_the_foreground_sandbox_and_deny_rules(
@@ -124,39 +126,38 @@ async def test_a_sub_agents_background_command_stops_when_it_ends(
     server: ScriptedServer, workspace: Path
 ) -> None:
     session, agent = agent_for(server, workspace)
-    shell = 0
+    command, token = sleeper()
     try:
         task = {"description": "start a server", "prompt": "start it in the background"}
         server.push(
             ToolCalls([("task", task)]),
-            ToolCalls([("run_command", {"command": SLEEPER, "background": True})]),
+            ToolCalls([("run_command", {"command": command, "background": True})]),
             when_file(workspace / "sleep.pid", Text("started")),
             Text("the sub-agent is done"),
         )
         await turn(agent, "delegate")
-        shell = read_pid(workspace / "shell.pid")
-        assert wait_gone(shell) and wait_gone(read_pid(workspace / "sleep.pid"))
+        assert (workspace / "sleep.pid").exists() and wait_all_gone(token)
         parent = background_of(agent.registry)
         assert parent is not None and parent.all() == []  # not the parent's
     finally:
         session.close()
-        if shell:
-            kill_if_alive(shell)
+        kill_holding(token)
 
 
 def test_a_headless_runs_background_commands_end_with_it_in_claude_codes_names(
     server: ScriptedServer, workspace: Path
 ) -> None:
+    command, token = sleeper()
     server.push(
-        ToolCalls([("run_command", {"command": SLEEPER, "background": True})]),
+        ToolCalls([("run_command", {"command": command, "background": True})]),
         when_file(workspace / "sleep.pid", ToolCalls([("command_output", {"id": "bg-1"})])),
         Text("left it running"),
     )
     done = run_pleat(workspace, server, "-p", "start it", "--output-format", "stream-json")
-    shell, child = read_pid(workspace / "shell.pid"), read_pid(workspace / "sleep.pid")
     try:
         assert done.returncode == 0, done.stderr
-        assert wait_gone(shell) and wait_gone(child)  # the run ended: so did they
+        assert (workspace / "sleep.pid").exists()
+        assert wait_all_gone(token)  # the run ended: so did they
         lines = [json.loads(line) for line in done.stdout.splitlines()]
         uses = [
             block
@@ -166,12 +167,11 @@ def test_a_headless_runs_background_commands_end_with_it_in_claude_codes_names(
             if block.get("type") == "tool_use"
         ]
         assert [(u["name"], u["input"]) for u in uses] == [
-            ("Bash", {"command": SLEEPER, "run_in_background": True}),
+            ("Bash", {"command": command, "run_in_background": True}),
             ("BashOutput", {"bash_id": "bg-1"}),
         ]
     finally:
-        kill_if_alive(shell)
-        kill_if_alive(child)
+        kill_holding(token)
 
 
 # A program that starts a background command through the registry, then dies of an error with
@@ -194,17 +194,16 @@ raise RuntimeError("a crash")
 
 
 def test_an_error_out_of_pleat_still_kills_its_background_commands(workspace: Path) -> None:
+    command, token = sleeper()
     done = subprocess.run(
-        [sys.executable, "-c", CRASHING, str(workspace), SLEEPER],
+        [sys.executable, "-c", CRASHING, str(workspace), command],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
         timeout=120,
     )
-    shell, child = read_pid(workspace / "shell.pid"), read_pid(workspace / "sleep.pid")
     try:
         assert done.returncode == 1 and "RuntimeError: a crash" in done.stderr
-        assert wait_gone(shell) and wait_gone(child)
+        assert wait_all_gone(token)
     finally:
-        kill_if_alive(shell)
-        kill_if_alive(child)
+        kill_holding(token)

@@ -12,6 +12,7 @@ from tests.support.constants import TEST_API_KEY, TEST_MODEL
 from tests.support.scripted_server import ScriptedServer, Text
 from tests.support.tui_support import (
     COMPRESSION_MARK,
+    SMALL_WINDOW,
     command,
     exchange,
     is_compression,
@@ -109,7 +110,7 @@ async def test_context_shows_the_ledgers_numbers(server: ScriptedServer, workspa
         assert report.messages == len(agent.history) - 1
         table = app.screen.query_one("#context-table")
         assert str(table.get_cell("tool schemas", "tokens")) == f"{ledger.tools_tokens:,}"
-        assert str(table.get_cell("window", "tokens")) == "4,000"
+        assert str(table.get_cell("window", "tokens")) == f"{SMALL_WINDOW:,}"
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, ContextScreen), "closing")
         status = app.query_one(StatusBar)

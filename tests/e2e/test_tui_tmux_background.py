@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import os
 import signal
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.hook_support import tool_results
-from tests.support.mcp_support import alive, kill_if_alive, read_pid, wait_gone, wait_until
+from tests.support.mcp_support import alive, kill_if_alive, pids_holding, wait_gone, wait_until
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tests.support.tmux_pleat import TmuxPleat, tmux_available
 
@@ -21,8 +22,17 @@ pytestmark = [
     pytest.mark.skipif(not tmux_available(), reason="tmux is not installed"),
 ]
 
-# The command: its shell's pid and its sleep's written down, so the test sees both end.
-SLEEPER = "echo $$ > shell.pid; echo before; sleep 30 & echo $! > sleep.pid; wait; echo done"
+# The command, its sleep with a number of its own (the test finds its processes by it: in the
+# sandbox's PID namespace `$$` names another pid), and a file once it has started.
+TOKEN = f"30.{uuid.uuid4().int % 10**9:09d}"
+SLEEPER = f"echo before; sleep {TOKEN} & echo started > sleep.pid; wait; echo done"
+
+
+def command_pids(workspace: Path) -> list[int]:
+    """The command's processes, once it has started its sleep."""
+    read_pid_file = workspace / "sleep.pid"
+    wait_until(lambda: read_pid_file.exists() and pids_holding(f"sleep {TOKEN}"))
+    return pids_holding(TOKEN)
 
 
 def when_file(path: Path, reply: ToolCalls | Text) -> Any:
@@ -49,7 +59,7 @@ def test_no_background_command_outlives_the_tui(
             tui.wait_for(lambda s: "Ask pleat" in s, "the first frame")
             tui.send("start the sleeper")
             tui.wait_for(lambda s: "it runs in the background" in s, "the turn's end")
-            pids = [read_pid(workspace / "shell.pid"), read_pid(workspace / "sleep.pid")]
+            pids = command_pids(workspace)
             assert all(alive(pid) for pid in pids)  # the turn ended; the command runs on
             pleat = int(tui._tmux("display", "-p", "-t", "pleat", "#{pane_pid}").strip())
             if how == "sigterm":
@@ -79,7 +89,7 @@ def test_ctrl_b_sends_the_running_command_to_the_background(
         try:
             tui.wait_for(lambda s: "Ask pleat" in s, "the first frame")
             tui.send("run the sleeper")
-            pids = [read_pid(workspace / "shell.pid"), read_pid(workspace / "sleep.pid")]
+            pids = command_pids(workspace)
             tui.keys("C-b")  # as a person presses it (tmux's send-keys skips its prefix)
             tui.wait_for(lambda s: "stopped the sleeper" in s, "the turn's end")
             sent, read, stopped = (tool_results(server, n)[-1] for n in (1, 2, 3))

@@ -124,6 +124,31 @@ def pid_running(command_line: str) -> int | None:
     return None
 
 
+def pids_holding(word: str) -> list[int]:
+    """Pids, as this test sees them, of the live processes whose command line holds `word` (a
+    sandboxed command, its shell and its launcher all hold its command line)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            held = entry.name.isdigit() and word.encode() in (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if held and alive(int(entry.name)) and int(entry.name) != os.getpid():
+            found.append(int(entry.name))
+    return found
+
+
+def wait_all_gone(word: str) -> bool:
+    """Whether every process holding `word` ends within GONE_WITHIN_SECONDS."""
+    return all(wait_gone(pid) for pid in pids_holding(word))
+
+
+def kill_holding(word: str) -> None:
+    """Clean up after a failed test: no process holding `word` left behind."""
+    for pid in pids_holding(word):
+        kill_if_alive(pid)
+
+
 def kill_if_alive(pid: int) -> None:
     """Clean up after a failed test: never leave a server behind."""
     if alive(pid):

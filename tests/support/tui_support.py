@@ -28,8 +28,9 @@ MAX_POLLS = 600
 # What a compression request's last message contains (agent.compaction.instruction).
 COMPRESSION_MARK = "[pleat: context compaction"
 # A window small enough that a few exchanges fill it (the system prompt and the tool schemas
-# alone are about 1,800 tokens), large enough for a compression call to fit.
-SMALL_WINDOW = 4_000
+# alone are about 2,700 tokens since the background-command and ask_user tools), large enough
+# for a compression call to fit.
+SMALL_WINDOW = 6_000
 
 
 def make_config(server: ScriptedServer, **overrides: Any) -> Config:
