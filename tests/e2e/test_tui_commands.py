@@ -114,7 +114,7 @@ async def test_context_shows_the_ledgers_numbers(server: ScriptedServer, workspa
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, ContextScreen), "closing")
         status = app.query_one(StatusBar)
-        assert status.context is not None and status.context.window == 4_000
+        assert status.context is not None and status.context.window == SMALL_WINDOW
 
 
 async def test_chunks_lists_searches_and_opens(server: ScriptedServer, workspace: Path) -> None:
