@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from agent.conversation.export import ExportRefused, export_conversation
-from agent.conversation.session_diff import session_diff
-from sessions.journal import JOURNAL_NAME
+from agent.conversation.session_diff import this_sessions_diff
 from sessions.messages import Message
 from tui.entries import ToolEntry
 from tui.host import Host
@@ -59,14 +58,7 @@ async def diff(host: Host, _: str) -> None:
     """Show what this session changed, as a diff block (the tool calls' view)."""
     agent, session = host.agent, host.session
     assert agent is not None and session is not None
-    git = agent.checkpoints.git if agent.checkpoints is not None else None
-    found = await asyncio.to_thread(
-        session_diff,
-        session.directory / JOURNAL_NAME,
-        agent.context.workspace,
-        session.checkpoints,
-        git,
-    )
+    found = await this_sessions_diff(agent, session)
     if not found.files:
         await host.conversation.add_notice(found.text())
         return

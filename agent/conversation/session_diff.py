@@ -10,13 +10,16 @@ Blocking (reads the journal and the workspace): call it in a worker thread.
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.turn.loop import Agent
 from sessions.checkpoint_store import CheckpointMissing, CheckpointStore
-from sessions.journal import replay_journal
+from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.lineage import FileChange
+from sessions.store import Session
 from tools.base import ToolError
 from tools.file_restore import current
 from tools.git_snapshots import GitSnapshotError, GitSnapshots
@@ -116,3 +119,11 @@ def session_diff(
     if len(lines) > MAX_DIFF_LINES:
         result.notes.append(f"{len(lines) - MAX_DIFF_LINES:,} more lines of diff not shown")
     return result
+
+
+async def this_sessions_diff(agent: Agent, session: Session) -> SessionDiff:
+    """The open session's changes (/diff in both front ends), read in a worker thread."""
+    git = agent.checkpoints.git if agent.checkpoints is not None else None
+    journal = session.directory / JOURNAL_NAME
+    workspace = agent.context.workspace
+    return await asyncio.to_thread(session_diff, journal, workspace, session.checkpoints, git)

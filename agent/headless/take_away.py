@@ -7,10 +7,9 @@ import asyncio
 from typing import TextIO
 
 from agent.conversation.export import ExportRefused, export_conversation
-from agent.conversation.session_diff import session_diff
+from agent.conversation.session_diff import this_sessions_diff
 from agent.headless.exit_codes import EXIT_CONFIG, EXIT_OK
 from agent.turn.loop import Agent
-from sessions.journal import JOURNAL_NAME
 from sessions.store import Session
 
 
@@ -34,14 +33,7 @@ async def run_export(agent: Agent, session: Session, arg: str, out: TextIO, err:
 
 async def run_diff(agent: Agent, session: Session, _: str, out: TextIO, err: TextIO) -> int:
     """Print what this session changed in the workspace, as a unified diff."""
-    git = agent.checkpoints.git if agent.checkpoints is not None else None
-    found = await asyncio.to_thread(
-        session_diff,
-        session.directory / JOURNAL_NAME,
-        agent.context.workspace,
-        session.checkpoints,
-        git,
-    )
+    found = await this_sessions_diff(agent, session)
     out.write(found.text() + "\n")
     return EXIT_OK
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.mcp_support import alive, kill_if_alive, pids_holding, wait_gone, wait_until
+from tests.support.mcp_support import alive, kill_if_alive, started_pids, wait_gone
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tests.support.tui_support import command, exchange, make_app, started, wait_for
 from tui.widgets.notice import Notice
@@ -19,13 +19,6 @@ pytestmark = pytest.mark.slow
 # namespace `$$` names another pid), and a file once it has started.
 TOKEN = f"30.{uuid.uuid4().int % 10**9:09d}"
 SLEEPER = f"sleep {TOKEN} & echo started > sleep.pid; wait"
-
-
-def command_pids(workspace: Path) -> list[int]:
-    """The command's processes, once it has started its sleep."""
-    read_pid_file = workspace / "sleep.pid"
-    wait_until(lambda: read_pid_file.exists() and pids_holding(f"sleep {TOKEN}"))
-    return pids_holding(TOKEN)
 
 
 def notices(app: object) -> list[str]:
@@ -44,7 +37,7 @@ async def test_shells_lists_them_and_a_new_session_kills_them(
         try:
             await started(pilot, app)
             await exchange(pilot, app, "start the sleeper")
-            pids = command_pids(workspace)
+            pids = started_pids(workspace / "sleep.pid", TOKEN)
             assert all(alive(pid) for pid in pids)
             await command(pilot, app, "/shells")
             await wait_for(pilot, lambda: any("bg-1" in n for n in notices(app)), "/shells")

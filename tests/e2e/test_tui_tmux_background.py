@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.hook_support import tool_results
-from tests.support.mcp_support import alive, kill_if_alive, pids_holding, wait_gone, wait_until
+from tests.support.mcp_support import alive, kill_if_alive, started_pids, wait_gone, wait_until
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tests.support.tmux_pleat import TmuxPleat, tmux_available
 
@@ -26,13 +26,6 @@ pytestmark = [
 # sandbox's PID namespace `$$` names another pid), and a file once it has started.
 TOKEN = f"30.{uuid.uuid4().int % 10**9:09d}"
 SLEEPER = f"echo before; sleep {TOKEN} & echo started > sleep.pid; wait; echo done"
-
-
-def command_pids(workspace: Path) -> list[int]:
-    """The command's processes, once it has started its sleep."""
-    read_pid_file = workspace / "sleep.pid"
-    wait_until(lambda: read_pid_file.exists() and pids_holding(f"sleep {TOKEN}"))
-    return pids_holding(TOKEN)
 
 
 def when_file(path: Path, reply: ToolCalls | Text) -> Any:
@@ -59,7 +52,7 @@ def test_no_background_command_outlives_the_tui(
             tui.wait_for(lambda s: "Ask pleat" in s, "the first frame")
             tui.send("start the sleeper")
             tui.wait_for(lambda s: "it runs in the background" in s, "the turn's end")
-            pids = command_pids(workspace)
+            pids = started_pids(workspace / "sleep.pid", TOKEN)
             assert all(alive(pid) for pid in pids)  # the turn ended; the command runs on
             pleat = int(tui._tmux("display", "-p", "-t", "pleat", "#{pane_pid}").strip())
             if how == "sigterm":
@@ -89,7 +82,7 @@ def test_ctrl_b_sends_the_running_command_to_the_background(
         try:
             tui.wait_for(lambda s: "Ask pleat" in s, "the first frame")
             tui.send("run the sleeper")
-            pids = command_pids(workspace)
+            pids = started_pids(workspace / "sleep.pid", TOKEN)
             tui.keys("C-b")  # as a person presses it (tmux's send-keys skips its prefix)
             tui.wait_for(lambda s: "stopped the sleeper" in s, "the turn's end")
             sent, read, stopped = (tool_results(server, n)[-1] for n in (1, 2, 3))

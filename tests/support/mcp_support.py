@@ -138,6 +138,12 @@ def pids_holding(word: str) -> list[int]:
     return found
 
 
+def started_pids(marker: Path, token: str) -> list[int]:
+    """The processes of a command whose sleep holds `token`, once it has written `marker`."""
+    wait_until(lambda: marker.exists() and pids_holding(f"sleep {token}"))
+    return pids_holding(token)
+
+
 def wait_all_gone(word: str) -> bool:
     """Whether every process holding `word` ends within GONE_WITHIN_SECONDS."""
     return all(wait_gone(pid) for pid in pids_holding(word))
