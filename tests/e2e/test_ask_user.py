@@ -65,3 +65,22 @@ async def test_the_tui_asks_and_a_key_picks_an_option(
     assert tool_results(server, 1)[-1] == "The user chose option 2: Postgres"
     assert tool_results(server, 2)[-1] == "The user answered: MySQL 8"
     assert tool_results(server, 3)[-1] == DISMISSED
+
+
+async def test_options_are_shown_as_written_never_as_markup(
+    workspace: Path, server: ScriptedServer
+) -> None:
+    """Textual reads a Button's text as markup: "[/bold]" crashed the app, "[#000 on #000]"
+    could hide part of an option (found by review)."""
+    options = ["[/bold]closing", "[#000 on #000]hidden[/] rm -rf ~", "[@click=app.quit]x[/]"]
+    server.push(ToolCalls([("ask_user", {"question": "Which?", "options": options})]), Text("ok"))
+    app = make_app(server, workspace)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await started(pilot, app)
+        await send(pilot, app, "go")
+        await asked(pilot, app, AskUserScreen, "the question")
+        shown = [str(button.label) for button in app.screen.query(Button)]
+        assert shown == [f"{n}. {option}" for n, option in enumerate(options, start=1)]
+        await pilot.press("3")
+        await wait_for(pilot, lambda: turn_finished(app), "the turn")
+    assert tool_results(server, 1)[-1] == f"The user chose option 3: {options[2]}"

@@ -8,6 +8,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.widgets import Button, Input, Label, Static
 
 from agent.terminal_text import visible
@@ -37,7 +38,10 @@ class AskUserScreen(QuestionScreen[Reply | None]):
             with VerticalScroll(id="ask-user-question"):
                 yield Static(visible(self.question.text), markup=False)
             for number, option in enumerate(self.question.options, start=1):
-                yield Button(f"{number}. {visible(option)}", id=f"option-{number}")
+                # Content: the option's text as it is, never read as markup (a "[/bold]" in
+                # it broke the screen, a "[#000 on #000]" hid part of it).
+                label = Content(f"{number}. {visible(option)}")
+                yield Button(label, id=f"option-{number}")
             yield Input(
                 placeholder="Or type your answer (Enter sends it)",
                 id="ask-user-answer",
