@@ -136,7 +136,9 @@ def conversation_markdown(
     if folded_count and live:
         sections.append("## In the live context")
     sections += [_message_markdown(originals.get(m.id, m), folded=False) for m in live]
-    text = visible("\n\n".join(sections) + "\n")
+    # The configured key never reaches a file pleat writes: the journal and the archive hold
+    # it redacted, the live history does not (found by review).
+    text = archive.secrets.text(visible("\n\n".join(sections) + "\n"))
     return Rendered(text, [*written.values(), *live], folded_count)
 
 

@@ -16,6 +16,7 @@ from agent.conversation.export import (
 )
 from sessions.archive import ChunkArchive
 from sessions.messages import Message, ToolCall
+from sessions.redact import KnownSecrets
 
 CALL = ToolCall("c1", "read_file", '{"path": "a.py"}')
 
@@ -68,3 +69,15 @@ def test_the_default_name_and_no_overwrite(tmp_path: Path) -> None:
         with pytest.raises(ExportRefused):
             export_conversation("s1", tmp_path, live, archive, taken)
     assert not (tmp_path / "elsewhere.md").exists()
+
+
+def test_the_configured_key_never_reaches_the_file(tmp_path: Path) -> None:
+    """The live history holds the key as the model saw it (a file it read, its answer); the
+    journal and the archive redact it, and so must the export (found by review)."""
+    key = "sk-test-0123456789abcdefghij"
+    archive, live = archive_with_a_fold(tmp_path / "chunks")
+    archive.secrets = KnownSecrets([key])
+    live.append(Message(role="assistant", content=f"the key is {key}", id="m8"))
+    exported = export_conversation("s1", tmp_path, live, archive, "out.md")
+    text = exported.path.read_text()
+    assert key not in text and "the key is [REDACTED]" in text
