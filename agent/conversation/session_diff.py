@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,10 @@ from tools.git_snapshots import GitSnapshotError, GitSnapshots
 # Lines of diff shown at most: a session that rewrote a generated file of 100,000 lines shows
 # its first 2,000 and says how many more; the rest is in the files themselves (and `git diff`).
 MAX_DIFF_LINES = 2_000
+# Lines a side of one file may have to be diffed here: difflib's time grows with the square of
+# the changed lines (12,000 lines took 6.6 s, and a stop signal waits for it); a longer file is
+# said changed with its line counts, and `git diff` shows it.
+MAX_DIFFED_LINES = 5_000
 # Said when nothing this session did is left in the workspace.
 NO_CHANGES = "this session has changed no file (or its changes were undone)"
 
@@ -68,15 +73,28 @@ def _before(change: FileChange, store: CheckpointStore, git: GitSnapshots | None
     return store.get(change.before)
 
 
-def _file_diff(path: str, old: bytes | None, new: bytes | None) -> str | None:
-    """The unified diff of one file (None: unchanged)."""
+def quoted_path(path: str) -> str:
+    """A path as one line of a diff: quoted with escapes, as git does, when it holds a control
+    character, a quote or a backslash (a newline in a name forged header lines; found by
+    review)."""
+    if any(ord(c) < 32 or c in '"\\' or 127 <= ord(c) < 160 for c in path):
+        return json.dumps(path, ensure_ascii=False)
+    return path
+
+
+def file_diff(path: str, old: bytes | None, new: bytes | None, *, whole: bool) -> str | None:
+    """The unified diff of one file (None: unchanged); with `whole` false, or for a side past
+    MAX_DIFFED_LINES, one line saying it changed."""
     if old == new:
         return None
+    name = quoted_path(path)
     old_lines, new_lines = _lines(old), _lines(new)
     if old_lines is None or new_lines is None:
-        return f"Binary file {path} changed\n"
-    fromfile = "/dev/null" if old is None else f"a/{path}"
-    tofile = "/dev/null" if new is None else f"b/{path}"
+        return f"Binary file {name} changed\n"
+    if not whole or max(len(old_lines), len(new_lines)) > MAX_DIFFED_LINES:
+        return f"File {name} changed: {len(old_lines):,} -> {len(new_lines):,} lines (not diffed)\n"
+    fromfile = "/dev/null" if old is None else f"a/{name}"
+    tofile = "/dev/null" if new is None else f"b/{name}"
     lines = difflib.unified_diff(old_lines, new_lines, fromfile, tofile)
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
@@ -97,23 +115,26 @@ def session_diff(
     for path in sorted(first):
         change = first[path]
         if change.withheld:
-            result.notes.append(f"{path}: its old content held a key, which pleat never keeps")
+            kept = "its old content held a key, which pleat never keeps"
+            result.notes.append(f"{quoted_path(path)}: {kept}")
             continue
         try:
             old = _before(change, store, git)
             now = current(workspace, path)
         except (CheckpointMissing, GitSnapshotError, ToolError) as error:
-            result.notes.append(f"{path}: {error}")
+            result.notes.append(f"{quoted_path(path)}: {error}")
             continue
         if now.kind in ("dir", "other"):
             result.notes.append(
-                f"{path}: now a {'directory' if now.kind == 'dir' else 'special file'}"
+                f"{quoted_path(path)}: now a {'directory' if now.kind == 'dir' else 'special file'}"
             )
             continue
-        piece = _file_diff(path, old, None if now.kind == "missing" else now.data)
+        shown = sum(piece.count("\n") for piece in pieces)
+        new = None if now.kind == "missing" else now.data
+        piece = file_diff(path, old, new, whole=shown < MAX_DIFF_LINES)
         if piece is not None:
             pieces.append(piece)
-            result.files.append(path)
+            result.files.append(quoted_path(path))
     lines = "".join(pieces).splitlines(keepends=True)
     result.diff = "".join(lines[:MAX_DIFF_LINES])
     if len(lines) > MAX_DIFF_LINES:
