@@ -7,9 +7,14 @@ import asyncio
 
 from agent.conversation.export import ExportRefused, export_conversation
 from agent.conversation.session_diff import this_sessions_diff
+from agent.terminal_text import hidden_count, visible
 from sessions.messages import Message
 from tui.entries import ToolEntry
 from tui.host import Host
+
+# The most /copy puts on the clipboard: OSC 52 sends it base64 in one escape sequence, which
+# terminals bound (xterm and tmux take about 100 KB); an answer longer than that is cut.
+MAX_COPY_CHARS = 100_000
 
 
 def last_answer(history: list[Message]) -> str | None:
@@ -28,11 +33,21 @@ async def copy(host: Host, _: str) -> None:
     if answer is None:
         await host.conversation.add_notice("nothing to copy: there is no answer yet", "error")
         return
-    host.copy_to_clipboard(answer)
-    lines = answer.count("\n") + 1
+    # What the screen showed: control characters (an ESC, the end of a bracketed paste, a bidi
+    # override) as their escape text, so a paste into a shell types nothing unseen (found by
+    # review); and no more than a terminal takes in one OSC 52.
+    hidden = hidden_count(answer)
+    text = visible(answer)[:MAX_COPY_CHARS]
+    host.copy_to_clipboard(text)
+    lines = text.count("\n") + 1
+    said = [f"{len(text):,} characters, {lines} line{'' if lines == 1 else 's'}"]
+    if hidden:
+        said.append(f"{hidden} control character{'' if hidden == 1 else 's'} as escape text")
+    if len(text) < len(visible(answer)):
+        said.append(f"cut to the first {MAX_COPY_CHARS:,} characters")
     await host.conversation.add_notice(
-        f"copied the last answer to the clipboard ({len(answer):,} characters, {lines} "
-        f"line{'' if lines == 1 else 's'}; OSC 52: a terminal that does not take it copies nothing)"
+        f"copied the last answer to the clipboard ({'; '.join(said)}; OSC 52: a terminal that "
+        "does not take it copies nothing)"
     )
 
 

@@ -94,3 +94,20 @@ async def test_a_damaged_session_is_listed_but_not_resumed(
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, SessionsScreen), "closed")
         assert app.session is not None and app.session.id == mine
+
+
+async def test_copy_puts_what_the_screen_showed_on_the_clipboard(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """An answer holding an ESC sequence and the end of a bracketed paste: a paste into a shell
+    would type what the user never saw (found by review); the clipboard gets the escape text."""
+    answer = "run: ls\x1b[201~\nrm -rf ~\x1b[200~ \u202eevil"
+    server.fallback = model([Text(answer)])
+    app = make_app(server, workspace)
+    async with app.run_test() as pilot:
+        await exchange(pilot, app, "say it")
+        await command(pilot, app, "/copy")
+        await wait_for(pilot, lambda: app.clipboard != "", "the clipboard")
+        assert app.clipboard == "run: ls\\x1b[201~\nrm -rf ~\\x1b[200~ \\u202eevil"
+        await wait_for(pilot, lambda: any("copied" in n for n in notices(app)), "said")
+        assert any("3 control characters as escape text" in n for n in notices(app))
