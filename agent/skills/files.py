@@ -131,8 +131,13 @@ def _read_source(source: SkillSource, root: Path, into: SkillSet) -> None:
         except OSError:
             continue
         skill = _read_skill(source, root, Path(entry.path), entry.name, shown, into.notes)
-        if skill is not None and skill.name not in into.skills:
-            into.skills[skill.name] = skill
+        if skill is None:
+            continue
+        if skill.name in into.skills:  # an earlier source (the user's before the project's)
+            taken = f"skill {skill.name!r} comes from an earlier place"
+            into.notes.append(f"{shown}: {taken}; skipped")
+            continue
+        into.skills[skill.name] = skill
 
 
 def _read_skill(

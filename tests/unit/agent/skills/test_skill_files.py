@@ -53,6 +53,8 @@ def test_the_users_skill_wins_and_may_be_a_link(
     assert found.skills["review"].description == "Mine."
     assert found.skills["review"].scope == "user"
     assert found.skills["review"].directory == checkout.resolve()
+    # The one it hides is said, not dropped in silence (found by review).
+    assert any("'review' comes from an earlier place; skipped" in n for n in found.notes)
 
 
 def test_allowed_tools_in_both_of_claude_codes_forms() -> None:
