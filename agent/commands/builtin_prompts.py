@@ -94,9 +94,34 @@ def init_prompt(workspace: Path, typed: str, focus: str) -> BuiltinPrompt:
     return BuiltinPrompt(_with_focus(INIT_PROMPT, focus), {TYPED_KEY: typed, SOURCE_KEY: SOURCE})
 
 
+def _no_filters(workspace: Path) -> tuple[str, ...]:
+    """Settings that empty every filter driver the repository's config defines: `git status`
+    and `git diff` run a driver's clean command on changed files (`.gitattributes` names it),
+    and a sandboxed command may have written both, for pleat's own git to run unconfined
+    (found by review). Reading the config runs nothing."""
+    found = run_git(
+        ("config", "--get-regexp", r"^filter\..*\.(clean|smudge|process)$"),
+        workspace,
+        timeout=GIT_SECONDS,
+    )
+    names: set[str] = set()
+    for line in (
+        (found.stdout if found is not None else b"").decode("utf-8", "replace").splitlines()
+    ):
+        key = line.split(" ", 1)[0]
+        names.add(key.removeprefix("filter.").rsplit(".", 1)[0])
+    return tuple(
+        word
+        for name in sorted(names)
+        for kind in ("clean", "smudge", "process")
+        for word in ("-c", f"filter.{name}.{kind}=")
+    )
+
+
 def _git(workspace: Path, *args: str) -> str:
-    """What a git call printed, decoded; PromptRefused when it fails."""
-    result = run_git(args, workspace, timeout=GIT_SECONDS)
+    """What a git call printed, decoded; PromptRefused when it fails. No filter driver runs,
+    nor anything of a submodule's own configuration."""
+    result = run_git((*_no_filters(workspace), *args), workspace, timeout=GIT_SECONDS)
     if result is None or result.returncode != 0:
         why = result.stderr.decode("utf-8", "replace").strip().splitlines() if result else []
         detail = f": {why[-1][:200]}" if why else ""
@@ -119,7 +144,7 @@ def review_prompt(workspace: Path, typed: str, focus: str) -> BuiltinPrompt:
         raise PromptRefused(NOT_A_REPOSITORY.format(where=workspace))
     # The workspace's part of the repository only, its paths relative to the workspace (as the
     # model's tools take them) when it is a subdirectory.
-    status = _git(workspace, "status", "--short", "--", ".")
+    status = _git(workspace, "status", "--short", "--ignore-submodules=all", "--", ".")
     if not status.strip():
         raise PromptRefused(NO_CHANGES)
     has_head = run_git(("rev-parse", "--verify", "--quiet", "HEAD"), workspace, timeout=GIT_SECONDS)
@@ -127,7 +152,14 @@ def review_prompt(workspace: Path, typed: str, focus: str) -> BuiltinPrompt:
     # No configured diff program, text conversion or colour: a repository's settings run
     # nothing and put no escape codes in the text.
     diff = _git(
-        workspace, "diff", *against, "--relative", "--no-ext-diff", "--no-textconv", "--no-color"
+        workspace,
+        "diff",
+        *against,
+        "--relative",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-color",
+        "--ignore-submodules=all",
     )
     text = (
         f"{REVIEW_PROMPT}\n\n## git status --short\n\n```\n"

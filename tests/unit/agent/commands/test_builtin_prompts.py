@@ -50,6 +50,20 @@ def test_a_repositorys_diff_program_and_text_conversion_never_run(tmp_path: Path
     assert "+two" in built.text and not ran.exists()
 
 
+def test_a_filter_driver_the_repository_names_never_runs(tmp_path: Path) -> None:
+    """A sandboxed command may write .git/config and .gitattributes: `git status` and `git
+    diff` ran the clean filter they named, with the user's rights, at the next /review (found
+    by review). Every driver the config defines is emptied for /review's git."""
+    git_repo(tmp_path, {"app.py": b"x = 1\n"})
+    ran = tmp_path.parent / f"{tmp_path.name}-filtered"
+    git(tmp_path, "config", "filter.f.clean", f"sh -c 'touch {ran}; cat'")
+    git(tmp_path, "config", "filter.a.b.process", f"sh -c 'touch {ran}'")
+    (tmp_path / ".gitattributes").write_text("* filter=f\n*.py filter=a.b\n")
+    (tmp_path / "app.py").write_text("x = 2\n")
+    built = review_prompt(tmp_path, "/review", "")
+    assert "+x = 2" in built.text and not ran.exists()
+
+
 def test_a_big_diff_is_cut_and_says_so_and_a_clean_tree_is_refused(tmp_path: Path) -> None:
     git_repo(tmp_path, {"big.txt": b"x\n"})
     with pytest.raises(PromptRefused, match=re.escape(NO_CHANGES)):
