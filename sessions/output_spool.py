@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import aiofiles
 import aiofiles.os
 from aiofiles.threadpool.binary import AsyncFileIO
+
+from sessions.atomic import atomic_write
 
 # The most bytes of one command's output spooled: a log this size is still read back and paged
 # in a second or two; beyond it (a runaway `yes`), the rest is counted and said, not stored.
@@ -48,6 +51,19 @@ class OutputSpool:
         self._file = file
         self.written = 0
         self.dropped = 0  # bytes past SPOOL_MAX_BYTES, counted only
+        # What keeps the session's known secrets out of a spool that stays on disk (a
+        # background command's: sessions.redact.KnownSecrets.text); None: nothing to redact.
+        self.redact: Callable[[str], str] | None = None
+
+    def redact_in_place(self) -> None:
+        """Rewrite the closed file with the known secrets redacted (a background command's
+        output stays for /shells and command_output; found by review). Raises OSError."""
+        if self.redact is None:
+            return
+        text = self.path.read_bytes().decode("utf-8", errors="surrogateescape")
+        redacted = self.redact(text)
+        if redacted != text:
+            atomic_write(self.path, redacted.encode("utf-8", errors="surrogateescape"))
 
     @classmethod
     async def open(cls, directory: Path) -> OutputSpool:

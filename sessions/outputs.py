@@ -56,6 +56,10 @@ class KeptOutputs:
             atomic_write(self.path(number), data)
         return number
 
+    def redacted(self, text: str) -> str:
+        """The text with the known secrets redacted (a background command's spool)."""
+        return self.secrets.text(text)
+
     def copy_from(self, other: KeptOutputs) -> int:
         """Copy every kept output of another session here, numbers kept (a fork's inheritance:
         its history cites them by number). Returns how many were copied."""

@@ -173,6 +173,7 @@ class BackgroundCommands:
         ended = [c for c in self._commands.values() if c.ended]
         for old in ended[: max(0, len(ended) - MAX_ENDED)]:
             del self._commands[old.id]
+            old.path.unlink(missing_ok=True)  # no longer listed: its output goes too
         return job
 
     async def stop(self, job: BackgroundCommand, ending: str = "stopped") -> None:
@@ -247,6 +248,7 @@ async def _watch(
         with contextlib.suppress(OSError, asyncio.CancelledError):
             await asyncio.wait([pump])
             await job.spool.close()
+            await asyncio.to_thread(job.spool.redact_in_place)
         job.ended = True
 
 

@@ -38,6 +38,10 @@ class OutputKeeper(Protocol):
 
     def read(self, number: int) -> str: ...
 
+    def redacted(self, text: str) -> str:
+        """The text with the session's known secrets redacted, as kept outputs are."""
+        ...
+
 
 class ImageAttacher(Protocol):
     """Where an image a tool read goes (agent.images.parts.Attachments): the session keeps a

@@ -93,9 +93,11 @@ async def _open_spool(ctx: ToolContext) -> OutputSpool | None:
     if ctx.outputs is None:
         return None
     try:
-        return await OutputSpool.open(ctx.outputs.directory)
+        spool = await OutputSpool.open(ctx.outputs.directory)
     except OSError:
         return None
+    spool.redact = ctx.outputs.redacted
+    return spool
 
 
 async def _read_pipe(

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from sessions.outputs import KeptOutputs
+from sessions.redact import KnownSecrets
 from tests.support.mcp_support import alive
 from tools.background_commands import MAX_RUNNING, BackgroundCommands
 from tools.background_tools import background_of, with_background
@@ -174,3 +175,20 @@ async def test_without_a_session_a_background_command_is_refused(workspace: Path
         default_registry(), ToolContext(workspace), "run_command", command="true", background=True
     )
     assert result.is_error and "need a session" in result.text
+
+
+async def test_an_ended_commands_output_file_holds_no_known_secret(
+    workspace: Path, outputs: KeptOutputs
+) -> None:
+    """A background command's output stays on disk for command_output and /shells: once it
+    ends, the session's known secrets are redacted there as in every file pleat keeps (found
+    by review: `cat notes.txt` left the configured key in the log)."""
+    key = "sk-test-0123456789abcdefghij"
+    outputs.secrets = KnownSecrets([key])
+    (workspace / "notes.txt").write_text(f"the key: {key}\n")
+    ctx = ToolContext(workspace, outputs=outputs)
+    registry = default_registry()
+    await call(registry, ctx, "run_command", command="cat notes.txt", background=True)
+    job = background_of(registry).all()[0]  # type: ignore[union-attr]
+    await wait_until(lambda: job.ended, "the end")
+    assert job.path.read_text() == "the key: [REDACTED]\n"
