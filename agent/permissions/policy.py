@@ -212,7 +212,11 @@ class Permissions:
         allowed = [*self.allow, *self.session_allow, *self.skill_allow]
         if allowing_rules(allowed, tool, args, workspace):
             return Verdict("run")
-        if self.mode == "full-auto" or (self.mode == "accept-edits" and tool.edits_files):
+        # A read-only turn (/review) asks even in full-auto before what may send the
+        # workspace's text out (web_fetch's address; found by review).
+        if not self.read_only_turn and (
+            self.mode == "full-auto" or (self.mode == "accept-edits" and tool.edits_files)
+        ):
             return Verdict("run")
         return Verdict("ask", always=always_rules(tool, args, workspace))
 

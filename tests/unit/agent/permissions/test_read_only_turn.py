@@ -9,12 +9,15 @@ import pytest
 
 from agent.permissions.modes import MODES, Mode
 from agent.permissions.policy import READ_ONLY_REFUSAL, Permissions
+from agent.permissions.rules import parse_rule
 from tools.edit_file import EditFileTool
 from tools.read_file import ReadFileTool
 from tools.shell import RunCommandTool
+from tools.web_fetch import WebFetchTool
 from tools.write_file import WriteFileTool
 
 READ, EDIT, WRITE, RUN = ReadFileTool(), EditFileTool(), WriteFileTool(), RunCommandTool()
+FETCH = WebFetchTool()
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -46,3 +49,16 @@ def test_the_turn_ends_reading_only_even_when_it_fails(tmp_path: Path) -> None:
     assert permissions.decide(WRITE, {"path": "a"}, tmp_path).action == "run"
     with permissions.reading_only(False):  # an ordinary turn
         assert permissions.decide(WRITE, {"path": "a"}, tmp_path).action == "run"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_web_fetch_asks_in_a_read_only_turn_even_in_full_auto(mode: Mode, tmp_path: Path) -> None:
+    """web_fetch may run in plan mode (it asks), and full-auto ran it without asking during a
+    /review, whose request holds the diff: an address could carry it out (found by review)."""
+    permissions = Permissions(mode)
+    url = {"url": "https://example.com/?q=the-diff"}
+    with permissions.reading_only():
+        assert permissions.decide(FETCH, url, tmp_path).action == "ask"
+    permissions.allow = (parse_rule("web_fetch(domain:example.com)"),)
+    with permissions.reading_only():
+        assert permissions.decide(FETCH, url, tmp_path).action == "run"  # your allow rule holds
