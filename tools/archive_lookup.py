@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from sessions.archive_query import (
+    MAX_COUNTED_MATCHES,
     Entry,
+    Hit,
     chunk_entries,
     unreadable_reason,
 )
@@ -80,3 +82,20 @@ def read_entries(archive: ChunkArchive, number: int) -> list[Entry]:
 def who(message: Message) -> str:
     """The role, with the tool's name on tool results: "assistant", "tool read_file"."""
     return f"{message.role} {message.name}" if message.name else message.role
+
+
+def hit_line(hit: Hit, where: Sequence[str]) -> str:
+    """One search hit: `where` (`chunk 1`, or a session and day), the message, who wrote it,
+    its label, the snippet, and how many matches the message holds
+    (`chunk 1 · m3 · tool run_command: …snippet… (4 matches in this message)`)."""
+    entry = hit.entry
+    parts = [*where, entry.message.id, who(entry.message)]
+    if entry.original:
+        parts.append("shrunk original")
+    if hit.label:
+        parts.append(hit.label)
+    line = " · ".join(parts) + ": " + hit.snippet()
+    if hit.count > 1:
+        many = f"{hit.count}+" if hit.count >= MAX_COUNTED_MATCHES else str(hit.count)
+        line += f" ({many} matches in this message)"
+    return line

@@ -7,7 +7,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from sessions.archive_query import (
-    MAX_COUNTED_MATCHES,
     MAX_HITS,
     Entry,
     QueryError,
@@ -22,7 +21,7 @@ from sessions.project_archive import (
     session_messages,
 )
 from sessions.workspace_sessions import SessionRef, Unreadable, first_request, workspace_sessions
-from tools.archive_lookup import normalise_id, plural, who
+from tools.archive_lookup import hit_line, normalise_id, plural
 from tools.archive_pages import PAGE_FRAME_TOKENS, page_chars, render_page
 from tools.base import ToolContext, ToolError
 from tools.kept_output_reader import READER_TOOL_NAME
@@ -68,19 +67,9 @@ def list_sessions(archive: ChunkArchive, ctx: ToolContext) -> tuple[str, dict[st
 
 
 def _hit_line(found: ProjectHit) -> str:
-    hit = found.hit
     if found.session is None:
-        where = [THIS_SESSION, f"chunk {hit.entry.chunk}"]
-    else:
-        where = [_session_name(found.session)]
-    parts = [*where, hit.entry.message.id, who(hit.entry.message)]
-    if hit.label:
-        parts.append(hit.label)
-    line = " · ".join(parts) + ": " + hit.snippet()
-    if hit.count > 1:
-        many = f"{hit.count}+" if hit.count >= MAX_COUNTED_MATCHES else str(hit.count)
-        line += f" ({many} matches in this message)"
-    return line
+        return hit_line(found.hit, [THIS_SESSION, f"chunk {found.hit.entry.chunk}"])
+    return hit_line(found.hit, [_session_name(found.session)])
 
 
 def search_sessions(

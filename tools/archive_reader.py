@@ -7,9 +7,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from sessions.archive_query import (
-    MAX_COUNTED_MATCHES,
     MAX_HITS,
-    Hit,
     QueryError,
     SearchCancelled,
     chunk_entries,
@@ -26,10 +24,10 @@ if TYPE_CHECKING:
 from tools.archive_lookup import (
     EMPTY_ARCHIVE,
     clip,
+    hit_line,
     info_for,
     plural,
     ranges,
-    who,
 )
 from tools.archive_pages import PAGE_FRAME_TOKENS, read_pages
 from tools.archive_project import list_sessions, read_session, search_sessions
@@ -82,21 +80,6 @@ def _list(archive: ChunkArchive) -> tuple[str, dict[str, Any]]:
 # -- search -------------------------------------------------------------------------------------
 
 
-def _hit_line(hit: Hit) -> str:
-    """`chunk 1 · m3 · tool run_command: …snippet… (4 matches in this message)`."""
-    entry = hit.entry
-    parts = [f"chunk {entry.chunk}", entry.message.id, who(entry.message)]
-    if entry.original:
-        parts.append("shrunk original")
-    if hit.label:
-        parts.append(hit.label)
-    line = " · ".join(parts) + ": " + hit.snippet()
-    if hit.count > 1:
-        many = f"{hit.count}+" if hit.count >= MAX_COUNTED_MATCHES else str(hit.count)
-        line += f" ({many} matches in this message)"
-    return line
-
-
 def _search(
     archive: ChunkArchive,
     query_text: str,
@@ -134,7 +117,7 @@ def _search(
     if not hits:
         return "\n".join([f"no hits for {query.described} in {where}", *notes]), meta
     lines = [f"{plural(len(hits), 'hit')} for {query.described} in {where}, oldest first:"]
-    listed = [_hit_line(hit) for hit in hits[:MAX_HITS]]
+    listed = [hit_line(hit, [f"chunk {hit.entry.chunk}"]) for hit in hits[:MAX_HITS]]
     shown = max(1, lines_that_fit(listed, budget.minus(PAGE_FRAME_TOKENS)))
     lines += listed[:shown]
     rest = hits[shown:]
