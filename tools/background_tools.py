@@ -34,17 +34,24 @@ def _status(job: BackgroundCommand, left: int, ended: bool) -> str:
     return "\n".join(lines)
 
 
-class CommandOutputTool(Tool):
-    """The output of a background command since the last read."""
+class _BackgroundTool(Tool):
+    """A tool on one of the session's background commands, named by the id run_command gave.
+    Read-only: it reads or stops only what pleat started for this session, no change the user
+    must approve."""
 
-    name = "command_output"
-    description = "A background command's output since the last read; its exit code once ended."
     parameters = _PARAMETERS
     main_argument = "id"
     read_only = True
 
     def __init__(self, commands: BackgroundCommands) -> None:
         self.commands = commands
+
+
+class CommandOutputTool(_BackgroundTool):
+    """The output of a background command since the last read."""
+
+    name = "command_output"
+    description = "A background command's output since the last read; its exit code once ended."
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         job = self.commands.get(args["id"])
@@ -58,18 +65,11 @@ class CommandOutputTool(Tool):
         return ToolOutput(f"{body}\n{_status(job, left, ended)}", meta=meta)
 
 
-class CommandStopTool(Tool):
+class CommandStopTool(_BackgroundTool):
     """Stop a background command (its whole process group)."""
 
     name = "command_stop"
     description = "Stop a background command and every process it started."
-    parameters = _PARAMETERS
-    main_argument = "id"
-    # Stops only a command pleat started for this session: no change the user must approve.
-    read_only = True
-
-    def __init__(self, commands: BackgroundCommands) -> None:
-        self.commands = commands
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         job = self.commands.get(args["id"])
