@@ -118,10 +118,10 @@ def _no_filters(workspace: Path) -> tuple[str, ...]:
     )
 
 
-def _git(workspace: Path, *args: str) -> str:
-    """What a git call printed, decoded; PromptRefused when it fails. No filter driver runs,
-    nor anything of a submodule's own configuration."""
-    result = run_git((*_no_filters(workspace), *args), workspace, timeout=GIT_SECONDS)
+def _git(workspace: Path, settings: tuple[str, ...], *args: str) -> str:
+    """What a git call printed, decoded, with `settings` before its command (_no_filters);
+    PromptRefused when it fails."""
+    result = run_git((*settings, *args), workspace, timeout=GIT_SECONDS)
     if result is None or result.returncode != 0:
         why = result.stderr.decode("utf-8", "replace").strip().splitlines() if result else []
         detail = f": {why[-1][:200]}" if why else ""
@@ -144,7 +144,9 @@ def review_prompt(workspace: Path, typed: str, focus: str) -> BuiltinPrompt:
         raise PromptRefused(NOT_A_REPOSITORY.format(where=workspace))
     # The workspace's part of the repository only, its paths relative to the workspace (as the
     # model's tools take them) when it is a subdirectory.
-    status = _git(workspace, "status", "--short", "--ignore-submodules=all", "--", ".")
+    # No filter driver runs (read once for both calls), nor a submodule's own configuration.
+    settings = _no_filters(workspace)
+    status = _git(workspace, settings, "status", "--short", "--ignore-submodules=all", "--", ".")
     if not status.strip():
         raise PromptRefused(NO_CHANGES)
     has_head = run_git(("rev-parse", "--verify", "--quiet", "HEAD"), workspace, timeout=GIT_SECONDS)
@@ -153,6 +155,7 @@ def review_prompt(workspace: Path, typed: str, focus: str) -> BuiltinPrompt:
     # nothing and put no escape codes in the text.
     diff = _git(
         workspace,
+        settings,
         "diff",
         *against,
         "--relative",
