@@ -25,6 +25,7 @@ from tests.support.constants import TEST_API_KEY, TEST_MODEL
 from tests.support.faults_harness import turn
 from tests.support.git_support import git
 from tests.support.hook_support import tool_results
+from tests.support.mcp_support import pids_holding
 from tests.support.pleat_process import run_pleat, run_pleat_process
 from tests.support.sandbox_support import CONNECT, TcpListener, needs_sandbox
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
@@ -283,19 +284,6 @@ def test_stream_json_init_and_slash_sandbox_say_the_mode(
     assert init["sandbox"] == {"mode": "workspace-write", "enforced": True, "network": False}
 
 
-def processes_running(word: str) -> list[int]:
-    """Pids (as this test sees them) of processes whose command line holds `word`."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            line = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if entry.name.isdigit() and word.encode() in line:
-            found.append(int(entry.name))
-    return found
-
-
 async def test_nothing_a_command_started_outlives_it_and_it_sees_only_its_own_processes(
     server: ScriptedServer, workspace: Path
 ) -> None:
@@ -311,10 +299,10 @@ async def test_nothing_a_command_started_outlives_it_and_it_sees_only_its_own_pr
     )
     assert "running" in started  # it did start, and outlived its shell while the command ran
     for _ in range(200):  # the kernel ends the namespace's processes as the command ends
-        if not processes_running(f"sleep {token}"):
+        if not pids_holding(f"sleep {token}"):
             break
         await asyncio.sleep(0.05)
-    assert not processes_running(f"sleep {token}")
+    assert not pids_holding(f"sleep {token}")
     assert not (workspace / "late.txt").exists()
     pids = [int(word) for word in listing.split() if word.isdigit()]
     assert pids and max(pids) < 10  # the init, the shell, ls: not the machine's processes

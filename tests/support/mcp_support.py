@@ -112,30 +112,29 @@ def slow_command() -> str:
     return f"sleep 60.{uuid.uuid4().int % 10**9:09d}"
 
 
+def command_lines() -> Iterator[tuple[int, bytes]]:
+    """Each live process as this test sees it (not this one): its pid and command line."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            line = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if alive(int(entry.name)):
+            yield int(entry.name), line
+
+
 def pid_running(command_line: str) -> int | None:
     """The pid, as this test sees it, of a process whose command line is `command_line`."""
     wanted = command_line.replace(" ", "\0").encode()
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and (entry / "cmdline").read_bytes().rstrip(b"\0") == wanted:
-                return int(entry.name)
-        except OSError:
-            continue
-    return None
+    return next((pid for pid, line in command_lines() if line.rstrip(b"\0") == wanted), None)
 
 
 def pids_holding(word: str) -> list[int]:
     """Pids, as this test sees them, of the live processes whose command line holds `word` (a
     sandboxed command, its shell and its launcher all hold its command line)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            held = entry.name.isdigit() and word.encode() in (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if held and alive(int(entry.name)) and int(entry.name) != os.getpid():
-            found.append(int(entry.name))
-    return found
+    return [pid for pid, line in command_lines() if word.encode() in line]
 
 
 def started_pids(marker: Path, token: str) -> list[int]:
