@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from agent.commands.output_styles import find_style, style_section
 from agent.config import Config
 from agent.hooks.runner import HookRunner, HookSet
 from agent.mcp.manager import McpServers
@@ -128,6 +129,9 @@ def build_agent(
             permissions.names_command, shell, workspace=workspace
         )
     prompt = system_prompt(workspace, registry.names())
+    if config.output_style:  # Claude Code's output styles: agent/commands/output_styles.py
+        style = style_section(find_style(config.output_style, workspace, os.environ))
+        prompt += f"\n\n{style}" if style else ""
     if listed := prompt_section(skills.skills.values()):  # the skills' names and descriptions
         prompt += f"\n\n{listed}"
     agent = Agent(
@@ -177,4 +181,4 @@ def build_agent(
 def permissions_from(config: Config, *, full_auto: bool = False) -> Permissions:
     """The configuration's permission mode and rules (`full_auto`: --yes, whatever it says)."""
     mode = starting_mode(config.permission_mode, full_auto)
-    return Permissions.from_settings(mode, config.allow, config.deny)
+    return Permissions.from_settings(mode, config.allow, config.deny, config.ask)

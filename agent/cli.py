@@ -7,7 +7,9 @@ the function that starts it, so this module never imports the UI.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -29,6 +31,7 @@ class StartUI(Protocol):
         approve_everything: bool,
         resume: str | None,
         continue_latest: bool,
+        notes: Sequence[str] = (),
     ) -> int: ...
 
 
@@ -226,8 +229,16 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
             f"{args.permission_mode}",
             2,
         )
+    workspace = (args.cwd or Path.cwd()).expanduser().resolve()
+    if not workspace.is_dir():
+        return fail(f"workspace {workspace} is not a directory", 2)
+    from agent.claude_code.settings import read_claude_settings
     from agent.config import ConfigError, load_config
 
+    # Claude Code's settings files (agent/claude_code/settings.py): their `env` is set for pleat
+    # and everything it starts (as Claude Code sets it) before the configuration is read.
+    claude = read_claude_settings(workspace, os.environ, approve_all=args.yes)
+    os.environ.update(claude.env)
     try:
         config = load_config(
             {
@@ -242,13 +253,16 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
                 "allow": args.allow,
                 "deny": args.deny,
                 "compaction": compaction_flags(args),
-            }
+            },
+            claude=claude,
         )
     except (ConfigError, ValueError) as error:
         return fail(str(error), 2)
-    workspace = (args.cwd or Path.cwd()).expanduser().resolve()
-    if not workspace.is_dir():
-        return fail(f"workspace {workspace} is not a directory", 2)
+    if config.output_style:
+        from agent.commands.output_styles import find_style
+
+        if problem := find_style(config.output_style, workspace, os.environ).problem:
+            claude.notes.append(problem)
     goal = None
     if args.goal is not None:
         from sessions.goal import GoalError, checked_goal
@@ -269,6 +283,7 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
             approve_everything=args.yes,
             resume=args.resume,
             continue_latest=args.continue_latest,
+            notes=claude.notes,
         )
     if args.resume == "":
         return fail("--resume needs an ID with -p (pleat sessions lists them), or --continue", 2)
@@ -277,6 +292,8 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
         return fail("the prompt is empty", 2)
     from agent.headless.run import run_headless
 
+    for note in claude.notes:
+        print(f"pleat: note: {note}", file=sys.stderr)
     return run_headless(
         config,
         workspace,

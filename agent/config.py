@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent.compaction.policy import CompactionPolicy, PolicyError, with_instructions_file
 from agent.config_checks import CHECKS, WORD_OR_BOOL, WORD_OR_NUMBER
+from agent.config_claude import claude_layers
 from agent.hooks.config import HookConfigError, HookSpec, parse_hooks
 from agent.mcp.settings import ServerSettings, SettingsError, from_config
 from agent.model.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
@@ -32,6 +33,7 @@ from sessions.short_text import quoted
 from tools.sandbox.modes import NO_LANDLOCK_VARIABLE, SandboxMode
 
 if TYPE_CHECKING:
+    from agent.claude_code.settings import ClaudeSettings
     from tools.sandbox.policy import Sandbox
 
 APP_NAME = "pleat"
@@ -50,7 +52,9 @@ MCP_SERVERS = "mcp_servers"
 ENVIRONMENT = "environment"
 # Settings that are lists of permission rules. Each source adds to them (file, then environment,
 # then flags) instead of replacing them: a --deny flag must not drop the file's deny rules.
-RULE_LISTS = frozenset({"allow", "deny"})
+RULE_LISTS = frozenset({"allow", "ask", "deny"})
+# Settings each source adds to, as the rule lists: extra directories.
+ADDED_LISTS = RULE_LISTS | {"add_dirs"}
 
 
 class ConfigError(Exception):
@@ -104,8 +108,16 @@ class Config:
     notify: str = "bell"
     # Permission rules, e.g. "run_command(pytest *)": calls they match run without asking ...
     allow: tuple[str, ...] = ()
-    # ... or are refused, whatever the mode (deny beats allow).
+    # ... or are refused, whatever the mode (deny beats allow) ...
     deny: tuple[str, ...] = ()
+    # ... or ask, whatever the mode and the allow rules (deny beats ask, ask beats allow).
+    ask: tuple[str, ...] = ()
+    # Directories outside the workspace the model's tools may read and write (Claude Code's
+    # --add-dir and additionalDirectories).
+    add_dirs: tuple[str, ...] = ()
+    # An output style (Claude Code's): its instructions join the system prompt
+    # (agent/claude_code/output_styles.py finds it by name).
+    output_style: str = ""
     # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
     compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
     # Commands run at session start, prompts, tool calls, folds and the end of a turn: the
@@ -339,19 +351,25 @@ def load_config(
     *,
     environ: typing.Mapping[str, str] | None = None,
     path: Path | None = None,
+    claude: ClaudeSettings | None = None,
 ) -> Config:
-    """Merge defaults, the config file, the environment and flags (flags set to None are unset)."""
+    """Merge defaults, the user's Claude Code settings, the config file, a project's Claude Code
+    settings, the environment and flags (flags set to None are unset). What of `claude` cannot
+    be used is said in its notes, never a failure to start."""
     environ = os.environ if environ is None else environ
     merged: dict[str, Any] = {}
     table: dict[str, Any] = {}
     given_flags = {k: v for k, v in (flags or {}).items() if v is not None}
+    user, project = ({}, {}) if claude is None else claude_layers(claude, _validated, ConfigError)
     for source in (
+        user,
         _from_file(path or config_path()),
+        project,
         _from_env(environ),
         _validated(given_flags, "flag"),
     ):
         table.update(source.pop(COMPACTION, {}))
-        for key in RULE_LISTS & source.keys():
+        for key in ADDED_LISTS & source.keys():
             source[key] = merged.get(key, ()) + (source[key] or ())
         merged.update(source)
     try:  # the instructions file is read here, once: a bad one is said at start

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -90,10 +90,11 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
         approve_everything: bool = False,
         resume: str | None = None,
         continue_latest: bool = False,
+        notes: Sequence[str] = (),
     ) -> None:
         super().__init__()
         self.workspace = workspace
-        self.startup = Startup(config, config_error, resume, continue_latest)
+        self.startup = Startup(config, config_error, resume, continue_latest, tuple(notes))
         permissions = modes.starting_permissions(config, approve_everything)
         permissions.on_change(self.permission_mode_changed)
         self.approvals = SessionApprovals(

@@ -17,7 +17,7 @@ async def start(host: Host) -> None:
     if controller is None:
         return
     hooks = controller.hooks
-    notes, hooks.notes = hooks.notes, []
+    notes, hooks.notes = [*host.startup.notes, *hooks.notes], []
     for note in notes:
         await host.conversation.add_notice(note, "error")
     waiting, controller.hooks_waiting = controller.hooks_waiting, ()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ def start_ui(
     approve_everything: bool,
     resume: str | None,
     continue_latest: bool,
+    notes: Sequence[str] = (),
 ) -> int:
     """Run the terminal UI to its end. Textual is imported only here, so `pleat --help`, `pleat
     -p` and `pleat sessions` never pay for it."""
@@ -28,6 +30,7 @@ def start_ui(
         approve_everything=approve_everything,
         resume=resume,
         continue_latest=continue_latest,
+        notes=notes,
     )
     app.run()
     return app.return_code or 0

@@ -17,7 +17,7 @@ def starting_permissions(config: Config | None, approve_everything: bool) -> Per
     if config is None:
         return Permissions.from_settings(starting_mode("ask", approve_everything), (), ())
     mode = starting_mode(config.permission_mode, approve_everything)
-    return Permissions.from_settings(mode, config.allow, config.deny)
+    return Permissions.from_settings(mode, config.allow, config.deny, config.ask)
 
 
 def mode_notice(mode: Mode) -> str:

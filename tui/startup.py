@@ -18,3 +18,6 @@ class Startup:
     config_error: str | None = None
     resume: str | None = None
     continue_latest: bool = False
+    # Lines about the settings read at start (Claude Code's files: what was not used, and why),
+    # said once the session is open (tui/hook_approval.py).
+    notes: tuple[str, ...] = ()

@@ -6,8 +6,9 @@ Claude Code reads it) is the user's own: its hooks run as config.toml's do. A pr
 who can commit to it could make pleat run a command: their hooks run only once the user has
 approved them for this workspace (the TUI asks at start; headless, --yes approves), as a
 project's .mcp.json is (agent/mcp/project_file.py). The approval is kept by file with the
-SHA-256 of its `hooks` block, so a changed hook is asked about again while the file's other
-settings may change freely.
+SHA-256 of what in it waits for one (its hooks, and every other setting that would run or shape
+a process outside the sandbox: agent/claude_code/settings_file.py), so any change to those asks
+again; its deny and ask rules hold without one.
 
 Every file is read as hostile input: never past MAX_SETTINGS_BYTES, a project's never through a
 link out of the workspace, parsed with the limits of sessions/model_json.py, and its hooks block
@@ -19,32 +20,32 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from agent.claude_code.settings import SETTINGS_APPROVALS
+from agent.claude_code.settings_file import (
+    SettingsFile,
+    project_settings,
+    user_settings,
+)
 from agent.hooks.answer import one_line
 from agent.hooks.config import HookSpec, parse_claude_hooks
 from agent.hooks.runner import HookSet
-from sessions.approvals import Approvals, digest
-from sessions.model_json import ModelJsonError, loads
-from tools.paths import workspace_root
-from tools.workspace_text import read_workspace_text
 
-# A project's settings files, relative to the workspace root, in the order Claude Code layers them.
-PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
-# Bytes of a settings file read at most: a file of a few dozen hooks and rules is a few KiB;
-# past 1 MiB it is not a settings file, and it is not used.
-MAX_SETTINGS_BYTES = 1024 * 1024
-# Where approvals of a project's hooks are kept, under $PLEAT_HOME: file -> digest of its hooks.
-HOOK_APPROVALS = Approvals("hook-approvals.json")
-# The root of the file system: the user's own settings file is read wherever it links to.
-ANYWHERE = Path("/")
+# Where approvals of a project's settings files are kept (agent/claude_code/settings.py).
+HOOK_APPROVALS = SETTINGS_APPROVALS
+# Characters of a setting's value shown in the approval question: a rule list or an env table
+# of a project is a few hundred; the whole file is in the workspace to read.
+SETTING_CHARS = 2_000
 
 
 @dataclass(frozen=True)
 class SettingsHooks:
     """The hooks of one settings file: how lines name the file, the key its approval is kept
-    by, the hooks, the digest of its hooks block, and one line for each part not used."""
+    by, the hooks, the digest of what waits for an approval in it (its hooks and every other
+    setting that would run or shape a process outside the sandbox), one line for each part not
+    used, and the other settings that wait with the hooks (shown in the question)."""
 
     label: str
     key: str
@@ -54,58 +55,57 @@ class SettingsHooks:
     # Claude Code's `disableAllHooks: true`: the file runs none (the user's own file: no file
     # of Claude Code's does; a project's cannot turn off the user's hooks).
     disables: bool = False
+    others: tuple[str, ...] = ()
 
 
-def user_settings_path(environ: Mapping[str, str]) -> Path:
-    """The user's Claude Code settings file."""
-    configured = environ.get("CLAUDE_CONFIG_DIR")
-    base = Path(configured).expanduser() if configured else Path.home() / ".claude"
-    return base / "settings.json"
-
-
-def _read(path: Path, label: str, root: Path) -> SettingsHooks | None:
-    """The hooks of one file (None: no file, or no hooks block). Never raises."""
-    found = read_workspace_text(root, path, MAX_SETTINGS_BYTES)
-    key = str(path)
-    if found.skipped is not None:
-        return SettingsHooks(label, key, (), "", (f"{label}: {found.skipped}",))
-    if found.text is None:
+def _hooks_of(found: SettingsFile, user: bool) -> SettingsHooks | None:
+    """The hooks of one file (None: no file, or nothing in it to run or approve)."""
+    if found.problems and not found.data:
+        return SettingsHooks(found.label, found.key, (), "", found.problems)
+    data = found.data
+    if not data:
         return None
-    if found.cut:
-        too_big = f"{label} is over {MAX_SETTINGS_BYTES // 1024} KiB; its hooks are not used"
-        return SettingsHooks(label, key, (), "", (too_big,))
-    try:
-        data = loads(found.text)
-    except ModelJsonError as error:
-        bad = f"{label} is not valid JSON ({error}); its hooks are not used"
-        return SettingsHooks(label, key, (), "", (bad,))
-    if not isinstance(data, dict):
-        return None
+    others = () if user else _other_settings(found)
     if data.get("disableAllHooks") is True:
-        whose = (
-            "no Claude Code settings file's hooks are" if root == ANYWHERE else "its hooks are not"
+        whose = "no Claude Code settings file's hooks are" if user else "its hooks are not"
+        off = f"{found.label} sets disableAllHooks: {whose} used"
+        return SettingsHooks(
+            found.label, found.key, (), found.approval_digest, (off,), True, others
         )
-        off = f"{label} sets disableAllHooks: {whose} used"
-        return SettingsHooks(label, key, (), "", (off,), disables=True)
-    if "hooks" not in data:
+    if "hooks" not in data and not others:
         return None
-    block = data["hooks"]
-    specs, problems = parse_claude_hooks(block, label)
-    return SettingsHooks(label, key, specs, digest(json.dumps(block, sort_keys=True)), problems)
+    specs, problems = (
+        ((), ()) if "hooks" not in data else parse_claude_hooks(data["hooks"], found.label)
+    )
+    digest = found.approval_digest
+    return SettingsHooks(found.label, found.key, specs, digest, problems, False, others)
+
+
+def _other_settings(found: SettingsFile) -> tuple[str, ...]:
+    """Each setting other than hooks that waits for the approval, as `key: value` (JSON, cut
+    at SETTING_CHARS)."""
+    lines: list[str] = []
+    for key, value in found.approvable.items():
+        if key in ("hooks", "disableAllHooks"):
+            continue
+        items = value.items() if key == "permissions" and isinstance(value, dict) else [("", value)]
+        for sub, item in items:
+            name = f"{key}.{sub}" if sub else key
+            text = json.dumps(item, ensure_ascii=False)
+            shown = text if len(text) <= SETTING_CHARS else text[:SETTING_CHARS] + "…"
+            lines.append(f"{name}: {shown}")
+    return tuple(lines)
 
 
 def user_settings_hooks(environ: Mapping[str, str]) -> SettingsHooks | None:
     """The hooks of the user's own Claude Code settings file."""
-    path = user_settings_path(environ)
-    home = str(Path.home())
-    label = str(path).replace(home, "~", 1) if str(path).startswith(home) else str(path)
-    return _read(path, label, ANYWHERE)
+    return _hooks_of(user_settings(environ), user=True)
 
 
 def project_settings_hooks(workspace: Path) -> list[SettingsHooks]:
-    """The hooks of the workspace's Claude Code settings files (those that have any)."""
-    root = workspace_root(workspace)
-    found = [_read(root / name, name, root) for name in PROJECT_FILES]
+    """The hooks (and other settings waiting for an approval) of the workspace's Claude Code
+    settings files (those that have any)."""
+    found = [_hooks_of(f, user=False) for f in project_settings(workspace)]
     return [hooks for hooks in found if hooks is not None]
 
 
@@ -114,7 +114,7 @@ def is_approved(hooks: SettingsHooks) -> bool:
 
 
 def approve(hooks: SettingsHooks) -> None:
-    """Remember the approval of this file's hooks. Raises OSError when it cannot be written."""
+    """Remember the approval of this file's content. Raises OSError when it cannot be written."""
     HOOK_APPROVALS.approve(hooks.key, hooks.digest)
 
 
@@ -139,15 +139,16 @@ def gather_hooks(
     hooks = HookSet(configured)
     user = user_settings_hooks(os.environ if environ is None else environ)
     sources = [user] if user is not None else []
-    if user is None or not user.disables:  # the workspace may be the home: its file once
-        taken = {found.key for found in sources}
-        sources += [f for f in project_settings_hooks(workspace) if f.key not in taken]
+    taken = {found.key for found in sources}  # the workspace may be the home: its file once
+    for found in project_settings_hooks(workspace):
+        if found.key not in taken:  # the user's disableAllHooks: their other settings stay
+            sources.append(found if user is None or not user.disables else replace(found, specs=()))
     waiting: list[SettingsHooks] = []
     for found in sources:
         hooks.notes.extend(found.problems)
-        if not found.specs:
+        if not found.specs and not found.others:
             continue
-        if found is user or is_approved(found):
+        if found is user or not found.digest or is_approved(found):
             hooks.add(found.specs)
         elif approve_all:
             hooks.add(found.specs)
@@ -158,16 +159,22 @@ def gather_hooks(
 
 
 def approved_line(found: SettingsHooks) -> str:
-    """Headless with --yes: the project's hooks that run without a question, named."""
-    names = "; ".join(f"{spec.event}: {spec.command}" for spec in found.specs)
-    return f"{found.label}'s hooks run (approved by --yes): {one_line(names)}"
+    """Headless with --yes: the project's hooks and settings that take effect without a
+    question, named."""
+    names = "; ".join([*(f"{spec.event}: {spec.command}" for spec in found.specs), *found.others])
+    return f"{found.label} takes effect (approved by --yes): {one_line(names)}"
 
 
 def waiting_line(waiting: SettingsHooks) -> str:
-    """Headless: why a project's hooks do not run, and how to let them."""
+    """Headless: why a project's hooks and settings do not take effect, and how to let them."""
     count = len(waiting.specs)
+    what = [f"{count} hook{'s' if count != 1 else ''}"] if count else []
+    if waiting.others:
+        keys = sorted({line.split(":", 1)[0] for line in waiting.others})
+        what.append(f"settings not approved ({', '.join(keys)})")
+    else:
+        what[-1] += " not approved"
     return (
-        f"{waiting.label} in this workspace has {count} hook{'s' if count != 1 else ''} not "
-        "approved, so they do not run: approve the file in pleat's terminal UI (it asks at "
-        "start), or pass --yes"
+        f"{waiting.label} in this workspace has {' and '.join(what)}, so they do not take "
+        "effect: approve the file in pleat's terminal UI (it asks at start), or pass --yes"
     )

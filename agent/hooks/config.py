@@ -125,9 +125,10 @@ class HookSpec:
     block_on_failure: bool = False
     # Whether the file gave `timeout` (SessionEnd's short default applies otherwise).
     timeout_given: bool = field(default=False, compare=False)
-    # Runs in the sandbox, as the model's commands do (tools/sandbox/); a table of the user's own
-    # config.toml may say `sandbox = false` (a hook that must write elsewhere).
-    sandboxed: bool = True
+    # Runs in the sandbox, as the model's commands do (tools/sandbox/): only when its table or
+    # entry says `sandbox = true`. A hook is the user's (configured, or approved with every
+    # command shown), so it runs as the user, as in Claude Code and Codex.
+    sandboxed: bool = False
 
     @property
     def name(self) -> str:
@@ -214,6 +215,8 @@ def _claude_entry(
     if kind != "command":
         raise HookConfigError(f"{where} is a {quoted(kind)} hook; pleat runs command hooks only")
     plain: dict[str, Any] = {"command": entry.get("command")}
+    if "sandbox" in entry:  # pleat's opt-in; Claude Code has no such key and ignores it
+        plain["sandbox"] = entry["sandbox"]
     if "timeout" in entry:
         timeout = _lenient_timeout(entry["timeout"])
         if timeout is None:
@@ -323,7 +326,7 @@ def _spec(event: str, label: str, table: dict[str, Any], matcher: Matcher) -> Ho
             f"{label}.timeout must be seconds in (0, {MAX_HOOK_TIMEOUT_SECONDS:g}], "
             f"got {quoted(timeout)}"
         )
-    sandboxed = table.get("sandbox", True)
+    sandboxed = table.get("sandbox", False)
     if not isinstance(sandboxed, bool):
         raise HookConfigError(f"{label}.sandbox must be true or false, got {quoted(sandboxed)}")
     return HookSpec(

@@ -17,6 +17,7 @@ from pathlib import Path
 from agent.hooks.answer import MAX_HOOK_OUTPUT_BYTES, HookRun
 from agent.hooks.config import HookSpec
 from agent.terminal_text import visible
+from tools.sandbox.denials import sandbox_cause
 from tools.sandbox.policy import Sandbox
 
 # Bytes per pipe read.
@@ -36,11 +37,13 @@ async def run_hook(
     sandbox: Sandbox | None = None,
 ) -> HookRun:
     """Run one hook to its end, its time limit, or the caller's cancellation (which kills it
-    and is raised again); in `sandbox` when it is active and the hook did not opt out (a
-    config.toml table's `sandbox = false`), as every command is (tools/sandbox/)."""
+    and is raised again); as the user, or in `sandbox` when it is active and the hook opted in
+    (`sandbox = true`). A confined hook that failed because the sandbox refused it something
+    did not decide anything: its run is a failure that names the sandbox (refused_by_sandbox)."""
     argv, environment = ["/bin/sh", "-c", spec.command], dict(env)
-    if sandbox is not None and sandbox.active and spec.sandboxed:
-        argv, environment = sandbox.argv(argv), sandbox.environment(environment)
+    confined = sandbox if sandbox is not None and sandbox.active and spec.sandboxed else None
+    if confined is not None:
+        argv, environment = confined.argv(argv), confined.environment(environment)
     out_read, out_write = os.pipe()
     err_read, err_write = os.pipe()
     # Our own pipes for its output, not PIPE: asyncio's Process.wait() also waits for those to
@@ -62,7 +65,24 @@ async def run_hook(
     finally:
         os.close(out_write)
         os.close(err_write)
-    return await _supervise(spec, process, stdin, out_read, err_read)
+    run = await _supervise(spec, process, stdin, out_read, err_read)
+    return run if confined is None else refused_by_sandbox(run, confined)
+
+
+def refused_by_sandbox(run: HookRun, sandbox: Sandbox) -> HookRun:
+    """A confined hook's run, or, when it did not go on and what it said shows the sandbox
+    refused it something, a failure saying so and how to let it out: never a block, a deny or
+    a "go on" it did not mean (a log it could not write makes /bin/sh exit 2)."""
+    if run.exit_code == 0 or run.problem:
+        return run
+    cause = sandbox_cause(f"{run.stderr}\n{run.stdout}", sandbox)
+    if cause is None:
+        return run
+    problem = (
+        f"was refused by the sandbox ({cause}); it runs confined because its settings say "
+        "sandbox = true: remove that to run it as you"
+    )
+    return HookRun(run.spec, None, run.stdout, run.stderr, problem)
 
 
 async def _supervise(

@@ -2,9 +2,9 @@
 that match, concurrently, each given the event as JSON on stdin (agent/hooks/process.py).
 
 Every hook gets the commands' environment (tools/shell.py: no variable named like a secret, none
-holding one) plus PLEAT_PROJECT_DIR and CLAUDE_PROJECT_DIR set to the workspace, as Claude Code
-sets the latter. How a hook ended is agent/hooks/answer.py's; what the outcome means for the
-agent is agent/turn/agent_hooks.py's business.
+holding one; the configured key cut out wherever it stands) plus PLEAT_PROJECT_DIR and
+CLAUDE_PROJECT_DIR set to the workspace, as Claude Code sets the latter. How a hook ended is
+agent/hooks/answer.py's; what the outcome means for the agent is agent/turn/agent_hooks.py's.
 """
 
 from __future__ import annotations
@@ -20,19 +20,22 @@ from agent.hooks.answer import HookRun
 from agent.hooks.config import HOOK_EVENTS, HookSpec
 from agent.hooks.process import run_hook
 from agent.permissions.modes import CLAUDE_MODES, Mode
+from sessions.secret_names import MIN_KNOWN_SECRET_CHARS
 from tools.sandbox.policy import Sandbox
 from tools.shell import command_environment
 
 
 def hook_environment(workspace: Path, secrets: Iterable[str] = ()) -> dict[str, str]:
-    """The commands' environment, less any variable whose value holds one of `secrets` (the
-    API key from config.toml, which no variable names), plus the project directory."""
-    known = [secret for secret in secrets if secret]
-    env = {
-        name: value
-        for name, value in command_environment().items()
-        if not any(secret in value for secret in known)
-    }
+    """The commands' environment with each of `secrets` (the API key from config.toml or
+    --api-key, which no variable names) cut out where it stands, plus the project directory.
+    Only a value long enough to be a secret counts as one (MIN_KNOWN_SECRET_CHARS): a local
+    server's dummy key `x` must not take away every variable holding an x (HOME, PATH ...)."""
+    known = sorted({s for s in secrets if len(s) >= MIN_KNOWN_SECRET_CHARS}, key=len, reverse=True)
+    env = command_environment()
+    for name, value in env.items():
+        for secret in known:
+            value = value.replace(secret, "")
+        env[name] = value
     env["PLEAT_PROJECT_DIR"] = env["CLAUDE_PROJECT_DIR"] = str(workspace)
     return env
 

@@ -28,7 +28,10 @@ def server_line(server: McpServer) -> str:
 
 
 def _server(servers: McpServers, server: McpServer) -> list[str]:
-    lines = [server_line(server), f"  from {server.settings.source}"]
+    where = "in the sandbox (sandbox = true)" if server.confined else "as you, outside the sandbox"
+    if server.settings.transport == "http":
+        where = "over HTTP (nothing runs here)"
+    lines = [server_line(server), f"  from {server.settings.source}; runs {where}"]
     withheld = withheld_line(server.settings, os.environ)
     if withheld is not None:
         lines.append(f"  {withheld}")

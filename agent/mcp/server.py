@@ -24,8 +24,9 @@ from agent.mcp.settings import ServerSettings, SettingsError
 from agent.mcp.stderr_tail import StderrTail
 from agent.mcp.surrogates import readable
 from agent.mcp.tool import McpTool, adapt
-from agent.mcp.transport import open_transport
+from agent.mcp.transport import confining, open_transport
 from tools.base import ToolError
+from tools.sandbox.denials import sandbox_cause
 from tools.sandbox.policy import Sandbox
 
 if TYPE_CHECKING:
@@ -130,6 +131,11 @@ class McpServer:
         fresh = self.notes[self._notes_said :]
         self._notes_said = len(self.notes)
         return fresh
+
+    @property
+    def confined(self) -> Sandbox | None:
+        """The sandbox its program runs in (its settings opted in), or None: it runs as you."""
+        return confining(self.settings, self._sandbox)
 
     @property
     def started(self) -> bool:
@@ -242,6 +248,13 @@ class McpServer:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.stderr.ended.wait(), STDERR_DRAIN_SECONDS)
         last = self.stderr.last()
+        confined = self.confined
+        cause = sandbox_cause("\n".join(self.stderr.lines()), confined) if confined else None
+        if cause is not None:  # the sandbox's doing, not the server's: said, with the way out
+            what += (
+                f"; the sandbox refused it {cause}: it runs confined because its settings say "
+                "sandbox = true (remove that to run it as you)"
+            )
         self._set("failed", f"{what} (stderr: {last})" if last else what)
 
     async def _connect(self) -> None:

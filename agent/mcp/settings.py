@@ -58,8 +58,9 @@ WITHHELD_WHY = (
 STDIO_KEYS = frozenset({"command", "args", "env", "cwd"})
 HTTP_KEYS = frozenset({"url", "headers"})
 COMMON_KEYS = frozenset({"enabled", "startup_timeout_sec", "tool_timeout_sec"})
-# config.toml only: `sandbox = false` runs one of the user's own stdio servers outside the
-# sandbox (a project's .mcp.json cannot say it: its servers always run in it).
+# `sandbox = true` runs a stdio server in the sandbox, as the model's commands run. Without it a
+# server runs as the user (as in Claude Code and Codex): it is the user's, configured by them or
+# approved with its command shown. A project's .mcp.json may say it too (it only confines).
 USER_STDIO_KEYS = frozenset({"sandbox"})
 TABLE_KEYS = STDIO_KEYS | HTTP_KEYS | COMMON_KEYS | USER_STDIO_KEYS
 
@@ -87,7 +88,7 @@ class ServerSettings:
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT_SECONDS
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT_SECONDS
     project: bool = False  # from a project's .mcp.json: it may not read secrets (withheld())
-    sandboxed: bool = True  # a stdio server runs in the sandbox (tools/sandbox/) when it is on
+    sandboxed: bool = False  # `sandbox = true`: a stdio server runs in the sandbox (tools/sandbox/)
 
     @property
     def transport(self) -> Transport:
@@ -262,9 +263,9 @@ def from_project_entry(name: str, entry: Any, source: str) -> ServerSettings:
             f"{label}: type {quoted(kind)} is not supported (stdio or http; SSE servers "
             "usually also serve streamable HTTP)"
         )
-    keys = STDIO_KEYS if kind == "stdio" else HTTP_KEYS
+    keys = STDIO_KEYS | USER_STDIO_KEYS if kind == "stdio" else HTTP_KEYS
     table = {k: v for k, v in entry.items() if k in keys}
-    return dataclasses.replace(_settings(name, table, source, label), project=True, sandboxed=True)
+    return dataclasses.replace(_settings(name, table, source, label), project=True)
 
 
 def _settings(name: str, table: dict[str, Any], source: str, label: str) -> ServerSettings:
@@ -278,7 +279,7 @@ def _settings(name: str, table: dict[str, Any], source: str, label: str) -> Serv
         raise SettingsError(f"{label}: {sorted(http)[0]} is for url servers, not command ones")
     if "url" in table and stdio:
         raise SettingsError(f"{label}: {sorted(stdio)[0]} is for command servers, not url ones")
-    enabled, sandboxed = table.get("enabled", True), table.get("sandbox", True)
+    enabled, sandboxed = table.get("enabled", True), table.get("sandbox", False)
     for key, value in (("enabled", enabled), ("sandbox", sandboxed)):
         if not isinstance(value, bool):
             raise SettingsError(f"{label}.{key} must be true or false, got {quoted(value)}")

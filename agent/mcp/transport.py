@@ -21,8 +21,8 @@ def server_environment(settings: ServerSettings) -> dict[str, str]:
 
 
 def confining(settings: ServerSettings, sandbox: Sandbox | None) -> Sandbox | None:
-    """The sandbox a stdio server runs in: the run's, when it is active, unless the user's own
-    config.toml let this server out (`sandbox = false`; a project's server cannot say so)."""
+    """The sandbox a stdio server runs in: the run's, when it is active and the server's settings
+    opt in (`sandbox = true`); None: it runs as the user."""
     if sandbox is None or not sandbox.active or not settings.sandboxed:
         return None
     return sandbox

@@ -1,7 +1,8 @@
 """Who decides whether a tool call runs: the permission mode and rules, then the approval callback.
 
 The loop asks `Permissions.check` before every call. In order: a deny rule refuses (naming the
-rule); a read-only tool runs; in a turn that only reads (/review) and in plan mode everything
+rule); an ask rule asks, whatever the mode and the allow rules (Claude Code's `ask`); a read-only
+tool runs; in a turn that only reads (/review) and in plan mode everything
 else is refused (the model is told why) but a tool that changes nothing here (web_fetch), which
 goes on; an allow rule (from the
 configuration, or said "always" this session) runs it; full-auto runs it; accept-edits runs
@@ -80,6 +81,8 @@ class ApprovalRequest:
     # The call asks to run outside the sandbox (run_command's no_sandbox): always asked, and
     # "always" allows that exact command outside it for the session.
     outside_sandbox: bool = False
+    # The ask rule that made the call ask ("": none did).
+    ask_rule: str = ""
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,7 @@ class Verdict:
     reason: str = ""
     always: tuple[Rule, ...] = ()  # for "ask": what "always" would add
     outside: str | None = None  # for "ask": the command asking to run outside the sandbox
+    ask_rule: str = ""  # for "ask": the ask rule that asks, whatever the mode
 
 
 class Permissions:
@@ -106,11 +110,16 @@ class Permissions:
     read at each call), the configured rules, and the rules said "always" this session."""
 
     def __init__(
-        self, mode: Mode = "ask", allow: Iterable[Rule] = (), deny: Iterable[Rule] = ()
+        self,
+        mode: Mode = "ask",
+        allow: Iterable[Rule] = (),
+        deny: Iterable[Rule] = (),
+        ask: Iterable[Rule] = (),
     ) -> None:
         self.mode: Mode = mode
         self.allow = tuple(allow)
         self.deny = tuple(deny)
+        self.ask = tuple(ask)
         self.session_allow: list[Rule] = []
         # What the skills loaded this turn let run without asking (their allowed-tools:
         # agent/skills/tool.py); emptied as the next user turn starts.
@@ -125,14 +134,16 @@ class Permissions:
         self.read_only_turn = False
 
     @classmethod
-    def from_settings(cls, mode: str, allow: Sequence[str], deny: Sequence[str]) -> Permissions:
+    def from_settings(
+        cls, mode: str, allow: Sequence[str], deny: Sequence[str], ask: Sequence[str] = ()
+    ) -> Permissions:
         """From the configuration's strings (already checked by agent/config.py)."""
         from agent.permissions.rules import parse_rule
 
         if mode not in MODES:
             raise ValueError(f"unknown permission mode {mode!r}")
         chosen: Mode = next(m for m in MODES if m == mode)
-        return cls(chosen, map(parse_rule, allow), map(parse_rule, deny))
+        return cls(chosen, map(parse_rule, allow), map(parse_rule, deny), map(parse_rule, ask))
 
     @contextmanager
     def reading_only(self, on: bool = True) -> Iterator[None]:
@@ -193,15 +204,18 @@ class Permissions:
         if (rule := denying_rule(self.deny, tool, args, workspace)) is not None:
             return Verdict(
                 "refuse",
-                f'{tool.name} is denied by the rule "{rule}" (deny, in pleat\'s configuration); '
+                f'{tool.name} is denied by the rule "{rule}" (a deny rule of your settings); '
                 "do not try to get around it: tell the user what you wanted to do",
             )
+        changes = not tool.read_only and not tool.asks_in_plan_mode
+        if self.read_only_turn and changes:
+            return Verdict("refuse", READ_ONLY_REFUSAL.format(tool=tool.name))
+        if self.mode == "plan" and changes:
+            return Verdict("refuse", PLAN_REFUSAL.format(tool=tool.name))
+        if (rule := denying_rule(self.ask, tool, args, workspace)) is not None:
+            return Verdict("ask", ask_rule=str(rule))  # asks each time: no "always"
         if tool.read_only:
             return Verdict("run")
-        if self.read_only_turn and not tool.asks_in_plan_mode:
-            return Verdict("refuse", READ_ONLY_REFUSAL.format(tool=tool.name))
-        if self.mode == "plan" and not tool.asks_in_plan_mode:
-            return Verdict("refuse", PLAN_REFUSAL.format(tool=tool.name))
         if tool.sandboxable and self.sandboxed:  # confined: runs; outside it: always asks
             if args.get("no_sandbox") is not True:
                 return Verdict("run")
@@ -253,7 +267,8 @@ class Permissions:
             return f"refused: {verdict.reason}"
         if verdict.action == "run" and hook != "ask":
             return None
-        if hook == "allow" and verdict.outside is None:  # leaving the sandbox: the user's word
+        if hook == "allow" and verdict.outside is None and not verdict.ask_rule:
+            return None  # leaving the sandbox, or an ask rule: the user's word
             return None
         preview = await tool.preview(args, context)
         always = tuple(map(str, verdict.always))
@@ -269,6 +284,7 @@ class Permissions:
             hook_asked=hook == "ask",
             hook_reason=hook_reason,
             outside_sandbox=verdict.outside is not None,
+            ask_rule=verdict.ask_rule,
         )
         decision = await approve(request)
         if decision.approved:
@@ -283,7 +299,7 @@ class Permissions:
         from agent.permissions.rules import url_pattern_problem
 
         problems: list[str] = []
-        for kind, rules in (("allow", self.allow), ("deny", self.deny)):
+        for kind, rules in (("allow", self.allow), ("ask", self.ask), ("deny", self.deny)):
             for rule in rules:
                 tool = registry.get(rule.tool)
                 if tool is None and is_mcp_name(rule.tool):
@@ -317,6 +333,12 @@ async def refuse_headless(request: ApprovalRequest) -> Decision:
             f"{request.tool} asked to run outside the sandbox, which nobody can approve in a "
             "headless run; the user can rerun with --sandbox off if the command must, or "
             "allow what it needs (sandbox_network = true for the network)",
+        )
+    if request.ask_rule:  # an ask rule wants a person to say yes, whatever the mode
+        return Decision(
+            False,
+            f'{request.tool} matches the ask rule "{request.ask_rule}", and nobody can be asked '
+            "in a headless run; do not retry it: tell the user what you wanted to do",
         )
     if request.hook_asked:  # no mode or rule lets it run: the hook wants a person to say yes
         why = f" ({request.hook_reason})" if request.hook_reason else ""

@@ -1,7 +1,7 @@
-"""Hooks and MCP servers run in the sandbox as the model's commands do: a hook, a project's hook
-and a project's stdio MCP server cannot write outside the workspace or connect anywhere (and
-cannot say they should not be confined); the user's own config.toml may let one of its hooks or
-servers out with `sandbox = false`."""
+"""The sandbox's boundary where Claude Code and Codex draw it: the model's commands are confined;
+the hooks and MCP servers the user configured or approved run as the user, unless one says
+`sandbox = true`. A confined hook or server the sandbox refused something is said to be the
+sandbox's doing, and is never read as a hook's block or "go on"."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from agent.assemble import build_agent, permissions_from
 from agent.config import Config
@@ -42,6 +45,17 @@ except OSError as error:
     said.append("connect: " + str(error.strerror))
 open(sys.argv[3], "a").write("; ".join(said) + "\\n")
 """
+# The logging hook of Claude Code's hooks guide, as it is written there: every Bash command with
+# its description, appended to a log in ~/.claude.
+GUIDE_LOGGING_HOOK = (
+    "jq -r '\"\\(.tool_input.command) - \\(.tool_input.description // \"No description\")\"' "
+    ">> ~/.claude/bash-command-log.txt"
+)
+# A Stop hook that logs the end of each turn the same way (a shell redirection: when it cannot
+# write, /bin/sh exits 2, which a Stop hook's exit code means "go on").
+STOP_LOGGING_HOOK = "jq -c '{session_id, stop_hook_active}' >> ~/.claude/stop-log.jsonl"
+BOTH_DONE = "write: done; connect: done"
+BOTH_REFUSED = "write: Permission denied; connect: Permission denied"
 
 
 async def say_yes(_: ApprovalRequest) -> Decision:
@@ -54,20 +68,16 @@ def probe_command(script: Path, target: Path, port: int, report: Path) -> str:
     )
 
 
-async def test_a_hook_is_confined_unless_config_toml_lets_it_out(
+async def test_a_hook_runs_as_you_unless_it_opts_into_the_sandbox(
     server: ScriptedServer, workspace: Path, tmp_path: Path
 ) -> None:
     script = tmp_path / "probe.py"
     script.write_text(PROBE_HOOK)
     with TcpListener() as listener:
-        confined = probe_command(
-            script, tmp_path / "by-confined.txt", listener.port, workspace / "confined.log"
-        )
-        free = probe_command(
-            script, tmp_path / "by-free.txt", listener.port, workspace / "free.log"
-        )
+        mine = probe_command(script, tmp_path / "by-mine.txt", listener.port, workspace / "m.log")
+        boxed = probe_command(script, tmp_path / "by-boxed.txt", listener.port, workspace / "b.log")
         specs = parse_hooks(
-            {"PreToolUse": [{"command": confined}, {"command": free, "sandbox": False}]}
+            {"PreToolUse": [{"command": mine}, {"command": boxed, "sandbox": True}]}
         )
         settings = Config(
             model=TEST_MODEL, api_base=server.base_url, api_key=TEST_API_KEY, hooks=specs
@@ -78,37 +88,31 @@ async def test_a_hook_is_confined_unless_config_toml_lets_it_out(
         )
         server.push(ToolCalls([("run_command", {"command": "true"})]), Text("done"))
         await turn(agent, "go")
-        assert listener.accepted == 1  # the free hook's; the confined one's never got through
-    assert (workspace / "confined.log").read_text() == (
-        "write: Permission denied; connect: Permission denied\n"
-    )
-    assert (workspace / "free.log").read_text() == "write: done; connect: done\n"
-    assert not (tmp_path / "by-confined.txt").exists()
+        assert listener.accepted == 1  # the user's hook's; the opted-in one's never got through
+    assert (workspace / "m.log").read_text() == BOTH_DONE + "\n"
+    assert (workspace / "b.log").read_text() == BOTH_REFUSED + "\n"
+    assert (tmp_path / "by-mine.txt").exists() and not (tmp_path / "by-boxed.txt").exists()
     session.close()
 
 
-def test_a_projects_hooks_and_mcp_servers_are_confined_and_cannot_opt_out(
+def test_approved_project_hooks_and_servers_run_as_you_and_may_opt_in(
     server: ScriptedServer, workspace: Path, tmp_path: Path, pleat_home: Path
 ) -> None:
     script = tmp_path / "probe.py"
     script.write_text(PROBE_HOOK)
     with TcpListener() as listener:
-        # The project's own Claude Code settings: a hook that asks not to be confined.
+        # The project's own Claude Code settings: a hook, approved (--yes) with its command shown.
         hook = probe_command(script, tmp_path / "by-hook.txt", listener.port, workspace / "h.log")
-        entry = {"type": "command", "command": hook, "sandbox": False}
         claude = workspace / ".claude"
         claude.mkdir()
+        entry = {"type": "command", "command": hook}
         (claude / "settings.json").write_text(
             json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [entry]}]}})
         )
-        # The project's .mcp.json server (asking the same), and the user's own server let out.
-        project = {
-            "command": sys.executable,
-            "args": [str(ECHO_SERVER), "--probe"],
-            "sandbox": False,
-        }
+        # The project's .mcp.json server asks to be confined; the user's own server does not.
+        project = {"command": sys.executable, "args": [str(ECHO_SERVER), "--probe"], "sandbox": True}
         write_project_file(workspace, {"proj": project})
-        write_config(pleat_home, echo_table("mine", probe=True, sandbox="false"))
+        write_config(pleat_home, echo_table("mine", probe=True))
         calls = [
             ("mcp__proj__probe", {"path": str(tmp_path / "by-proj.txt"), "port": listener.port}),
             ("mcp__mine__probe", {"path": str(tmp_path / "by-mine.txt"), "port": listener.port}),
@@ -116,12 +120,80 @@ def test_a_projects_hooks_and_mcp_servers_are_confined_and_cannot_opt_out(
         server.push(ToolCalls(calls), Text("done"))
         done = run_pleat(workspace, server, "-p", "probe")  # --yes: the project's files approved
         assert done.returncode == 0, done.stderr
-        assert listener.accepted == 1  # the user's own server only
+        assert listener.accepted == 2  # the project's hook and the user's own server
     by_project, by_mine = tool_results(server, 1)
-    assert by_project == "write: Permission denied; connect: Permission denied"
-    assert by_mine == "write: done; connect: done"
-    assert (workspace / "h.log").read_text() == (
-        "write: Permission denied; connect: Permission denied\n"
-    )
-    assert not (tmp_path / "by-proj.txt").exists() and not (tmp_path / "by-hook.txt").exists()
+    assert by_project == BOTH_REFUSED
+    assert by_mine == BOTH_DONE
+    assert (workspace / "h.log").read_text() == BOTH_DONE + "\n"
+    assert not (tmp_path / "by-proj.txt").exists()
     assert (tmp_path / "by-mine.txt").read_text() == "written by the MCP server"
+
+
+def user_settings(home: Path, hooks: dict[str, Any]) -> dict[str, str]:
+    """~/.claude/settings.json under a home of the test's: the environment that points at it."""
+    claude = home / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    (claude / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    return {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(claude)}
+
+
+def logging_hooks(*, sandbox: bool = False) -> dict[str, Any]:
+    extra = {"sandbox": True} if sandbox else {}
+    bash = {"type": "command", "command": GUIDE_LOGGING_HOOK, **extra}
+    stop = {"type": "command", "command": STOP_LOGGING_HOOK, **extra}
+    return {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [bash]}],
+        "Stop": [{"hooks": [stop]}],
+    }
+
+
+def push_two_commands(server: ScriptedServer) -> None:
+    server.push(
+        ToolCalls([("run_command", {"command": "echo one > one.txt"})]),
+        ToolCalls([("run_command", {"command": "echo two > two.txt"})]),
+        Text("both written"),
+    )
+
+
+@pytest.mark.slow
+def test_the_hooks_guides_logging_hooks_let_every_command_run_and_write_their_logs(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    """With the default sandbox: the commands run confined, the user's logging hooks as the
+    user; the Stop hook adds no model request (3: two commands and the answer, as without
+    hooks)."""
+    home = tmp_path / "home"
+    env = user_settings(home, logging_hooks())
+    push_two_commands(server)
+    done = run_pleat(workspace, server, "-p", "write both", env=env)
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "one.txt").read_text() == "one\n"
+    assert (workspace / "two.txt").read_text() == "two\n"
+    assert (home / ".claude" / "bash-command-log.txt").read_text().splitlines() == [
+        "echo one > one.txt - No description",
+        "echo two > two.txt - No description",
+    ]
+    (stopped,) = (home / ".claude" / "stop-log.jsonl").read_text().splitlines()
+    assert json.loads(stopped)["stop_hook_active"] is False
+    assert len(server.requests) == 3
+    assert done.stdout.count("both written") == 1
+
+
+@pytest.mark.slow
+def test_a_confined_hook_the_sandbox_refuses_blocks_nothing_and_says_why(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    """The same hooks opted into the sandbox cannot write ~/.claude: /bin/sh exits 2, which is
+    no block and no "go on"; one line says the sandbox refused it and how to let it out."""
+    home = tmp_path / "home"
+    env = user_settings(home, logging_hooks(sandbox=True))
+    push_two_commands(server)
+    done = run_pleat(workspace, server, "-p", "write both", env=env)
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "one.txt").exists() and (workspace / "two.txt").exists()
+    assert not (home / ".claude" / "bash-command-log.txt").exists()
+    assert len(server.requests) == 3  # the Stop hook's exit 2 did not make the turn go on
+    assert done.stdout.count("both written") == 1
+    assert "was refused by the sandbox (changing" in done.stderr
+    assert "remove that to run it as you" in done.stderr
+    assert "blocked" not in done.stderr.lower()

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from agent.claude_code.settings_file import MAX_SETTINGS_BYTES
 from agent.config import ConfigError, load_config
 from agent.hooks.claude_settings import (
-    MAX_SETTINGS_BYTES,
     approve,
     gather_hooks,
     project_settings_hooks,
@@ -114,19 +114,25 @@ def test_approval_holds_for_the_hooks_it_saw_and_the_users_file_needs_none(
     user = {"hooks": {"Stop": [{"hooks": [entry("./mine.sh")]}]}}
     environ = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
     write(tmp_path / "claude" / "settings.json", user)
-    project = {"permissions": {"allow": []}, "hooks": {"PreToolUse": [{"command": "./guard.sh"}]}}
+    project = {"permissions": {"deny": []}, "hooks": {"PreToolUse": [{"command": "./guard.sh"}]}}
     path = write(workspace / ".claude" / "settings.json", project)
     gathered = gather_hooks((HookSpec("Stop", "./mine.sh"),), workspace, environ)
     assert gathered.hooks.specs == (HookSpec("Stop", "./mine.sh"),)  # the same hook once
     (waiting,) = gathered.waiting
     approve(waiting)
-    project["permissions"] = {"allow": ["Bash(ls)"]}  # other settings change: still approved
+    project["permissions"] = {"deny": ["Bash(rm:*)"], "ask": ["Edit"]}  # tightening: approved
     path.write_text(json.dumps(project))
     gathered = gather_hooks((), workspace, environ)
     assert gathered.waiting == () and HookSpec("PreToolUse", "./guard.sh") in gathered.hooks.specs
     project["hooks"] = {"PreToolUse": [{"command": "./other.sh"}]}  # a hook changes: asked again
     path.write_text(json.dumps(project))
     assert len(gather_hooks((), workspace, environ).waiting) == 1
+    (waiting,) = gather_hooks((), workspace, environ).waiting
+    approve(waiting)
+    project["permissions"] = {"allow": ["Bash(curl:*)"]}  # loosening: asked again
+    path.write_text(json.dumps(project))
+    (waiting,) = gather_hooks((), workspace, environ).waiting
+    assert waiting.others == ('permissions.allow: ["Bash(curl:*)"]',)
     assert gather_hooks((), workspace, environ, approve_all=True).waiting == ()
 
 

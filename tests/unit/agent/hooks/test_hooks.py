@@ -210,10 +210,33 @@ async def test_a_hook_never_sees_a_key(workspace: Path, monkeypatch: pytest.Monk
     assert done.exit_code == 0
     seen = text(workspace / "env.txt")
     assert "PLAIN_SETTING=visible" in seen and f"PLEAT_PROJECT_DIR={workspace}" in seen
-    for hidden in ("OPENAI_API_KEY", "MY_SERVICE_TOKEN", "DATABASE_URL", "INNOCENT_LOOKING"):
+    for hidden in ("OPENAI_API_KEY", "MY_SERVICE_TOKEN", "DATABASE_URL"):
         assert f"{hidden}=" not in seen
+    assert "INNOCENT_LOOKING=xx\n" in seen  # the key taken out where it stood
     assert provider_key not in seen and config_key not in seen and "tok-abcdefgh" not in seen
     assert os.environ["OPENAI_API_KEY"] == provider_key  # pleat's own environment is unchanged
+
+
+async def test_a_dummy_key_takes_nothing_from_a_hooks_environment(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local server's key `x` (llama.cpp, Ollama) is no secret: HOME, PATH and the D-Bus
+    address holding an x stay as they are."""
+    monkeypatch.setenv("HOME", "/home/xavier")
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus")
+    monkeypatch.setenv("PATH", f"/home/xavier/bin:{os.environ['PATH']}")
+    runner = HookRunner(
+        [spec("env > env.txt", event="SessionStart")],
+        workspace,
+        session_id="s",
+        transcript_path=None,
+        secrets=["x"],
+    )
+    (done,) = await runner.run("SessionStart", "ask", {"source": "startup"})
+    assert done.exit_code == 0
+    seen = text(workspace / "env.txt")
+    assert "HOME=/home/xavier\n" in seen and "PATH=/home/xavier/bin:" in seen
+    assert "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus\n" in seen
 
 
 def answered(stdout: str, code: int = 0) -> HookRun:

@@ -103,7 +103,7 @@ def test_the_report_without_servers_and_with_one_not_started(workspace: Path) ->
     assert report(servers).splitlines() == [
         "MCP servers (1):",
         "docs · starting · stdio: docs-server",
-        "  from c",
+        "  from c; runs as you, outside the sandbox",
         "disabled (enabled = false): off",
         ".mcp.json: the MCP server docs is not used: a server of that name is already configured",
     ]

@@ -1,0 +1,128 @@
+"""One Claude Code settings file, read as hostile input: where Claude Code keeps it, bounded, parsed
+with limits, never through a link out of the workspace for a project's; and which of its parts
+need the user's approval before they take effect.
+
+Claude Code layers its settings files: the user's `~/.claude/settings.json`
+(`$CLAUDE_CONFIG_DIR/settings.json` when that is set), then the project's `.claude/settings.json`,
+then `.claude/settings.local.json`, then the command line. The user's file is the user's own.
+A project's comes with the repository, and a sandboxed command can write it too: what in it
+tightens (deny and ask rules) holds at once; everything else (hooks, a status line command,
+`env`, allow rules, the default mode, extra directories, the model ...) would run or shape a
+process outside the sandbox, so it takes effect only once the user approved that exact content
+(`approval_digest`), and any change to it asks again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from sessions.approvals import digest
+from sessions.model_json import ModelJsonError, loads
+from tools.paths import workspace_root
+from tools.workspace_text import read_workspace_text
+
+# A project's settings files, relative to the workspace root, in the order Claude Code layers them.
+PROJECT_FILES = (".claude/settings.json", ".claude/settings.local.json")
+# Bytes of a settings file read at most: a file of a few dozen hooks and rules is a few KiB;
+# past 1 MiB it is not a settings file, and it is not used.
+MAX_SETTINGS_BYTES = 1024 * 1024
+# The root of the file system: the user's own settings file is read wherever it links to.
+ANYWHERE = Path("/")
+# The parts of a project's file that only tighten: they hold without an approval, and a change
+# to them asks nothing ($schema names the file's format and does nothing).
+TIGHTENING_PERMISSIONS = ("deny", "ask")
+INERT_KEYS = ("$schema",)
+
+Scope = Literal["user", "project", "local"]
+
+
+@dataclass(frozen=True)
+class SettingsFile:
+    """One settings file: how lines name it, the key its approval is kept by, its scope, its
+    content (an object; {} when missing or unusable), and one line for each part not used."""
+
+    label: str
+    key: str
+    scope: Scope
+    data: Mapping[str, Any] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+    @property
+    def approvable(self) -> dict[str, Any]:
+        """What of the file waits for an approval (a project's): all but its tightening rules."""
+        kept = {k: v for k, v in self.data.items() if k not in INERT_KEYS}
+        permissions = kept.get("permissions")
+        if isinstance(permissions, dict):
+            loose = {k: v for k, v in permissions.items() if k not in TIGHTENING_PERMISSIONS}
+            if loose:
+                kept["permissions"] = loose
+            else:
+                del kept["permissions"]
+        return kept
+
+    @property
+    def approval_digest(self) -> str:
+        """The SHA-256 an approval of this file is kept with ("" when nothing waits for one)."""
+        approvable = self.approvable
+        return digest(json.dumps(approvable, sort_keys=True)) if approvable else ""
+
+
+def user_settings_path(environ: Mapping[str, str]) -> Path:
+    """The user's Claude Code settings file."""
+    return claude_dir(environ) / "settings.json"
+
+
+def claude_dir(environ: Mapping[str, str]) -> Path:
+    """The user's Claude Code directory: `$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
+    configured = environ.get("CLAUDE_CONFIG_DIR")
+    return Path(configured).expanduser() if configured else Path.home() / ".claude"
+
+
+def home_label(path: Path) -> str:
+    """A path as lines show it: the home as `~`."""
+    home = str(Path.home())
+    text = str(path)
+    return "~" + text[len(home) :] if home != "/" and text.startswith(home + "/") else text
+
+
+def read_settings(path: Path, label: str, scope: Scope, root: Path = ANYWHERE) -> SettingsFile:
+    """One file (empty data when there is none). Never raises."""
+    found = read_workspace_text(root, path, MAX_SETTINGS_BYTES)
+    key = str(path)
+    if found.skipped is not None:
+        return SettingsFile(label, key, scope, problems=(f"{label}: {found.skipped}",))
+    if found.text is None:
+        return SettingsFile(label, key, scope)
+    if found.cut:
+        too_big = f"{label} is over {MAX_SETTINGS_BYTES // 1024} KiB; not used"
+        return SettingsFile(label, key, scope, problems=(too_big,))
+    try:
+        data = loads(found.text)
+    except ModelJsonError as error:
+        bad = f"{label} is not valid JSON ({error}); not used"
+        return SettingsFile(label, key, scope, problems=(bad,))
+    if not isinstance(data, dict):
+        return SettingsFile(
+            label, key, scope, problems=(f"{label} is not a JSON object; not used",)
+        )
+    return SettingsFile(label, key, scope, data)
+
+
+def user_settings(environ: Mapping[str, str]) -> SettingsFile:
+    """The user's own settings file."""
+    path = user_settings_path(environ)
+    return read_settings(path, home_label(path), "user")
+
+
+def project_settings(workspace: Path) -> list[SettingsFile]:
+    """The workspace's two settings files, in Claude Code's order (missing ones empty)."""
+    root = workspace_root(workspace)
+    scopes: tuple[Scope, Scope] = ("project", "local")
+    return [
+        read_settings(root / name, name, scope, root)
+        for name, scope in zip(PROJECT_FILES, scopes, strict=True)
+    ]
