@@ -187,7 +187,8 @@ class McpServer:
 
         timeout = self.settings.tool_timeout
         try:
-            return await session.call_tool(remote, arguments, read_timeout_seconds=timeout)
+            result = await session.call_tool(remote, arguments, read_timeout_seconds=timeout)
+            return self._with_sandbox_note(result)
         except MCPError as error:
             if error.code == REQUEST_TIMEOUT:
                 raise ToolError(
@@ -204,6 +205,27 @@ class McpServer:
             ) from None
         except Exception as error:  # a broken stream, a malformed result: the call's result
             raise ToolError(f"the MCP server {self.name} failed: {one_line(error)}") from None
+
+    def _with_sandbox_note(self, result: CallToolResult) -> CallToolResult:
+        """A confined server's failed call whose words show the sandbox refused it something
+        (a write, a connection) gets a line saying so and how to let it out."""
+        confined = self.confined
+        if confined is None or not result.is_error:
+            return result
+        words = "\n".join(str(getattr(item, "text", "")) for item in result.content)
+        cause = sandbox_cause(words, confined)
+        if cause is None:
+            return result
+        from mcp_types import TextContent
+
+        note = (
+            f"[pleat: the sandbox refused the MCP server {self.name} {cause}: it runs confined "
+            "because its settings say sandbox = true; the user can remove that to run it as "
+            "themselves]"
+        )
+        return result.model_copy(
+            update={"content": [*result.content, TextContent(type="text", text=note)]}
+        )
 
     # -- the connection's task ----------------------------------------------------------------
 

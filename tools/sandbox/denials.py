@@ -18,7 +18,8 @@ REFUSED = re.compile(r"Permission denied|Operation not permitted|Read-only file 
 NETWORK = re.compile(
     r"Network is unreachable|Temporary failure in name resolution|Name or service not known|"
     r"Could not resolve host|Couldn't connect to server|getaddrinfo failed|"
-    r"nodename nor servname|Cannot assign requested address|connect(?:ion)?\b.*(?:denied|refused)",
+    r"nodename nor servname|Cannot assign requested address|connect(?:ion)?\b.*(?:denied|refused)|"
+    r"All connection attempts failed",  # httpx's (an MCP server's fetch) when no route is up
     re.I,
 )
 # How a refused signal reads (`kill: (123) - Operation not permitted`, Python's os.kill).
