@@ -80,13 +80,17 @@ class HookApprovalScreen(ProjectApprovalScreen):
         count = len(hooks.specs)
         plural = "s" if count != 1 else ""
         items = [hook_line(spec) for spec in hooks.specs]
+        items += [f"setting {shown(line)}" for line in hooks.others]
+        what = f"would run {count} hook{plural} (shell commands, at the events named)"
+        if hooks.others:
+            what = f"{what if count else 'has'} and settings that loosen pleat or run a command"
         super().__init__(
-            f"This project's {visible(hooks.label)} would run {count} hook{plural} (shell "
-            "commands, at the events named):",
+            f"This project's {visible(hooks.label)} {what}:",
             items,
-            "They run with your permissions. Yes is remembered for this workspace until its "
-            "hooks change (not the scripts they run: a change to those is not asked about); No "
-            "asks again next time.",
+            "They run with your permissions, outside the sandbox. Yes is remembered for this "
+            "workspace until any of these change (not the scripts they run: a change to those "
+            "is not asked about); the settings other than hooks take effect from the next "
+            "start. No asks again next time.",
         )
 
 
