@@ -1,9 +1,11 @@
-"""A real MCP server from the registry (mcp-server-fetch) configured where `claude mcp add` puts
-it, in ~/.claude.json, fetching a page from an HTTP server on 127.0.0.1 in a headless run."""
+"""MCP servers configured where `claude mcp add` puts them, in ~/.claude.json: a real server from
+the registry (mcp-server-fetch) fetching a page from an HTTP server on 127.0.0.1 in a headless
+run, and the TUI starting them beside a project's .mcp.json."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -13,9 +15,11 @@ from typing import Any
 
 import pytest
 
-from tests.support.mcp_support import write_config
+from tests.support.mcp_support import echo_entry, write_config, write_project_file
 from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+from tests.support.tui_support import asked, make_app, started, wait_for
+from tui.screens.project_approval import McpApprovalScreen
 
 pytestmark = pytest.mark.slow
 
@@ -70,6 +74,17 @@ def fetch_entry(**extra: Any) -> dict[str, Any]:
     return {"type": "stdio", "command": FETCH_SERVER, "args": args, "env": {}, **extra}
 
 
+def write_state(workspace: Path, user: dict[str, Any], local: dict[str, Any]) -> Path:
+    """$CLAUDE_CONFIG_DIR/.claude.json (the conftest's) with servers in both scopes, among the
+    other keys Claude Code keeps there; returns the directory."""
+    claude_dir = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    claude_dir.mkdir(parents=True, exist_ok=True)
+    project = {"mcpServers": local, "allowedTools": [], "history": []}
+    state = {"numStartups": 9, "mcpServers": user, "projects": {str(workspace.resolve()): project}}
+    (claude_dir / ".claude.json").write_text(json.dumps(state))
+    return claude_dir
+
+
 def fetched(server: ScriptedServer) -> str:
     (result,) = [m["content"] for m in server.requests[1].messages if m["role"] == "tool"]
     return str(result)
@@ -116,12 +131,8 @@ def test_a_local_scope_server_wins_over_the_user_scope_and_may_leave_the_sandbox
     $CLAUDE_CONFIG_DIR/.claude.json; its `web` is used, not the user scope's broken one of the
     same name. `"sandbox": false` lets it reach the network with the default settings."""
     url, seen = page
-    claude_dir = workspace.parent / "claude-home"  # the conftest's $CLAUDE_CONFIG_DIR
-    claude_dir.mkdir()
     broken = {"command": "/bin/sh", "args": ["-c", "exit 3"]}
-    local = {"mcpServers": {"web": fetch_entry(sandbox=False)}, "allowedTools": []}
-    state = {"mcpServers": {"web": broken}, "projects": {str(workspace.resolve()): local}}
-    (claude_dir / ".claude.json").write_text(json.dumps(state))
+    claude_dir = write_state(workspace, {"web": broken}, {"web": fetch_entry(sandbox=False)})
     server.push(ToolCalls([("mcp__web__fetch", {"url": url})]), Text("read it"))
     done = run_pleat(
         workspace, server, "-p", "read it", *ALLOW, yes=False, env={"FETCH_AGENT": "agent-7"}
@@ -136,3 +147,26 @@ def test_a_local_scope_server_wins_over_the_user_scope_and_may_leave_the_sandbox
         f"{label} (user): the MCP server web is not used: {label} (local)'s server of that name "
         "comes first"
     ) in listing.stdout
+
+
+async def test_the_tui_starts_them_and_a_declined_mcp_json_leaves_the_user_scope_server(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """In the TUI: the local scope's server starts with no question; .mcp.json's `echo` would
+    replace the user scope's `echo` once approved, and declined, the user's runs."""
+    claude_dir = write_state(workspace, {"echo": echo_entry()}, {"loc": echo_entry()})
+    write_project_file(workspace, {"echo": {"command": "/bin/false"}})
+    app = make_app(server, workspace)
+    async with app.run_test() as pilot:
+        await started(pilot, app)
+        await asked(pilot, app, McpApprovalScreen, "the .mcp.json question")
+        await pilot.press("n")
+        mcp = app.controller.mcp if app.controller is not None else None
+        assert mcp is not None
+
+        def running() -> dict[str, str]:
+            return {s.name: s.settings.source for s in mcp.servers if s.state == "running"}
+
+        label = str(claude_dir / ".claude.json")
+        want = {"echo": f"{label} (user)", "loc": f"{label} (local)"}
+        await wait_for(pilot, lambda: running() == want, "both servers of ~/.claude.json")
