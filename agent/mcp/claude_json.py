@@ -71,9 +71,7 @@ def _read(path: Path, label: str) -> tuple[Any, str | None]:
     for _ in range(READINGS):
         found = read_workspace_text(ANYWHERE, path, MAX_CLAUDE_JSON_BYTES)
         if found.skipped is not None:  # it names the file from the root: named as shown here
-            named = path.relative_to(ANYWHERE).as_posix()
-            why = found.skipped.removeprefix(named).removeprefix(":")
-            return None, f"{label}{'' if why.startswith(' is') else ':'}{why}"
+            return None, label + found.skipped.removeprefix(path.relative_to(ANYWHERE).as_posix())
         if found.text is None:
             return None, None
         if found.cut:
