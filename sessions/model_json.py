@@ -67,10 +67,12 @@ def _constant(name: str) -> float:
     raise ModelJsonError(f"{name} is not a JSON value")
 
 
-def loads(text: str) -> Any:
-    """The value of the JSON `text`. Raises ModelJsonError, and nothing else."""
-    if len(text) > MAX_JSON_CHARS:
-        raise ModelJsonError(f"{len(text):,} characters of JSON, more than {MAX_JSON_CHARS:,}")
+def loads(text: str, max_chars: int = MAX_JSON_CHARS) -> Any:
+    """The value of the JSON `text` (of at most `max_chars` characters: a caller reading a file
+    bigger than a tool call's arguments gives its own cap). Raises ModelJsonError, and nothing
+    else."""
+    if len(text) > max_chars:
+        raise ModelJsonError(f"{len(text):,} characters of JSON, more than {max_chars:,}")
     if nesting_depth(text) > MAX_DEPTH:
         raise ModelJsonError(f"nested more than {MAX_DEPTH} levels deep")
     try:

@@ -18,10 +18,12 @@ def _servers(host: Host) -> McpServers | None:
 
 
 async def start(host: Host) -> None:
-    """Start the configured servers, then ask about the project's .mcp.json (when it has
-    servers and this content was never approved) and start those the user allows. Once per
-    run (a later call, after /model opened the first session, does nothing)."""
-    from agent.mcp.project_file import approve, is_approved, read_project_servers
+    """Start config.toml's servers, then ~/.claude.json's, then ask about the project's
+    .mcp.json (when it has servers and this content was never approved) and start those the
+    user allows (agent/mcp/sources.py: which one a name shared by several means). Once per run
+    (a later call, after /model opened the first session, does nothing)."""
+    from agent.mcp.project_file import approve, is_approved
+    from agent.mcp.sources import gather_servers
 
     servers = _servers(host)
     if servers is None or host.controller is None or host.controller.mcp_opened:
@@ -29,28 +31,37 @@ async def start(host: Host) -> None:
     host.controller.mcp_opened = True
     servers.on_change(lambda server: _changed(host, server))
     await servers.start()
-    project = await asyncio.to_thread(read_project_servers, host.workspace)
-    if project is None:
-        return
-    for problem in project.problems:
+    configured = host.controller.config.mcp_servers if host.controller.config else ()
+    run = await asyncio.to_thread(gather_servers, configured, host.workspace)
+    for problem in run.problems:
         servers.skipped.append(problem)
         await host.conversation.add_notice(problem, "error")
-    if not project.servers:
+    servers.skipped.extend(run.hidden)
+    servers.add(run.claude)
+    await servers.start()
+    project = run.project
+    if project is None or not project.servers:
         return
-    if not await asyncio.to_thread(is_approved, host.workspace, project):
+    approved = await asyncio.to_thread(is_approved, host.workspace, project)
+    if not approved:
         from tui.screens.project_approval import McpApprovalScreen
 
-        if not await host.ask_screen(McpApprovalScreen(project)):
+        approved = bool(await host.ask_screen(McpApprovalScreen(project)))
+        if not approved:
             names = ", ".join(server.name for server in project.servers)
             line = f".mcp.json's MCP servers ({names}) were not started; asked again next time"
             servers.skipped.append(line)
             await host.conversation.add_notice(line)
-            return
-        try:
-            await asyncio.to_thread(approve, host.workspace, project)
-        except OSError as error:  # used now all the same; asked again next time
-            await host.conversation.add_notice(f"cannot remember the approval: {error}", "error")
-    servers.add(project.servers)
+        else:
+            try:
+                await asyncio.to_thread(approve, host.workspace, project)
+            except OSError as error:  # used now all the same; asked again next time
+                await host.conversation.add_notice(
+                    f"cannot remember the approval: {error}", "error"
+                )
+    added, hidden = run.project_servers(approved)
+    servers.skipped.extend(hidden)
+    servers.add(added)
     await servers.start()
 
 

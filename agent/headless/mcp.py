@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 from agent.headless.exit_codes import EXIT_OK
 from agent.mcp.disclosure import withheld_line
 from agent.mcp.manager import McpServers
-from agent.mcp.project_file import PROJECT_FILE, is_approved, read_project_servers
+from agent.mcp.project_file import PROJECT_FILE, is_approved
 from agent.mcp.report import report
 from agent.mcp.server import McpServer
 from agent.mcp.settings import ServerSettings
+from agent.mcp.sources import gather_servers
 from tools.sandbox.policy import Sandbox
 
 if TYPE_CHECKING:
@@ -30,32 +31,36 @@ def headless_servers(
     err: TextIO,
     sandbox: Sandbox | None = None,
 ) -> McpServers:
-    """The servers of config.toml, and those of the workspace's .mcp.json when it was approved
-    in the TUI or the run approves everything (--yes); otherwise one line says they were not
-    started and how to allow them. Their stdio programs run in `sandbox`."""
+    """The servers of config.toml and ~/.claude.json, and those of the workspace's .mcp.json
+    when it was approved in the TUI or the run approves everything (--yes); otherwise one line
+    says they were not started and how to allow them (agent/mcp/sources.py: which one a name
+    shared by several means). Their stdio programs run in `sandbox`."""
     servers = McpServers(workspace, configured, sandbox)
     servers.searchable = False  # one turn: what tool_search found could never join
-    project = read_project_servers(workspace)
-    if project is None:
-        return servers
-    for problem in project.problems:
+    run = gather_servers(configured, workspace)
+    project = run.project
+    for problem in run.problems:
         servers.skipped.append(problem)
         print(f"pleat: note: {problem}", file=err)
-    if not project.servers:
+    servers.skipped.extend(run.hidden)
+    servers.add(run.claude)
+    if project is None or not project.servers:
         return servers
-    if approve_everything or is_approved(workspace, project):
-        for server in servers.add(project.servers):
-            withheld = withheld_line(server.settings, os.environ)
-            if withheld is not None:
-                print(f"pleat: note: MCP server {server.name}: {withheld}", file=err)
-        return servers
-    names = ", ".join(server.name for server in project.servers)
-    line = (
-        f"{PROJECT_FILE} in this workspace names MCP servers ({names}), not started: approve the "
-        "file in pleat's terminal UI (it asks at start), or pass --yes"
-    )
-    servers.skipped.append(line)
-    print(f"pleat: {line}", file=err)
+    approved = approve_everything or is_approved(workspace, project)
+    added, hidden = run.project_servers(approved)
+    servers.skipped.extend(hidden)
+    for server in servers.add(added):
+        withheld = withheld_line(server.settings, os.environ)
+        if withheld is not None:
+            print(f"pleat: note: MCP server {server.name}: {withheld}", file=err)
+    if not approved:
+        names = ", ".join(server.name for server in project.servers)
+        line = (
+            f"{PROJECT_FILE} in this workspace names MCP servers ({names}), not started: "
+            "approve the file in pleat's terminal UI (it asks at start), or pass --yes"
+        )
+        servers.skipped.append(line)
+        print(f"pleat: {line}", file=err)
     return servers
 
 

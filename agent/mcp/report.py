@@ -15,7 +15,7 @@ RUNNING_STDERR_LINES = 3
 # Said when nothing is configured.
 NONE_CONFIGURED = (
     "No MCP servers are configured: add an [mcp_servers.NAME] table to config.toml (a command "
-    "to run, or a url), or a .mcp.json to the project."
+    "to run, or a url), a .mcp.json to the project, or a server with `claude mcp add`."
 )
 
 

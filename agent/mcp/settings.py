@@ -250,10 +250,12 @@ def from_table(name: str, table: Any, source: str, label: str) -> ServerSettings
     return _settings(name, table, source, label)
 
 
-def from_project_entry(name: str, entry: Any, source: str) -> ServerSettings:
-    """One entry of `.mcp.json`'s `mcpServers` (Claude Code's format: `type` stdio or http,
-    keys it does not know are left alone). Raises SettingsError."""
-    label = f"{source}: mcpServers.{name}"
+def from_claude_entry(name: str, entry: Any, source: str, where: str = "") -> ServerSettings:
+    """One entry of an `mcpServers` object in Claude Code's format (`type` stdio or http; keys
+    it does not know are left alone), plus pleat's `sandbox`: a server of the user's own
+    ~/.claude.json. `where` is the object's path in the file (e.g. `projects["/w"].`) for the
+    error lines. Raises SettingsError."""
+    label = f"{source}: {where}mcpServers.{name}"
     check_name(name, source)
     if not isinstance(entry, dict):
         raise SettingsError(f"{label} must be an object")
@@ -265,7 +267,14 @@ def from_project_entry(name: str, entry: Any, source: str) -> ServerSettings:
         )
     keys = STDIO_KEYS | USER_STDIO_KEYS if kind == "stdio" else HTTP_KEYS
     table = {k: v for k, v in entry.items() if k in keys}
-    return dataclasses.replace(_settings(name, table, source, label), project=True)
+    return _settings(name, table, source, label)
+
+
+def from_project_entry(name: str, entry: Any, source: str) -> ServerSettings:
+    """One entry of a project's `.mcp.json` (Claude Code's format): a project server (it may
+    not read secrets), run as the user once the file is approved, or confined when its entry
+    says `"sandbox": true`. Raises SettingsError."""
+    return dataclasses.replace(from_claude_entry(name, entry, source), project=True)
 
 
 def _settings(name: str, table: dict[str, Any], source: str, label: str) -> ServerSettings:
