@@ -73,8 +73,11 @@ class StatusLineCommand:
         if self.said:
             return StatusOutcome("")
         self.said = True
-        return StatusOutcome("", f"status line command {_cut(self.spec.command)!r} {why}; "
-                                 "the line stays empty until it works (said once)")
+        return StatusOutcome(
+            "",
+            f"status line command {_cut(self.spec.command)!r} {why}; "
+            "the line stays empty until it works (said once)",
+        )
 
 
 def _first(text: str) -> str:

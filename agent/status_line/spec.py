@@ -62,12 +62,16 @@ def parse_status_line(
         return None, (f"{where}.command must be a command to run, got {quoted(command)}",)
     for key in value:
         if key not in KEYS:
-            problems.append(f"{where}.{key} is not a key pleat knows (known: type, command, "
-                            "padding, refreshInterval); ignored")
+            problems.append(
+                f"{where}.{key} is not a key pleat knows (known: type, command, "
+                "padding, refreshInterval); ignored"
+            )
     padding = value.get("padding", 0)
     if isinstance(padding, bool) or not isinstance(padding, int) or not 0 <= padding <= MAX_PADDING:
-        problems.append(f"{where}.padding must be an integer from 0 to {MAX_PADDING}, got "
-                        f"{quoted(padding)}; 0 is used")
+        problems.append(
+            f"{where}.padding must be an integer from 0 to {MAX_PADDING}, got "
+            f"{quoted(padding)}; 0 is used"
+        )
         padding = 0
     refresh = _refresh(value, where, problems)
     return StatusLineSpec(command, padding, refresh, source), tuple(problems)
@@ -82,6 +86,8 @@ def _refresh(value: dict[str, Any], where: str, problems: list[str]) -> float | 
     number = isinstance(seconds, int | float) and not isinstance(seconds, bool)
     if number and math.isfinite(seconds) and MIN_REFRESH_SECONDS <= seconds <= MAX_REFRESH_SECONDS:
         return float(seconds)
-    problems.append(f"{where}.{key} must be seconds from {MIN_REFRESH_SECONDS:g} to "
-                    f"{MAX_REFRESH_SECONDS:g}, got {quoted(seconds)}; no timed refresh")
+    problems.append(
+        f"{where}.{key} must be seconds from {MIN_REFRESH_SECONDS:g} to "
+        f"{MAX_REFRESH_SECONDS:g}, got {quoted(seconds)}; no timed refresh"
+    )
     return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.content import Content
 
 from agent.status_line.spec import parse_status_line
 from tests.support.scripted_server import ScriptedServer, Text
@@ -45,10 +46,32 @@ async def test_the_line_shows_in_colour_and_follows_the_turns(
     async with app.run_test() as pilot:
         await started(pilot, app)
         await wait_for(pilot, lambda: shown(app).startswith("red run "), "the line")
-        widget = app.query_one(StatusLine)
-        text = widget.render()
-        assert "not shown" not in str(text)
+        content = app.query_one(StatusLine).render()
+        assert isinstance(content, Content) and "not shown" not in str(content)
+        [red] = content.spans  # the colour became a style over "red", no escape is left
+        assert (red.start, red.end, red.style.foreground.ansi) == (0, 3, 1)  # type: ignore[union-attr]
         runs = int(count.read_text())
         await exchange(pilot, app, "hello")
         await wait_for(pilot, lambda: int(count.read_text()) > runs, "a run after the turn")
         await wait_for(pilot, lambda: shown(app) == f"red run {count.read_text().strip()}", "it")
+
+
+async def test_a_failing_command_says_why_once_and_never_holds_the_prompt(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs"
+    command = f"echo run >> {runs}; echo 'statusline.sh: jq: not found' >&2; exit 127"
+    server.push(Text("first answer"), Text("second answer"))
+    app = make_app(server, workspace, status_line=spec(command))
+    async with app.run_test() as pilot:
+        await started(pilot, app)
+        await wait_for(pilot, lambda: any("jq: not found" in n for n in notices(app)), "why")
+        await exchange(pilot, app, "one")
+        await exchange(pilot, app, "two")  # the turns' ends ran it again (one run for both
+        # when they end within DEBOUNCE_SECONDS)
+        await wait_for(pilot, lambda: len(runs.read_text().splitlines()) >= 2, "more runs")
+        await pilot.pause(0.5)
+        said = [n for n in notices(app) if "status line command" in n]
+        assert len(said) == 1 and "exited with status 127" in said[0]
+        assert shown(app) == ""
+        assert [r.messages[-1]["content"] for r in server.requests] == ["one", "two"]

@@ -5,7 +5,9 @@ line's first line, colours kept, its other escapes gone, and runs it again after
 from __future__ import annotations
 
 import json
+import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -26,8 +28,9 @@ SCRIPT = """\
 n=$(ls "$DIR" | grep -c '^input-')
 n=$((n + 1))
 cat > "$DIR/input-$n.json"
-printf '\\033[1;32mSTATUS-RUN-%s\\033[0m \\033]52;c;cHduZWQ=\\007model=%s\\033[2J end\\nSECOND-LINE\\n' \
-  "$n" "$(sed 's/.*"id": "\\([^"]*\\)".*/\\1/' "$DIR/input-$n.json")"
+model=$(sed 's/.*"id": "\\([^"]*\\)".*/\\1/' "$DIR/input-$n.json")
+printf '\\033[1;32mSTATUS-RUN-%s\\033[0m \\033]52;c;cHduZWQ=\\007' "$n"
+printf 'model=%s\\033[2J end\\nSECOND-LINE\\n' "$model"
 """
 
 
@@ -46,8 +49,9 @@ def test_status_line_script_gets_valid_json_and_its_line_is_on_screen(
     script.write_text(SCRIPT)
     pleat_home.mkdir(parents=True, exist_ok=True)
     command = f"DIR={shlex.quote(str(runs))} sh {shlex.quote(str(script))}"
-    (pleat_home / "config.toml").write_text(f"[status_line]\ntype = \"command\"\n"
-                                            f"command = {json.dumps(command)}\npadding = 1\n")
+    (pleat_home / "config.toml").write_text(
+        f'[status_line]\ntype = "command"\ncommand = {json.dumps(command)}\npadding = 1\n'
+    )
     with ScriptedServer(api_key=TEST_API_KEY, models={TEST_MODEL}) as server:
         server.fallback = lambda body: Text(ANSWER)
         with TmuxPleat(workspace, server) as tui:
@@ -57,12 +61,24 @@ def test_status_line_script_gets_valid_json_and_its_line_is_on_screen(
             assert "SECOND-LINE" not in screen  # the first line only
             assert "52;c" not in screen and "\\x1b" not in screen  # no escape, shown or raw
             assert tui.running()
+            escaped = subprocess.run(
+                ["tmux", "-L", tui.socket, "capture-pane", "-e", "-p", "-t", "pleat"],
+                capture_output=True, text=True, check=True,
+            ).stdout  # fmt: skip
+            codes = re.search(r"((?:\x1b\[[0-9;]*m)+)STATUS-RUN-", escaped)
+            assert codes is not None  # drawn in the script's colours: bold, green
+            params = re.findall(r"\d+", codes.group(1))
+            assert "1" in params and ("32" in params or "38" in params)
             first = inputs(runs)
             tui.send("hello there")
             tui.wait_for(lambda s: ANSWER in s, "the answer")
-            tui.wait_for(lambda s: f"STATUS-RUN-{len(inputs(runs))}" in s and
-                         any(i["context_window"]["current_usage"] for i in inputs(runs)),
-                         "the line refreshed after the turn")
+            tui.wait_for(
+                lambda s: (
+                    f"STATUS-RUN-{len(inputs(runs))}" in s
+                    and any(i["context_window"]["current_usage"] for i in inputs(runs))
+                ),
+                "the line refreshed after the turn",
+            )
     received = inputs(runs)
     start, last = first[0], received[-1]
     assert start["hook_event_name"] == "Status"

@@ -53,7 +53,10 @@ class StatusLine(Static):
         self._debounce: Timer | None = None
         self._busy = False
         self._rerun = False  # something changed during the run: one more after it
-        self._session_seen = ("", 0.0)  # the session seen last, and when (monotonic) this run saw it
+        self._session_seen = (
+            "",
+            0.0,
+        )  # the session seen last, and when (monotonic) this run saw it
 
     def on_mount(self) -> None:
         self.app.call_after_refresh(self._watch_status_bar)  # its sibling, mounted after it
