@@ -53,10 +53,8 @@ class StatusLine(Static):
         self._debounce: Timer | None = None
         self._busy = False
         self._rerun = False  # something changed during the run: one more after it
-        self._session_seen = (
-            "",
-            0.0,
-        )  # the session seen last, and when (monotonic) this run saw it
+        # The session seen last, and when (monotonic) this run first saw it.
+        self._session_seen = ("", 0.0)
 
     def on_mount(self) -> None:
         self.app.call_after_refresh(self._watch_status_bar)  # its sibling, mounted after it
@@ -90,11 +88,13 @@ class StatusLine(Static):
         """The command, made the first time the session's controller has a spec for it."""
         from agent.status_line.command import StatusLineCommand
 
-        controller = self.host.controller
-        if self.command is None and controller is not None and controller.status_line:
+        controller, agent = self.host.controller, self.host.agent
+        if self.command is None and controller and controller.status_line and agent:
             spec = controller.status_line
+            runner = agent.hooks.runner  # the secrets kept from hooks are kept from it too
             key = controller.config.api_key if controller.config else None
-            self.command = StatusLineCommand(spec, self.host.workspace, [key] if key else [])
+            secrets = runner.secrets if runner is not None else [key] if key else []
+            self.command = StatusLineCommand(spec, self.host.workspace, secrets)
             self.styles.padding = (0, 2, 0, 2 + spec.padding)
             if spec.refresh_seconds is not None:
                 self.set_interval(spec.refresh_seconds, self.refresh_soon)
