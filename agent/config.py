@@ -29,6 +29,7 @@ from agent.model.settings import (
     ModelSettings,
 )
 from agent.permissions.modes import mode_named
+from agent.status_line.spec import StatusLineSpec, parse_status_line
 from sessions.short_text import quoted
 from tools.sandbox.modes import NO_LANDLOCK_VARIABLE, SandboxMode
 
@@ -48,6 +49,8 @@ COMPACTION = "compaction"
 HOOKS = "hooks"
 # The tables of MCP servers, [mcp_servers.NAME] (agent/mcp/settings.py checks them).
 MCP_SERVERS = "mcp_servers"
+# The [status_line] table (agent/status_line/spec.py): a command, so config.toml only, as hooks.
+STATUS_LINE = "status_line"
 # How errors name the environment as the source of a setting.
 ENVIRONMENT = "environment"
 # Settings that are lists of permission rules. Each source adds to them (file, then environment,
@@ -125,6 +128,8 @@ class Config:
     hooks: tuple[HookSpec, ...] = ()
     # The [mcp_servers.NAME] tables: MCP servers whose tools the model can call (agent/mcp/).
     mcp_servers: tuple[ServerSettings, ...] = ()
+    # The [status_line] table: a command whose first line the TUI shows above its status bar.
+    status_line: StatusLineSpec | None = None
 
     def model_settings(self) -> ModelSettings:
         if not self.model:
@@ -236,6 +241,9 @@ def _validated(
         if schema is Config and key == HOOKS:
             out[key] = _hooks(label(key), value, source)
             continue
+        if schema is Config and key == STATUS_LINE:
+            out[key] = _status_line(label(key), value, source)
+            continue
         if schema is Config and key == MCP_SERVERS:
             try:
                 out[key] = from_config(value, source)
@@ -275,6 +283,17 @@ def _hooks(label: str, value: Any, source: str) -> tuple[HookSpec, ...]:
         return parse_hooks(value)
     except HookConfigError as error:
         raise ConfigError(f"{source}: {error}") from None
+
+
+def _status_line(label: str, value: Any, source: str) -> StatusLineSpec:
+    """The [status_line] table, from the config file only, strictly: its first problem is the
+    error."""
+    if source in (ENVIRONMENT, "flag"):
+        raise ConfigError(f"{source}: {label}: the status line is set in {config_path()} only")
+    spec, problems = parse_status_line(value, source, label=label)
+    if problems or spec is None:
+        raise ConfigError(problems[0] if problems else f"{source}: {label} is not usable")
+    return spec
 
 
 def _rules(label: str, value: Any, source: str, *, written: bool) -> tuple[str, ...]:

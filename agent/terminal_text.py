@@ -32,6 +32,12 @@ def visible(text: str) -> str:
     return _HIDDEN.sub(_escaped, text)
 
 
+def stripped(text: str) -> str:
+    """`text` without the characters visible() would show as escapes (for text whose escape
+    sequences were already taken out whole: agent/status_line/clean.py)."""
+    return _HIDDEN.sub("", text)
+
+
 def hidden_count(text: str) -> int:
     """How many characters visible() would replace."""
     return len(_HIDDEN.findall(text))

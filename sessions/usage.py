@@ -37,6 +37,9 @@ class UsageTally:
     cache_creation_tokens: int = 0  # written to it (billed above plain input by Anthropic)
     completion_tokens: int = 0
     cost: float | None = None  # USD; None until a call with a known price
+    # Milliseconds spent waiting on this run's calls (the journal does not keep them, so a
+    # resumed session's earlier calls add nothing): a status line's total_api_duration_ms.
+    api_ms: int = field(default=0, compare=False)
 
     def add(self, usage: Usage, purpose: CallPurpose = "turn") -> None:
         self.calls += 1
@@ -45,6 +48,7 @@ class UsageTally:
         self.cached_tokens += usage.cached_tokens
         self.cache_creation_tokens += usage.cache_creation_tokens
         self.completion_tokens += usage.completion_tokens
+        self.api_ms += usage.api_ms
         if usage.cost is not None:
             self.cost = (self.cost or 0.0) + usage.cost
 

@@ -44,6 +44,7 @@ from tui.widgets.conversation import Conversation
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.queued_prompts import QueuedPrompts
 from tui.widgets.status_bar import StatusBar, display_path
+from tui.widgets.status_line import StatusLine
 from tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
@@ -133,6 +134,7 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
         prompt.refresh_commands = lambda: command_catalog.refresh(self)
         prompt.take_queued = lambda: queued.take_back(self)
         yield prompt
+        yield StatusLine(self)  # the user's status line command, when there is one
         yield StatusBar(self.model_name, display_path(self.workspace))
         yield Footer()
 

@@ -17,6 +17,7 @@ from agent.mcp.manager import McpServers
 from agent.model.discovery import FoundModel
 from agent.model.llm import resolve_model
 from agent.model.offline import prepare_offline_env
+from agent.status_line.spec import StatusLineSpec
 from agent.turn.loop import Agent
 from sessions.messages import Message
 from sessions.store import Session, SessionError, list_sessions
@@ -52,6 +53,10 @@ class SessionController:
         gathered = gather_hooks(self.config.hooks if self.config else (), workspace)
         self.hooks = gathered.hooks
         self.hooks_waiting = gathered.waiting
+        # The status line command (tui/widgets/status_line.py reads it here, and only here):
+        # config.toml's [status_line]. Claude Code's `statusLine` joins here once its settings
+        # reader gives a spec (agent.status_line.spec.parse_status_line reads that key too).
+        self.status_line: StatusLineSpec | None = self.config.status_line if self.config else None
         # The agent of a session this run left (a switch): its SessionEnd hooks still run
         # (tui/lifecycle.py takes it).
         self.left: Agent | None = None
