@@ -17,6 +17,7 @@ from agent.permissions.modes import CLAUDE_ALIASES, MODES_LINE, YES_MODE, mode_n
 from agent.terminal_text import VisibleStream
 
 if TYPE_CHECKING:
+    from agent.claude_code.settings import ClaudeSettings
     from agent.config import Config
 
 
@@ -183,6 +184,21 @@ def compaction_flags(args: argparse.Namespace) -> dict[str, str] | None:
     return table or None
 
 
+def with_claude_status_line(config: Config, claude: ClaudeSettings) -> Config:
+    """The status line command: config.toml's [status_line], else Claude Code's `statusLine`
+    (the user's file, or a project's once approved: agent/claude_code/settings.py)."""
+    if config.status_line is not None or claude.status_line is None:
+        return config
+    import dataclasses
+
+    from agent.status_line.spec import parse_status_line
+
+    value, label = claude.status_line
+    spec, problems = parse_status_line(value, label)
+    claude.notes.extend(problems)
+    return config if spec is None else dataclasses.replace(config, status_line=spec)
+
+
 def fail(message: str, code: int = 1) -> int:
     """Print one line on stderr and return the exit code."""
     print(f"pleat: error: {message}", file=sys.stderr)
@@ -258,6 +274,7 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
         )
     except (ConfigError, ValueError) as error:
         return fail(str(error), 2)
+    config = with_claude_status_line(config, claude)
     if config.output_style:
         from agent.commands.output_styles import find_style
 

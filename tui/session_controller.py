@@ -54,8 +54,8 @@ class SessionController:
         self.hooks = gathered.hooks
         self.hooks_waiting = gathered.waiting
         # The status line command (tui/widgets/status_line.py reads it here, and only here):
-        # config.toml's [status_line]. Claude Code's `statusLine` joins here once its settings
-        # reader gives a spec (agent.status_line.spec.parse_status_line reads that key too).
+        # config.toml's [status_line], else Claude Code's `statusLine` (agent/cli.py puts it
+        # into the configuration: with_claude_status_line).
         self.status_line: StatusLineSpec | None = self.config.status_line if self.config else None
         # The agent of a session this run left (a switch): its SessionEnd hooks still run
         # (tui/lifecycle.py takes it).

@@ -160,7 +160,7 @@ def _take(found: SettingsFile, merged: ClaudeSettings, *, trusted: bool) -> None
         values["output_style"] = (data["outputStyle"], label)
     if "env" in data:
         merged.env.update(_env(data["env"], label, merged.notes))
-    if "statusLine" in data:
+    if "statusLine" in data and data.get("disableAllHooks") is not True:  # as Claude Code
         merged.status_line = (data["statusLine"], label)
     if isinstance(plugins := data.get("enabledPlugins"), dict):
         merged.enabled_plugins.update({k: v is True for k, v in plugins.items()})
