@@ -48,7 +48,7 @@ open(sys.argv[3], "a").write("; ".join(said) + "\\n")
 # The logging hook of Claude Code's hooks guide, as it is written there: every Bash command with
 # its description, appended to a log in ~/.claude.
 GUIDE_LOGGING_HOOK = (
-    "jq -r '\"\\(.tool_input.command) - \\(.tool_input.description // \"No description\")\"' "
+    'jq -r \'"\\(.tool_input.command) - \\(.tool_input.description // "No description")"\' '
     ">> ~/.claude/bash-command-log.txt"
 )
 # A Stop hook that logs the end of each turn the same way (a shell redirection: when it cannot
@@ -110,7 +110,11 @@ def test_approved_project_hooks_and_servers_run_as_you_and_may_opt_in(
             json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [entry]}]}})
         )
         # The project's .mcp.json server asks to be confined; the user's own server does not.
-        project = {"command": sys.executable, "args": [str(ECHO_SERVER), "--probe"], "sandbox": True}
+        project = {
+            "command": sys.executable,
+            "args": [str(ECHO_SERVER), "--probe"],
+            "sandbox": True,
+        }
         write_project_file(workspace, {"proj": project})
         write_config(pleat_home, echo_table("mine", probe=True))
         calls = [
