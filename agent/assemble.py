@@ -170,7 +170,11 @@ def build_agent(
     # A user's skill's files are read by path where it lies (tools/base.py read_roots), and the
     # tools a skill let run stop running unasked as the next user turn starts.
     roots = tuple(s.directory for s in skills.skills.values() if s.scope == "user")
-    agent.context = dataclasses.replace(agent.context, read_roots=roots)
+    reader = registry.get("read_file")
+    unreadable = None
+    if reader is not None and any(rule.tool == reader.name for rule in permissions.deny):
+        unreadable = functools.partial(permissions.denies_reading, reader, workspace)
+    agent.context = dataclasses.replace(agent.context, read_roots=roots, unreadable=unreadable)
     agent.turn_starts.append(permissions.skill_allow.clear)
     if mcp is not None and agent.compactor is not None:  # MCP schemas: a share of this window
         compactor = agent.compactor

@@ -82,6 +82,10 @@ class ToolContext:
     # like the workspace: the user's skills' own directories (agent/skills/), whose files a
     # skill names by path. Nothing else reads there.
     read_roots: tuple[Path, ...] = ()
+    # Whether a deny rule refuses reading this workspace-relative file (Claude Code's
+    # `Read(./.env)`): grep does not search it either, so its content reaches the model by no
+    # tool of pleat's (a command's output is the command's deny rules' business). None: none.
+    unreadable: Callable[[str], bool] | None = None
 
 
 @dataclass(frozen=True)

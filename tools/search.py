@@ -155,6 +155,7 @@ class _GrepReport:
     files_matched: int = 0
     capped: bool = False
     skipped_large: int = 0
+    denied: int = 0  # files a deny rule refuses reading (ToolContext.unreadable)
     cut_lines: int = 0  # lines longer than MAX_SCAN_LINE_BYTES, searched in their first part
     too_slow: str | None = None  # why the scan stopped early: the pattern ran out of time
     page: Page | None = None  # the page shown, once fitted
@@ -238,6 +239,8 @@ def _scan_notes(report: _GrepReport) -> list[str]:
     notes = []
     if report.skipped_large:
         notes.append(f"[skipped {report.skipped_large} files over {MAX_GREP_FILE_BYTES} bytes]")
+    if report.denied:
+        notes.append(f"[{report.denied} files not searched: a deny rule refuses reading them]")
     if report.cut_lines:
         notes.append(
             f"[{report.cut_lines} lines longer than {MAX_SCAN_LINE_BYTES // 1024 // 1024} MiB "
@@ -317,6 +320,9 @@ class GrepTool(Tool):
                     break
                 if not wanted(name, start_rel):
                     continue
+                if ctx.unreadable is not None and ctx.unreadable(name):
+                    report.denied += 1
+                    continue
                 path = root / name
                 try:
                     if path.stat().st_size > MAX_GREP_FILE_BYTES:
@@ -330,7 +336,7 @@ class GrepTool(Tool):
                     continue
             if report.too_slow and not report.matches:
                 raise ToolError(report.too_slow)
-            if start.is_file() and not searched_any and not report.skipped_large:
+            if start.is_file() and not (searched_any or report.skipped_large or report.denied):
                 raise ToolError(f"{start_rel} looks like a binary file (NUL bytes); not searched")
             if not report.matches:
                 return report, start_rel, ""

@@ -197,6 +197,16 @@ class Permissions:
         rules = [rule for rule in [*self.allow, *self.session_allow] if rule.pattern is not None]
         return bool(allowing_rules(rules, tool, {tool.main_argument or "": command}, workspace))
 
+    def denies_reading(self, reader: Tool, workspace: Path, path: str) -> bool:
+        """Whether a deny rule refuses `reader` (read_file) this workspace-relative path: grep
+        does not search what read_file may not read (as Claude Code applies Read rules)."""
+        from agent.permissions.rules import denying_rule
+
+        return (
+            denying_rule(self.deny, reader, {reader.main_argument or "": path}, workspace)
+            is not None
+        )
+
     def decide(self, tool: Tool, args: Mapping[str, Any], workspace: Path) -> Verdict:
         """The decision table (see the module)."""
         from agent.permissions.rules import allowing_rules, always_rules, denying_rule

@@ -167,6 +167,8 @@ class Subagents:
             else None,
         )
         agent.cap = parent.cap.sharing(llm)
+        # What a deny rule keeps from read_file, grep keeps from the sub-agent too.
+        agent.context = dataclasses.replace(agent.context, unreadable=parent.context.unreadable)
         return agent
 
     def _tools(

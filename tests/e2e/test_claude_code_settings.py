@@ -51,8 +51,8 @@ def test_deny_rules_from_the_users_and_the_projects_files_keep_a_secret_from_the
     server: ScriptedServer, workspace: Path, tmp_path: Path
 ) -> None:
     """`Bash(cat:*)` in the user's file and `Read(./secret.txt)` in the project's (no approval
-    needed: a deny only tightens) refuse both ways to the file, with the sandbox's commands
-    running unasked."""
+    needed: a deny only tightens) refuse every way to the file (read_file, cat, grep, which
+    skips what read_file may not read), with the sandbox's commands running unasked."""
     env = user_file(tmp_path, {"permissions": {"deny": ["Bash(cat:*)"]}})
     write_json(
         workspace / ".claude" / "settings.json", {"permissions": {"deny": ["Read(./secret.txt)"]}}
@@ -62,6 +62,7 @@ def test_deny_rules_from_the_users_and_the_projects_files_keep_a_secret_from_the
         ToolCalls([("read_file", {"path": "secret.txt"})]),
         ToolCalls([("run_command", {"command": "cat secret.txt"})]),
         ToolCalls([("run_command", {"command": "echo ok && cat ./secret.txt | head -1"})]),
+        ToolCalls([("grep", {"pattern": "launch"})]),
         Text("could not"),
     )
     done = run_pleat(workspace, server, "-p", "show me secret.txt", yes=False, env=env)
@@ -71,6 +72,7 @@ def test_deny_rules_from_the_users_and_the_projects_files_keep_a_secret_from_the
     assert 'denied by the rule "read_file(./secret.txt)"' in read
     assert 'denied by the rule "run_command(cat *)"' in results(server, 2)[-1]
     assert 'denied by the rule "run_command(cat *)"' in results(server, 3)[-1]
+    assert "1 files not searched: a deny rule refuses reading them" in results(server, 4)[-1]
 
 
 def test_allow_and_ask_rules_and_the_default_mode_act_as_in_claude_code(
