@@ -223,14 +223,14 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
         if not text:
             return
         await self.opened.wait()  # typed within the first instants: the session is opening
-        command = slash_commands.parse(text)
-        if command is not None:
+        typed = slash_commands.parse(text)
+        if typed is not None:
             self.prompt.remember(text)
-            found, arg = command
-            if found is None:  # a custom command, or unknown
-                await custom_commands.submitted(self, text)
-            else:
-                self.run_slash(found, arg)
+            found = await slash_commands.resolve(self, typed[0])  # a command file, or a built-in
+            if isinstance(found, Builtin):
+                self.run_slash(found, typed[1])
+            else:  # a custom command, or unknown
+                await custom_commands.submitted(self, text, found)
             return
         self.prompt.remember(text)
         if shell_mode.is_shell_line(text):  # `!command`: run in the workspace, no model call

@@ -1,18 +1,21 @@
 """The custom commands' catalog in the TUI: read off the event loop on every use (the / list, the
-palette and /help list them after the built-ins), what was skipped said once."""
+palette and /help list them after the built-ins, saying which is which where a command file has a
+built-in's name: agent/commands/resolution.py), what was skipped said once."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent.commands.builtin import BUILTIN
+from agent.commands.builtin import BUILTIN, Builtin
 from agent.terminal_text import visible
 from tui.host import Host
 
 if TYPE_CHECKING:
     from agent.commands.catalog import CommandCatalog, CustomCommand
+    from agent.commands.resolution import Listed
 
 # The loader is imported after the first frame, when the catalog is made: the / list shows the
 # built-ins until then.
@@ -23,17 +26,31 @@ USAGE_COLUMN = 18
 MARKDOWN_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
 
 
-def label(command: CustomCommand) -> str:
-    """How the / list shows a custom command: usage, description, and whose it is."""
-    return f"{command.usage:<{USAGE_COLUMN}} {command.description} ({command.scope})".rstrip()
+def whose(command: CustomCommand, note: str) -> str:
+    """Whose a command file is, as the / list and the palette say it: its scope, and with a
+    built-in's name its file and how the built-in is reached."""
+    return f"{command.scope} command {command.shown}; {note}" if note else command.scope
+
+
+def label(row: Listed) -> str:
+    """How the / list shows a command: usage, description, and (a command file's) whose it is,
+    or (a built-in's) which file has its bare name."""
+    command = row.command
+    if isinstance(command, Builtin):
+        tail = f" ({row.note})" if row.note else ""
+        return f"{row.usage:<{USAGE_COLUMN}} {command.help}{tail}"
+    described = f"{command.description} ({whose(command, row.note)})"
+    return f"{row.usage:<{USAGE_COLUMN}} {described}".rstrip()
 
 
 def choices(host: Host) -> list[tuple[str, str]]:
     """Every command for the / list as (name, label): the built-ins, then the custom ones
     (as last read: the list refreshes them when it opens)."""
-    built_in = [(c.name, f"{c.usage:<{USAGE_COLUMN}} {c.help}") for c in BUILTIN]
-    custom = host.custom_commands.commands if host.custom_commands is not None else ()
-    return built_in + [(c.name, label(c)) for c in custom]
+    if host.custom_commands is None:  # the files are not read yet: the built-ins alone
+        return [(c.name, f"{c.usage:<{USAGE_COLUMN}} {c.help}") for c in BUILTIN]
+    from agent.commands.resolution import listing
+
+    return [(row.typed, label(row)) for row in listing(host.custom_commands.commands)]
 
 
 async def refresh(host: Host) -> CommandCatalog:
@@ -56,17 +73,27 @@ async def load(host: Host) -> None:
     await refresh(host)
 
 
-def help_lines(commands: tuple[CustomCommand, ...]) -> list[str]:
+def builtin_help_line(row: Listed) -> str:
+    """A built-in's /help line; one a command file shadows says which file has its name."""
+    assert isinstance(row.command, Builtin)
+    note = f" ({_plain(row.note)})" if row.note else ""
+    return f"- `{row.usage}`: {row.command.help}{note}"
+
+
+def help_lines(rows: Sequence[Listed]) -> list[str]:
     """The /help section of the custom commands (none: no section). Their text comes from
     files: control characters are made visible and Markdown is escaped."""
-    if not commands:
+    if not rows:
         return []
     lines = ["", "**Custom commands**", ""]
-    for command in commands:
+    for row in rows:
+        command = row.command
+        assert not isinstance(command, Builtin)
         hint = f" {_plain(command.argument_hint)}" if command.argument_hint else ""
+        note = f"; {_plain(row.note)}" if row.note else ""
         lines.append(
             f"- `/{command.name}`{hint}: {_plain(command.description)} "
-            f"({command.scope}, {_plain(command.shown)})"
+            f"({command.scope}, {_plain(command.shown)}{note})"
         )
     return lines
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
-from agent.commands.builtin import BUILTIN, Builtin
+from agent.commands.builtin import Builtin
 from agent.terminal_text import visible
 
 if TYPE_CHECKING:
@@ -57,16 +57,24 @@ class SlashCommandProvider(Provider):
             prompt.post_message(PromptInput.Submitted(f"/{command.name}"))
 
     def _entries(self) -> Iterator[tuple[str, str, Callable[[], None]]]:
-        """(title, help, run) of every command: the built-ins, then the custom ones. The palette
+        """(title, help, run) of every command: the built-ins, then the custom ones, a built-in
+        a command file shadows under `/pleat:NAME` (agent/commands/resolution.py). The palette
         reads both texts as Textual markup: a custom command's name is plain by its charset
         (agent/commands/files.py), its file's text is escaped (`[file]` is a hint, not a tag)."""
-        for command in BUILTIN:
-            yield f"/{command.name}", command.help, partial(self._run, command)
+        from agent.commands.resolution import listing
+        from tui.command_catalog import whose
+
         catalog = self._app.custom_commands
-        for custom in catalog.commands if catalog is not None else ():
-            hint = f"{custom.argument_hint} · " if custom.argument_hint else ""
-            described = f"{hint}{custom.description} ({custom.scope} command)"
-            yield f"/{custom.name}", escape(visible(described)), partial(self._run_custom, custom)
+        for row in listing(catalog.commands if catalog is not None else ()):
+            command = row.command
+            if isinstance(command, Builtin):
+                described = f"{command.help} ({row.note})" if row.note else command.help
+                yield f"/{row.typed}", escape(visible(described)), partial(self._run, command)
+                continue
+            hint = f"{command.argument_hint} · " if command.argument_hint else ""
+            scope = whose(command, row.note) if row.note else f"{command.scope} command"
+            described = f"{hint}{command.description} ({scope})"
+            yield f"/{row.typed}", escape(visible(described)), partial(self._run_custom, command)
 
     async def discover(self) -> Hits:
         for title, help_text, run in self._entries():

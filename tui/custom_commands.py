@@ -7,25 +7,23 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from tui import queued
-from tui.command_catalog import refresh
 from tui.host import BUSY, Host
 
 if TYPE_CHECKING:
-    pass
+    from agent.commands.catalog import CustomCommand
 
 # The expansion is imported when a custom command is run, never before the first frame.
 
 
-async def submitted(host: Host, text: str) -> None:
-    """`/name args` that names no built-in: the custom command's turn, or an error."""
+async def submitted(host: Host, text: str, command: CustomCommand | None) -> None:
+    """`/name args` that runs no built-in (tui/slash_commands.resolve): the command file's
+    turn (`command`), or an error when nothing is called so."""
     from agent.commands.catalog import invocation
     from agent.commands.expansion import ExpansionError, expand_for
     from agent.turn.prompt_queue import joined
     from sessions.messages import SOURCE_KEY, TYPED_KEY
 
     found = invocation(text)
-    catalog = await refresh(host)
-    command = catalog.get(found[0]) if found is not None else None
     if found is None or command is None:
         name = text[1:].split(maxsplit=1)[0] if text[1:].strip() else ""
         await host.conversation.add_notice(f"unknown command /{name} (see /help)", "error")

@@ -1,18 +1,23 @@
 """The built-in slash commands in the TUI: what each one does (its row is in the one table,
-agent/commands/builtin.py, which completion, /help and the palette read), and running one."""
+agent/commands/builtin.py, which completion, /help and the palette read), which command a typed
+line names (agent/commands/resolution.py decides between a command file and a built-in), and
+running one."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
-from agent.commands.builtin import BUILTIN, BY_NAME, Builtin
+from agent.commands.builtin import BUILTIN_NAMESPACE, BY_NAME, NAMESPACE_MARK, Builtin
 from tui import lifecycle
 from tui.host import BUSY, Host
 from tui.keys import key_help
 
 if TYPE_CHECKING:
+    from agent.commands.catalog import CustomCommand
+    from agent.commands.resolution import Listed
     from tui.session_controller import SessionController
 
 # The handlers import the screens and the agent's machinery where they use them: the table is
@@ -22,6 +27,16 @@ Handler = Callable[[Host, str], Awaitable[None]]
 
 # Said when a command needs the agent and there is none (no model configured).
 NO_AGENT = "There is no model to work with yet (see the configuration help above)."
+# A typed slash command: its name, then (after whitespace, a newline too) its argument.
+TYPED = re.compile(r"/(\S*)\s*(.*)", re.DOTALL)
+# What a prompt `# note` runs: /memory's built-in, whatever command files exist.
+MEMORY_NOTE = f"{BUILTIN_NAMESPACE}{NAMESPACE_MARK}memory"
+# The /help line after the built-ins: how a built-in is reached when a file takes its name.
+QUALIFIED_HELP = (
+    f"Every built-in also answers to `/{BUILTIN_NAMESPACE}{NAMESPACE_MARK}NAME`: a command file "
+    "of a built-in's name is what `/NAME` runs, the built-in staying "
+    f"`/{BUILTIN_NAMESPACE}{NAMESPACE_MARK}NAME` (`/help` and `/quit` are always pleat's)."
+)
 
 
 def _controller(host: Host) -> SessionController:
@@ -196,11 +211,11 @@ async def review(host: Host, focus: str) -> None:
 
 
 async def show_help(host: Host, _: str) -> None:
-    from tui.command_catalog import help_lines, refresh
+    from agent.commands.resolution import listing
+    from tui.command_catalog import refresh
 
     catalog = await refresh(host)  # the files as they are now
-    custom = help_lines(catalog.commands)
-    await host.conversation.add_markdown(help_text(custom), "help")
+    await host.conversation.add_markdown(help_text(listing(catalog.commands)), "help")
 
 
 async def quit_app(host: Host, _: str) -> None:
@@ -234,32 +249,46 @@ HANDLERS: dict[str, Handler] = {
     "help": show_help,
     "quit": quit_app,
 }
-__all__ = ["BY_NAME", "HANDLERS", "help_text", "parse", "run"]
+__all__ = ["BY_NAME", "HANDLERS", "help_text", "parse", "resolve", "run"]
 
 
-def help_text(custom: Sequence[str] = ()) -> str:
-    """The commands (`custom`: the custom commands' section, tui.custom_commands) and keys."""
+def help_text(rows: Sequence[Listed] | None = None) -> str:
+    """The commands (`rows`: agent/commands/resolution.listing; None: the built-ins alone) and
+    keys."""
+    from agent.commands.resolution import listing
+    from tui.command_catalog import builtin_help_line, help_lines
+
+    listed = listing(()) if rows is None else rows
     lines = ["**Commands**", ""]
-    lines += [f"- `{c.usage}`: {c.help}" for c in BUILTIN]
-    lines += custom
+    lines += [builtin_help_line(row) for row in listed if isinstance(row.command, Builtin)]
+    lines += ["", QUALIFIED_HELP]
+    lines += help_lines([row for row in listed if not isinstance(row.command, Builtin)])
     return "\n".join(lines) + "\n\n**Keys**\n\n" + key_help()
 
 
-def parse(text: str) -> tuple[Builtin | None, str] | None:
-    """(command, argument) when the text is a built-in slash command, (None, name) for another
-    one ("/foo": a custom command, or unknown), None when it is a prompt (no slash, or a path
-    such as /etc/hosts). A `# note` is /memory's: it adds the note, after asking."""
+def parse(text: str) -> tuple[str, str] | None:
+    """(name, argument) of a slash command as typed, None when the text is a prompt (no slash,
+    or a path such as /etc/hosts). A `# note` is /memory's built-in: it adds the note, after
+    asking. Which command the name runs is resolve()'s."""
     if text.startswith("#"):
-        return BY_NAME["memory"], text
-    if not text.startswith("/"):
+        return MEMORY_NOTE, text
+    typed = TYPED.fullmatch(text)
+    if typed is None or not typed.group(1) or "/" in typed.group(1):
         return None
-    name, _, arg = text[1:].partition(" ")
-    name = name.strip()
-    if name in BY_NAME:
-        return BY_NAME[name], arg.strip()
-    if "/" in name or not name:
-        return None
-    return None, name
+    return typed.group(1), typed.group(2).strip()
+
+
+async def resolve(host: Host, name: str) -> Builtin | CustomCommand | None:
+    """What `/name` runs (agent/commands/resolution.py): the command files are read again first
+    unless the name always runs a built-in (`/pleat:review`, `/help`, `/quit`)."""
+    from agent.commands.resolution import fixed_builtin
+    from agent.commands.resolution import resolve as resolve_name
+    from tui.command_catalog import refresh
+
+    fixed = fixed_builtin(name)
+    if fixed is not None:
+        return fixed
+    return resolve_name(name, await refresh(host))
 
 
 async def run(host: Host, command: Builtin, arg: str) -> None:

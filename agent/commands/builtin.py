@@ -6,13 +6,24 @@ headless run takes it (`pleat -p "/undo" --continue`), whether it may run while 
 and whether it needs a session. Each front end keeps one handler per row it runs
 (tui/slash_commands.py HANDLERS, agent/headless/commands.py HEADLESS_COMMANDS, keyed "/name"), so a
 new command is one row here plus its handler; tests/unit/agent/commands/test_builtin.py checks
-that every row has the handlers it promises and no handler is without a row. A custom command
-never takes a built-in's name (agent/commands/catalog.py).
+that every row has the handlers it promises and no handler is without a row.
+
+A command file of a built-in's name is what `/NAME` runs (it is what the user wrote); the
+built-in stays reachable as `/pleat:NAME`, which every built-in answers to in both front ends
+(agent/commands/resolution.py decides, for both). `/help` and `/quit` cannot be shadowed: a
+cloned repository's file must never keep the user from leaving, nor hide the list that says
+which command is which.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+# The namespace every built-in answers to (`/pleat:review`): a command file may take a built-in's
+# bare name, never this spelling. The colon is Claude Code's namespace mark (`/frontend:component`
+# for frontend/component.md), so the spelling reads as "pleat's own review".
+BUILTIN_NAMESPACE = "pleat"
+NAMESPACE_MARK = ":"
 
 
 @dataclass(frozen=True)
@@ -25,10 +36,16 @@ class Builtin:
     headless: bool = False  # `pleat -p "/name"` runs it (otherwise refused before a session opens)
     while_working: bool = True  # may run while a turn, fold or switch runs (else: "busy")
     needs_agent: bool = True  # needs an open session (no model yet: refused with the help)
+    shadowable: bool = True  # a command file of its name runs instead (the built-in: /pleat:NAME)
 
     @property
     def usage(self) -> str:
         return f"/{self.name} {self.args}".rstrip()
+
+    @property
+    def qualified(self) -> str:
+        """The spelling that always runs the built-in, whatever command files exist."""
+        return f"/{BUILTIN_NAMESPACE}{NAMESPACE_MARK}{self.name}"
 
 
 BUILTIN: tuple[Builtin, ...] = (
@@ -123,11 +140,16 @@ BUILTIN: tuple[Builtin, ...] = (
     Builtin(
         "diff", "", "what this session changed in the workspace (no model call)", headless=True
     ),
-    Builtin("help", "", "commands and keys", needs_agent=False),
-    Builtin("quit", "", "leave pleat", needs_agent=False),
+    # Never shadowed (see the module's docstring): the way out, and the list of what is what.
+    Builtin("help", "", "commands and keys", needs_agent=False, shadowable=False),
+    Builtin("quit", "", "leave pleat", needs_agent=False, shadowable=False),
 )
 BY_NAME = {command.name: command for command in BUILTIN}
-# The names a custom command may not take.
 BUILTIN_NAMES = frozenset(BY_NAME)
+# The names a command file may not take: the built-ins that cannot be shadowed, and every
+# built-in's /pleat:NAME spelling (a file pleat/review.md would be /pleat:review).
+RESERVED_NAMES = frozenset(
+    {c.name for c in BUILTIN if not c.shadowable} | {c.qualified.removeprefix("/") for c in BUILTIN}
+)
 # The commands a headless run takes.
 HEADLESS_NAMES = tuple(command.name for command in BUILTIN if command.headless)

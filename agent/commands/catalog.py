@@ -4,7 +4,9 @@ The files (agent/commands/files.py) are read at session start and checked again 
 (a listing and a stat per file, well under a millisecond for a real setup: only files whose
 stamp changed are read again), so an edit takes effect without restarting. A name defined
 twice is taken from the first directory in command_sources' order (the project's before the
-user's, pleat's before Claude Code's); a built-in command always wins, and the clash is said once.
+user's, pleat's before Claude Code's). A command of a built-in's name is kept: it is what `/NAME`
+runs, the built-in staying `/pleat:NAME` (agent/commands/resolution.py), and that is said once;
+a name reserved to pleat (`/help`, `/quit`, any `/pleat:NAME`) is not used, said once too.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.commands.builtin import BUILTIN_NAMES
+from agent.commands.builtin import BY_NAME, RESERVED_NAMES
 from agent.commands.files import (
     CommandFile,
     CommandFileError,
@@ -28,9 +30,8 @@ from agent.commands.files import (
 from agent.commands.front_matter import FrontMatterError, parse_document
 from sessions.short_text import quoted
 
-# The built-in slash commands (agent/commands/builtin.py): a custom command never takes one of
-# these names, in either front end.
-BUILTIN_COMMANDS = BUILTIN_NAMES
+# The names a command file never takes, in either front end (agent/commands/builtin.py).
+RESERVED_COMMANDS = RESERVED_NAMES
 # Characters of a description shown in the / list, /help and the palette (one line): the
 # list's row is about this wide; a longer one is cut with an ellipsis.
 MAX_DESCRIPTION_CHARS = 100
@@ -102,11 +103,11 @@ class CommandCatalog:
         self,
         workspace: Path,
         sources: Sequence[CommandSource] | None = None,
-        builtins: frozenset[str] = BUILTIN_COMMANDS,
+        reserved: frozenset[str] = RESERVED_COMMANDS,
     ) -> None:
         self.workspace = workspace
         self._sources = tuple(sources) if sources is not None else None  # found at first use
-        self.builtins = builtins
+        self.reserved = reserved
         self._commands: dict[str, CustomCommand] = {}
         self._notes: list[str] = []
         self._reported: set[str] = set()
@@ -147,14 +148,23 @@ class CommandCatalog:
                     read[file.path] = (file.stamp, outcome)
                     if isinstance(outcome, str):
                         notes.append(outcome)
-                    elif outcome.name in self.builtins:
+                    elif outcome.name in self.reserved:
                         notes.append(
                             f"custom command /{outcome.name} ({quoted(outcome.shown)}) is not "
-                            f"used: /{outcome.name} is a built-in command"
+                            f"used: /{outcome.name} always runs pleat's built-in"
                         )
                     elif outcome.name not in commands:  # the first directory wins
                         commands[outcome.name] = outcome
+            notes += [_shadow_note(c) for c in commands.values() if c.name in BY_NAME]
             self._read, self._commands, self._notes = read, commands, notes
+
+
+def _shadow_note(command: CustomCommand) -> str:
+    """Said once for a command file that takes a built-in's name."""
+    return (
+        f"/{command.name} runs the {command.scope} command {quoted(command.shown)}; "
+        f"pleat's built-in is {BY_NAME[command.name].qualified}"
+    )
 
 
 def _load(file: CommandFile) -> CustomCommand | str:

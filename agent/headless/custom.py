@@ -1,6 +1,7 @@
-"""`pleat -p "/fix-issue 123"`: a custom command's prompt, expanded for a headless turn (and
-`pleat -p "/help"`, a command of the TUI only, refused); pleat's built-in prompts (/init,
-/review) are expanded here too.
+"""`pleat -p "/fix-issue 123"`: which command a headless prompt names (a command file or a built-in:
+agent/commands/resolution.py, as in the TUI), a custom command's prompt expanded for a headless
+turn (and `pleat -p "/help"`, a command of the TUI only, refused); pleat's built-in prompts
+(/init, /review) are expanded here too.
 
 The command machinery is imported only for a prompt that starts with a slash: an ordinary
 prompt (and the TUI, which imports agent.headless.run) does not pay for it.
@@ -9,28 +10,65 @@ prompt (and the TUI, which imports agent.headless.run) does not pay for it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
+    from agent.commands.builtin import Builtin
+    from agent.commands.catalog import CustomCommand
     from agent.turn.loop import Agent
 
 
-def tui_only_refusal(prompt: str) -> str | None:
-    """The one line refusing a prompt that names a built-in slash command a headless run does not
-    take (`/help`, `/model`, `/quit` ...: agent/commands/builtin.py): sent to the model it would
-    be a wasted, puzzling request. None otherwise."""
+@dataclass(frozen=True)
+class Typed:
+    """A prompt naming a slash command: the name as typed (without the slash), the text after it,
+    and what it runs (None: nothing is called so)."""
+
+    name: str
+    arguments: str
+    command: Builtin | CustomCommand | None
+
+    @property
+    def builtin(self) -> Builtin | None:
+        from agent.commands.builtin import Builtin
+
+        return self.command if isinstance(self.command, Builtin) else None
+
+
+def typed_command(workspace: Path, prompt: str, err: TextIO) -> Typed | None:
+    """What a prompt starting with `/name` runs (the workspace's command files read, what they
+    skip or shadow said on `err`); None for an ordinary prompt or a path."""
     if not prompt.lstrip().startswith("/"):
         return None
-    from agent.commands.builtin import BY_NAME, HEADLESS_NAMES
-    from agent.commands.catalog import invocation
+    from agent.commands.catalog import CommandCatalog, invocation
+    from agent.commands.resolution import fixed_builtin, resolve
 
     found = invocation(prompt)
-    command = BY_NAME.get(found[0]) if found is not None else None
-    if command is None or command.headless:
+    if found is None:
         return None
+    name, arguments = found
+    fixed = fixed_builtin(name)
+    if fixed is not None:  # /pleat:NAME, /help, /quit: no file is read
+        return Typed(name, arguments, fixed)
+    catalog = CommandCatalog(workspace)
+    catalog.refresh()
+    for note in catalog.new_notes():
+        err.write(f"pleat: note: {note}\n")
+    return Typed(name, arguments, resolve(name, catalog))
+
+
+def tui_only_refusal(typed: Typed | None) -> str | None:
+    """The one line refusing a prompt that runs a built-in slash command a headless run does not
+    take (`/help`, `/model`, `/quit` ...: agent/commands/builtin.py): sent to the model it would
+    be a wasted, puzzling request. None otherwise."""
+    command = typed.builtin if typed is not None else None
+    if typed is None or command is None or command.headless:
+        return None
+    from agent.commands.builtin import HEADLESS_NAMES
+
     takes = ", ".join(f"/{name}" for name in sorted(HEADLESS_NAMES))
     return (
-        f"/{command.name} works in pleat's terminal UI only; a headless run takes {takes} and "
+        f"/{typed.name} works in pleat's terminal UI only; a headless run takes {takes} and "
         "custom commands (options: pleat --help)"
     )
 
@@ -49,29 +87,23 @@ class CustomPrompt:
     images: str
 
 
-def custom_prompt(agent: Agent, prompt: str, err: TextIO) -> CustomPrompt | None:
-    """The prompt a custom command expands to, said on `err` with its notes; None when the
-    prompt names no custom command (it is then sent as written, as before custom commands).
-    Raises CommandRefused when the command cannot be expanded."""
-    if not prompt.lstrip().startswith("/"):
+def custom_prompt(
+    agent: Agent, typed: Typed | None, prompt: str, err: TextIO
+) -> CustomPrompt | None:
+    """The prompt a custom command (or a built-in prompt: /init, /review) expands to, said on
+    `err` with its notes; None when the prompt names neither (it is then sent as written, as
+    before custom commands). Raises CommandRefused when the command cannot be expanded."""
+    if typed is None:
         return None
     from agent.commands.builtin_prompts import PROMPTS
-    from agent.commands.catalog import CommandCatalog, invocation
+    from agent.commands.catalog import CustomCommand
     from agent.commands.expansion import ExpansionError, expand_for
     from sessions.messages import SOURCE_KEY, TYPED_KEY
 
-    found = invocation(prompt)
-    if found is None:
-        return None
-    name, arguments = found
-    if name in PROMPTS:  # /init, /review: pleat's own (agent/commands/builtin_prompts.py)
-        return builtin_prompt(agent, name, prompt.strip(), arguments, err)
-    catalog = CommandCatalog(agent.context.workspace)
-    catalog.refresh()
-    for note in catalog.new_notes():
-        err.write(f"pleat: note: {note}\n")
-    command = catalog.get(name)
-    if command is None:  # a TUI-only built-in was refused before (tui_only_refusal)
+    builtin, name, arguments, command = typed.builtin, typed.name, typed.arguments, typed.command
+    if builtin is not None and builtin.name in PROMPTS:  # pleat's own (builtin_prompts.py)
+        return builtin_prompt(agent, builtin.name, prompt.strip(), arguments, err)
+    if not isinstance(command, CustomCommand):  # a TUI-only built-in was refused before
         err.write(f"pleat: note: /{name} is not a command; sent to the model as written\n")
         return None
     try:

@@ -49,14 +49,17 @@ def api_key_source(agent: Agent) -> str:
 
 def slash_commands(agent: Agent, headless: Iterable[str]) -> list[str]:
     """The slash commands a headless run takes, without their slash as Claude Code lists them:
-    pleat's (`headless`, e.g. "/undo") and the workspace's custom commands."""
+    pleat's (`headless`, e.g. "/undo"; one a command file shadows as "pleat:undo",
+    agent/commands/resolution.py) and the workspace's custom commands."""
+    from agent.commands.builtin import BY_NAME
     from agent.commands.builtin_prompts import PROMPTS
     from agent.commands.catalog import CommandCatalog
 
     catalog = CommandCatalog(agent.context.workspace)
     catalog.refresh()
     names = [*(name.removeprefix("/") for name in headless), *PROMPTS]  # /init, /review too
-    return [*sorted(names), *(command.name for command in catalog.commands)]
+    spelled = [BY_NAME[n].qualified[1:] if catalog.get(n) else n for n in sorted(names)]
+    return [*spelled, *(command.name for command in catalog.commands)]
 
 
 def mcp_servers(servers: McpServers | None) -> list[dict[str, str]]:

@@ -23,7 +23,7 @@ from agent.events import (
     TurnDone,
 )
 from agent.headless.commands import HEADLESS_COMMANDS, run_compact
-from agent.headless.custom import CommandRefused, custom_prompt, tui_only_refusal
+from agent.headless.custom import CommandRefused, custom_prompt, tui_only_refusal, typed_command
 from agent.headless.exit_codes import (
     EXIT_BUDGET,
     EXIT_CONFIG,
@@ -227,7 +227,8 @@ def run_headless(
 ) -> int:
     """One headless run: `prompt` (a request, a built-in or a custom command) in a new or
     resumed session; `goal` (--goal, checked: sessions/goal.py) set first ("clear" drops it)."""
-    refused = tui_only_refusal(prompt)
+    typed = typed_command(workspace, prompt, sys.stderr)  # a command file, or a built-in
+    refused = tui_only_refusal(typed)
     if refused is not None:  # before a session is opened: nothing is asked, nothing is kept
         print(f"{ERROR_PREFIX}{refused}", file=sys.stderr)
         return EXIT_CONFIG
@@ -248,7 +249,9 @@ def run_headless(
         print(f"pleat: {note}", file=sys.stderr)
     # Calls the mode and rules leave to ask are refused, with the fix (nobody to ask).
     permissions = permissions_from(config, full_auto=approve_everything)
-    command, _, focus = prompt.strip().partition(" ")
+    builtin = typed.builtin if typed is not None else None
+    command = f"/{builtin.name}" if builtin is not None else ""
+    focus = typed.arguments if typed is not None else ""
     sandbox = config.sandbox_for(workspace)  # the commands', the hooks' and the servers'
     if sandbox.unenforced:  # said once: every command then asks, which here means refused
         print(f"pleat: note: {sandbox.describe()}", file=sys.stderr)
@@ -299,7 +302,7 @@ def run_headless(
             )
         else:
             try:
-                custom = custom_prompt(agent, prompt, sys.stderr)
+                custom = custom_prompt(agent, typed, prompt, sys.stderr)
             except CommandRefused as error:
                 print(f"pleat: error: {error}", file=sys.stderr)
                 return EXIT_CONFIG

@@ -196,17 +196,18 @@ def test_a_huge_directory_is_read_only_to_its_limit(workspace: Path, home: Path)
     ]
 
 
-def test_a_built_in_name_is_never_taken_and_the_clash_is_said_once(
+def test_a_built_in_name_is_taken_but_help_is_not_and_each_is_said_once(
     workspace: Path, home: Path
 ) -> None:
     write(workspace / ".pleat" / "commands" / "help.md", "my help")
     write(workspace / ".pleat" / "commands" / "compact.md", "my compact")
     catalog, notes = loaded(workspace)
-    assert catalog.commands == ()
+    assert [c.name for c in catalog.commands] == ["compact"]
     assert notes == [
-        "custom command /compact ('.pleat/commands/compact.md') is not used: /compact is a "
-        "built-in command",
-        "custom command /help ('.pleat/commands/help.md') is not used: /help is a built-in command",
+        "custom command /help ('.pleat/commands/help.md') is not used: /help always runs "
+        "pleat's built-in",
+        "/compact runs the project command '.pleat/commands/compact.md'; pleat's built-in is "
+        "/pleat:compact",
     ]
     catalog.refresh()
     assert catalog.new_notes() == []
@@ -254,6 +255,7 @@ def test_a_typed_command_line(text: str, found: tuple[str, str] | None) -> None:
 def test_what_a_file_says_is_shown_inert(workspace: Path, home: Path) -> None:
     """A description or hint with escape codes and Markdown is shown as written: control
     characters visible, Markdown escaped in /help, one line in the / list."""
+    from agent.commands.resolution import listing
     from tui.command_catalog import help_lines, label
 
     write(
@@ -264,15 +266,16 @@ def test_what_a_file_says_is_shown_inert(workspace: Path, home: Path) -> None:
     catalog, _ = loaded(workspace)
     (evil,) = catalog.commands
     assert evil.description == "wipe\x1b[2J *bold* [link](http://x) `code` second"
-    lines = help_lines(catalog.commands)
+    rows = [row for row in listing(catalog.commands) if row.command is evil]
+    lines = help_lines(rows)
     assert lines[:3] == ["", "**Custom commands**", ""]
     assert lines[3] == (
         "- `/Evil` \\<b\\>\\[file\\]\\<\\/b\\>: wipe\\\\x1b\\[2J \\*bold\\* "
         "\\[link\\]\\(http\\:\\/\\/x\\) "
         "\\`code\\` second (project, \\.pleat\\/commands\\/Evil\\.md)"
     )
-    assert "\n" not in label(evil) and label(evil).endswith("(project)")
+    assert "\n" not in label(rows[0]) and label(rows[0]).endswith("(project)")
     from tui.completion import command_completion
 
-    found = command_completion("/ev", 3, 0, [(evil.name, label(evil))])
+    found = command_completion("/ev", 3, 0, [(evil.name, label(rows[0]))])
     assert found is not None and [s.value for s in found.suggestions] == ["/Evil"]

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from agent.headless.custom import tui_only_refusal
+import io
+from pathlib import Path
+
+from agent.headless.custom import tui_only_refusal, typed_command
 
 
-def test_only_the_tuis_own_commands_are_refused() -> None:
-    refused = tui_only_refusal("  /help  ")
+def refusal(workspace: Path, prompt: str) -> str | None:
+    return tui_only_refusal(typed_command(workspace, prompt, io.StringIO()))
+
+
+def test_only_the_tuis_own_commands_are_refused(workspace: Path) -> None:
+    refused = refusal(workspace, "  /help  ")
     assert refused is not None and refused.startswith("/help works in pleat's terminal UI only")
-    assert tui_only_refusal("/sessions all") is not None
-    assert tui_only_refusal("/undo") is None  # a headless command
-    assert tui_only_refusal("/mcp") is None
-    assert tui_only_refusal("/audit src/app.py") is None  # may be custom
-    assert tui_only_refusal("/etc/hosts is broken") is None  # a path
-    assert tui_only_refusal("help me") is None  # a prompt
+    assert refusal(workspace, "/sessions all") is not None
+    assert refusal(workspace, "/undo") is None  # a headless command
+    assert refusal(workspace, "/mcp") is None
+    assert refusal(workspace, "/audit src/app.py") is None  # may be custom
+    assert refusal(workspace, "/etc/hosts is broken") is None  # a path
+    assert refusal(workspace, "help me") is None  # a prompt
