@@ -40,7 +40,7 @@ def test_what_counts_as_an_import() -> None:
             "not @@twice, not @#hash, not a bare @ or @/, but @with\\ space.md#section.",
             "```sh",
             "@in/fence.md",
-            "````",  # closes nothing: the fence is three backticks long, this one four ... closes
+            "````",  # a longer run closes a fence too
             "@after/fence.md",
             "~~~",
             "@in/tilde.md",
