@@ -1,7 +1,8 @@
 """Instruction files, found by one loader: user-wide, the project's root, and nested ones."""
 
 # The user's own file ($PLEAT_HOME/AGENTS.md) and the project's root file join the system prompt
-# at a session's start; a subdirectory's file joins the conversation later, when the model first
+# at a session's start (with Claude Code's files and imports: agent/turn/instruction_set.py);
+# a subdirectory's file joins the conversation later, when the model first
 # reads or edits a file under it (agent/turn/nested_instructions.py). Every one is read the same
 # safe way (tools/workspace_text.py): a regular file inside its root (the workspace, or
 # PLEAT_HOME for the user's), opened without blocking, never past MAX_INSTRUCTIONS_BYTES.
