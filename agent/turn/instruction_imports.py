@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.terminal_text import visible
 from tools.workspace_text import read_workspace_text
 
 # Hops from the first file an import may be: Claude Code's documented depth (a file imported by
@@ -41,6 +42,9 @@ _TICKS = re.compile(r"`+")
 # How a path without `./`, `~/` or `/` must start to be one (Claude Code's test): `@@x` or
 # `@#x` is not a path.
 _PLAIN_START = re.compile(r"[A-Za-z0-9._-]")
+# Characters of an import's path, or a file's, that a line saying why it was not read shows: a
+# line fits a wide terminal; a longer path (a hostile file's kilobytes of `a/a/a`) is cut.
+MAX_SHOWN_CHARS = 160
 # Punctuation ending a sentence after a path ("see @docs/style.md."), not part of it.
 _TRAILING = ".,;:!?)"
 
@@ -93,11 +97,17 @@ def _cleaned(raw: str) -> str | None:
     """The path an `@` names (None: not a path): its `#fragment` dropped, `\\ ` a space, a
     sentence's closing punctuation left out."""
     path = raw.split("#", 1)[0].replace("\\ ", " ").rstrip(_TRAILING)
-    if not path or path == "/":
+    if not path or path == "/" or "\0" in path:  # no file's name holds a NUL
         return None
     if path.startswith(("~/", "/")) or _PLAIN_START.match(path):
         return path
     return None
+
+
+def brief(text: str) -> str:
+    """A path as a line shows it: no escape reaches the terminal, and never past the cap."""
+    cut = text if len(text) <= MAX_SHOWN_CHARS else text[:MAX_SHOWN_CHARS] + "…"
+    return visible(cut)
 
 
 def import_specs(text: str) -> list[str]:
@@ -175,7 +185,7 @@ class Importer:
         real = Path(os.path.realpath(target))
         root = self._root_for(real)
         if root is None:
-            shown = self.show(real)
+            shown = brief(self.show(real))
             self.skipped.append(f"{where}: {shown} is not {self.rules.allowed}; not read")
             return None
         if self.budget <= 0:
@@ -184,13 +194,13 @@ class Importer:
             return None
         found = read_workspace_text(root.path, target, self.budget)
         if found.skipped is not None:
-            self.skipped.append(f"{where}: {found.skipped}")
+            self.skipped.append(f"{where}: {brief(found.skipped)}")
             return None
         if found.text is None:
             self.missing.append(f"{where}: no such file")
             return None
         if "\0" in found.text:
-            self.skipped.append(f"{where}: {self.show(target)} is not text; not read")
+            self.skipped.append(f"{where}: {brief(self.show(target))} is not text; not read")
             return None
         self.take(found.text)
         if found.cut:
@@ -207,7 +217,7 @@ class Importer:
         self.seen.add(chain[-1])
         found: list[Imported] = []
         for spec in import_specs(text):
-            where = f"@{spec} (in {name})"
+            where = f"@{brief(spec)} (in {brief(name)})"
             target = import_target(spec, path, self.rules.home)
             if target is None:
                 self.skipped.append(f"{where}: no home directory is known; not read")

@@ -202,3 +202,18 @@ def test_a_scopes_files_share_one_budget(workspace: Path, home: Path) -> None:
         f"@late.md (in AGENTS.md) not read: {spent}",
         f"local instructions skipped: CLAUDE.local.md not read: {spent}",
     )
+
+
+def test_hostile_import_paths_never_raise_nor_reach_the_terminal(
+    workspace: Path, home: Path
+) -> None:
+    (workspace / "AGENTS.md").write_text(
+        "@a\0b.md @" + "a" * 5_000 + ".md @" + "b/" * 3_000 + " @x/../../../../../../etc/passwd\n"
+        "@\x1b[2J/etc/hosts (not a path) @evil\x1b]52;c;SGVsbG8=\x07.md\n"
+    )
+    loaded = load_instructions(workspace)
+    assert [f.name for f in loaded.files] == ["AGENTS.md"]
+    lines = [*loaded.skipped, *loaded.missing]
+    assert len(lines) == 4 and all("\x1b" not in line and "\x07" not in line for line in lines)
+    assert all(len(line) < 500 for line in lines)
+    assert loaded.skipped[0].startswith("@x/../../../../../../etc/passwd (in AGENTS.md): /etc/")
