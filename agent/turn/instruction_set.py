@@ -127,22 +127,26 @@ def _importer(rules: ImportRules, scope: str, show: _Shower, seen: set[str]) -> 
     return Importer(rules, SCOPE_BYTES, scope, SCOPE_BYTES, show, seen)
 
 
+def _rules(workspace: Path, environ: Mapping[str, str]) -> tuple[_Shower, ImportRules, ImportRules]:
+    """How paths are shown, and where the user's and the project's files may import from."""
+    root, home = workspace_root(workspace), home_directory()
+    show = _Shower(root, home)
+    mine = ImportRules(() if home is None else (Root(home),), "under your home directory", home)
+    claude_dir = Path(os.path.realpath(claude_user_file(environ).parent))
+    allowed = f"inside the workspace, or a Markdown file under {show(claude_dir)}"
+    project = ImportRules((Root(root), Root(claude_dir, markdown_only=True)), allowed, home)
+    return show, mine, project
+
+
 def load_instructions(workspace: Path, environ: Mapping[str, str] | None = None) -> InstructionSet:
     """Every instruction file of a new session's system prompt, in order (see the module)."""
     environ = os.environ if environ is None else environ
-    root, home = workspace_root(workspace), home_directory()
-    show = _Shower(root, home)
+    show, user_rules, project_rules = _rules(workspace, environ)
     seen: set[str] = set()  # real paths read already, across both scopes: each file once
-    home_roots = () if home is None else (Root(home),)
-    mine = _importer(
-        ImportRules(home_roots, "under your home directory", home), USER_SCOPE, show, seen
-    )
-    claude = Path(os.path.abspath(claude_user_file(environ)))
-    claude_dir = Path(os.path.realpath(claude.parent))
-    allowed = f"inside the workspace, or a Markdown file under {show(claude_dir)}"
-    project_rules = ImportRules((Root(root), Root(claude_dir, markdown_only=True)), allowed, home)
+    mine = _importer(user_rules, USER_SCOPE, show, seen)
     project = _importer(project_rules, PROJECT_SCOPE, show, seen)
     files: list[InstructionFile] = []
+    claude = Path(os.path.abspath(claude_user_file(environ)))
     _add(files, mine, "user", _claude_user(claude, show, max(mine.budget, 0)))
     pleat_own = user_instructions(max(mine.budget, 0))  # named by its whole path
     if pleat_own.path is not None:
@@ -150,14 +154,26 @@ def load_instructions(workspace: Path, environ: Mapping[str, str] | None = None)
             show(pleat_own.path), pleat_own.text, pleat_own.skipped, pleat_own.path
         )
     _add(files, mine, "user", pleat_own)
-    _add(
-        files, project, "project", project_instructions(workspace, max_bytes=max(project.budget, 0))
-    )
+    found = project_instructions(workspace, max_bytes=max(project.budget, 0))
+    _add(files, project, "project", found)
     local = project_instructions(workspace, (LOCAL_FILE,), max(project.budget, 0))
     _add(files, project, "local", local)
     return InstructionSet(
         tuple(files), (*mine.skipped, *project.skipped), (*mine.missing, *project.missing)
     )
+
+
+def with_imports(workspace: Path, found: Instructions) -> tuple[str, tuple[str, ...]]:
+    """A subdirectory's instruction file's text followed by the files it imports, under a
+    project's rules and the budget of one file; and a line for each import not read."""
+    assert found.text is not None and found.path is not None and found.name is not None
+    show, _, project_rules = _rules(workspace, os.environ)
+    importer = _importer(project_rules, f"the instructions of {found.name}", show, set())
+    importer.take(found.text)
+    parts = [found.text]
+    for extra in importer.follow(found.name, found.path, found.text):
+        parts.append(f"Imported by {extra.imported_by}, from {extra.name}:\n{extra.text.strip()}")
+    return "\n\n".join(parts), tuple(importer.skipped)
 
 
 def heading(file: InstructionFile) -> str:

@@ -12,8 +12,12 @@ import pytest
 
 from agent.turn.instruction_imports import import_specs
 from agent.turn.instruction_set import SCOPE_BYTES, load_instructions
+from agent.turn.nested_instructions import NestedInstructions
 from agent.turn.system_prompt import system_prompt
+from sessions import messages as msg
+from sessions.messages import Message, ToolCall
 from sessions.paths import data_home
+from tools.result_facts import ResultFacts
 
 
 @pytest.fixture
@@ -217,3 +221,35 @@ def test_hostile_import_paths_never_raise_nor_reach_the_terminal(
     assert len(lines) == 4 and all("\x1b" not in line and "\x07" not in line for line in lines)
     assert all(len(line) < 500 for line in lines)
     assert loaded.skipped[0].startswith("@x/../../../../../../etc/passwd (in AGENTS.md): /etc/")
+
+
+async def test_a_nested_files_imports_come_with_it(
+    workspace: Path, home: Path, tmp_path: Path
+) -> None:
+    (workspace / "pkg").mkdir()
+    (workspace / "pkg" / "AGENTS.md").write_text("PKG RULE @rules.md @../../secret.md\n")
+    (workspace / "pkg" / "rules.md").write_text("PKG IMPORTED RULE\n")
+    (tmp_path / "secret.md").write_text("SECRET\n")
+    history: list[Message] = []
+
+    class Host:
+        def __init__(self) -> None:
+            self.history = history
+
+        def add(self, message: Message) -> Message:
+            history.append(message)
+            return message
+
+    nested = NestedInstructions(Host(), workspace)
+    call = ToolCall("c0", "read_file", "{}")
+    history += [msg.assistant(None, (call,))]
+    facts = ResultFacts(files_read=("pkg/a.py",)).to_dict()
+    history.append(msg.tool_result(call, "ok", is_error=False, facts=facts))
+    added = await nested.after_tools()
+    assert added is not None and added.content is not None
+    assert "PKG RULE" in added.content and "SECRET" not in added.content
+    assert "Imported by pkg/AGENTS.md, from pkg/rules.md:\nPKG IMPORTED RULE" in added.content
+    assert nested.skipped == [
+        f"@../../secret.md (in pkg/AGENTS.md): {tmp_path / 'secret.md'} is not inside the "
+        "workspace, or a Markdown file under ~/.claude; not read"
+    ]
