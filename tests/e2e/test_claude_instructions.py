@@ -59,3 +59,8 @@ def test_claude_md_files_and_their_imports_reach_the_model_and_a_refused_one_doe
         "local    CLAUDE.local.md",
         f"not read: {refused}",
     ]
+
+    note = run_pleat(workspace, server, "-p", "/memory # use tabs", env=env)
+    assert note.returncode == 2
+    assert note.stderr.splitlines()[-1].startswith("pleat: error: /memory takes nothing")
+    assert "use tabs" not in (workspace / "CLAUDE.md").read_text()
