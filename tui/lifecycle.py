@@ -99,7 +99,7 @@ async def show_session(
     (when given), its id and model, its meter (`count`: now, in a thread; at start-up the
     warm-up counts it); start its SessionStart hooks (`source`: "startup", "resume", "clear"
     for /new, "fork") in the background (a prompt sent meanwhile waits for them)."""
-    from agent.turn.instruction_files import instruction_notes
+    from agent.turn.instruction_set import instruction_notes
     from tui.transcript import describer, entries_from_history
 
     agent, session, controller = host.agent, host.session, host.controller

@@ -11,34 +11,45 @@ from agent.turn.instruction_files import (
     USER_FILE,
     NoteRefused,
     append_note,
-    instruction_notes,
     note_target,
-    project_instructions,
-    user_instructions,
 )
+from agent.turn.instruction_set import InstructionFile, load_instructions
 from sessions.paths import data_home
 from tui import asking, queued
 from tui.host import Host
 from tui.screens.memory import ADD, PROMPT, MemoryFile, MemoryScreen, NoteScreen
 
 
-def memory_files(workspace: Path, nested: list[str]) -> list[MemoryFile]:
-    """The user's file and the project's (offered to create when missing, unless something
-    unusable is in the way), then the nested files in force (blocking: in a thread)."""
-    files: list[MemoryFile] = []
-    mine, home = user_instructions(), data_home() / USER_FILE
-    if mine.path is not None or not os.path.lexists(home):
-        files.append(MemoryFile("user", str(home), mine.path or home, mine.path is not None))
+def _row(file: InstructionFile) -> MemoryFile:
+    """A file of the system prompt as /memory lists it: an import with who imported it."""
+    name = (
+        file.name if file.imported_by is None else f"{file.name} (imported by {file.imported_by})"
+    )
+    return MemoryFile(file.kind, name, file.path, True)
+
+
+def memory_files(workspace: Path, nested: list[str]) -> tuple[list[MemoryFile], list[str]]:
+    """Every instruction file of the system prompt in its order (imports after their importer),
+    with pleat's user file and the project's AGENTS.md offered to create when missing (unless
+    something unusable is in the way), then the nested files in force; and a line for each file
+    not read, and each import naming no file (blocking: in a thread)."""
+    loaded = load_instructions(workspace)
+    files = [_row(file) for file in loaded.files]
+    kinds = [file.kind for file in loaded.files]
+    home = data_home() / USER_FILE
+    if not os.path.lexists(home):
+        at = next((n for n, kind in enumerate(kinds) if kind in ("project", "local")), len(kinds))
+        files.insert(at, MemoryFile("user", str(home), home, False))
+        kinds.insert(at, "user")
     root = workspace.resolve()
-    project = project_instructions(workspace)
-    if project.path is not None and project.name is not None:
-        files.append(MemoryFile("project", project.name, project.path, True))
-    elif not os.path.lexists(root / INSTRUCTION_FILES[0]):
-        files.append(
-            MemoryFile("project", INSTRUCTION_FILES[0], root / INSTRUCTION_FILES[0], False)
+    if "project" not in kinds and not os.path.lexists(root / INSTRUCTION_FILES[0]):
+        at = kinds.index("local") if "local" in kinds else len(kinds)
+        files.insert(
+            at, MemoryFile("project", INSTRUCTION_FILES[0], root / INSTRUCTION_FILES[0], False)
         )
     files += [MemoryFile("nested", name, root / name, True) for name in nested]
-    return files
+    notes = [*loaded.skipped, *(f"import not found: {line}" for line in loaded.missing)]
+    return files, notes
 
 
 async def memory(host: Host, arg: str) -> None:
@@ -47,8 +58,7 @@ async def memory(host: Host, arg: str) -> None:
         await add_note(host, arg)
         return
     nested = host.agent.nested.in_use() if host.agent is not None else []
-    files = await asyncio.to_thread(memory_files, host.workspace, nested)
-    notes = await asyncio.to_thread(instruction_notes, host.workspace)
+    files, notes = await asyncio.to_thread(memory_files, host.workspace, nested)
     if host.agent is not None:
         notes += host.agent.nested.skipped
     await host.ask_screen(MemoryScreen(files, notes))

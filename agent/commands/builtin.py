@@ -115,6 +115,7 @@ BUILTIN: tuple[Builtin, ...] = (
         "memory",
         "[# note]",
         "instruction files in use, opened in $VISUAL/$EDITOR; a prompt `# note` adds to AGENTS.md",
+        headless=True,
     ),
     Builtin(
         "init",

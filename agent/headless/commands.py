@@ -11,6 +11,7 @@ from agent.events import CompactionDone, CompactionFailed, Event, HookNotice
 from agent.headless.exit_codes import EXIT_CONFIG, EXIT_FAILED, EXIT_OK
 from agent.headless.json_report import Reporter
 from agent.headless.mcp import run_mcp
+from agent.headless.memory import run_memory
 from agent.headless.progress import say_progress
 from agent.headless.rewind import run_rewind, run_undo
 from agent.headless.skills import run_skills
@@ -87,4 +88,5 @@ HEADLESS_COMMANDS: dict[str, HeadlessCommand] = {
     "/sandbox": run_sandbox,
     **TAKE_AWAY_COMMANDS,  # /export, /diff
     "/skills": run_skills,
+    "/memory": run_memory,
 }

@@ -44,7 +44,7 @@ from agent.permissions.policy import refuse_headless
 from agent.stop_signals import Stopped, on_stop_signals
 from agent.subagents.team import definition_notes
 from agent.turn.goal import CLEAR, set_goal
-from agent.turn.instruction_files import instruction_notes
+from agent.turn.instruction_set import instruction_notes
 from agent.turn.loop import Agent
 from sessions.lock import SessionBusy
 from sessions.store import SessionError

@@ -1,7 +1,8 @@
 """Instruction files, found by one loader: user-wide, the project's root, and nested ones."""
 
 # The user's own file ($PLEAT_HOME/AGENTS.md) and the project's root file join the system prompt
-# at a session's start; a subdirectory's file joins the conversation later, when the model first
+# at a session's start (with Claude Code's files and imports: agent/turn/instruction_set.py);
+# a subdirectory's file joins the conversation later, when the model first
 # reads or edits a file under it (agent/turn/nested_instructions.py). Every one is read the same
 # safe way (tools/workspace_text.py): a regular file inside its root (the workspace, or
 # PLEAT_HOME for the user's), opened without blocking, never past MAX_INSTRUCTIONS_BYTES.
@@ -42,13 +43,20 @@ class Instructions:
     path: Path | None = None  # where it is (None when none is used)
 
 
-def _first_of(root: Path, directory: Path, names: tuple[str, ...], label: str) -> Instructions:
-    """The first of `names` in `directory` that is a regular file inside `root`; the others
-    tried are skipped with their reason. A file's name is shown relative to the root."""
+def _first_of(
+    root: Path,
+    directory: Path,
+    names: tuple[str, ...],
+    label: str,
+    max_bytes: int = MAX_INSTRUCTIONS_BYTES,
+) -> Instructions:
+    """The first of `names` in `directory` that is a regular file inside `root`, read up to
+    `max_bytes`; the others tried are skipped with their reason. A file's name is shown
+    relative to the root."""
     skipped: list[str] = []
     for name in names:
         path = directory / name
-        found = read_workspace_text(root, path, MAX_INSTRUCTIONS_BYTES)
+        found = read_workspace_text(root, path, max_bytes)
         if found.skipped is not None:
             skipped.append(f"{label} skipped: {found.skipped}")
         if found.text is None:
@@ -56,21 +64,26 @@ def _first_of(root: Path, directory: Path, names: tuple[str, ...], label: str) -
         shown = path.relative_to(root).as_posix()
         text = found.text
         if found.cut:
-            text += f"\n[... {shown} cut at {MAX_INSTRUCTIONS_BYTES:,} bytes]"
+            text += f"\n[... {shown} cut at {max_bytes:,} bytes]"
         return Instructions(shown, text, tuple(skipped), path)
     return Instructions(None, None, tuple(skipped))
 
 
-def project_instructions(workspace: Path) -> Instructions:
-    """The workspace's AGENTS.md, else CLAUDE.md (see the module)."""
+def project_instructions(
+    workspace: Path,
+    names: tuple[str, ...] = INSTRUCTION_FILES,
+    max_bytes: int = MAX_INSTRUCTIONS_BYTES,
+) -> Instructions:
+    """The workspace's AGENTS.md, else CLAUDE.md (see the module); or the first of `names`."""
     root = workspace_root(workspace)
-    return _first_of(root, root, INSTRUCTION_FILES, "project instructions")
+    label = "project instructions" if names == INSTRUCTION_FILES else "local instructions"
+    return _first_of(root, root, names, label, max_bytes)
 
 
-def user_instructions() -> Instructions:
+def user_instructions(max_bytes: int = MAX_INSTRUCTIONS_BYTES) -> Instructions:
     """The user's own $PLEAT_HOME/AGENTS.md, for every project; named by its full path."""
     home = workspace_root(data_home())
-    found = _first_of(home, home, (USER_FILE,), "user instructions")
+    found = _first_of(home, home, (USER_FILE,), "user instructions", max_bytes)
     if found.path is None:
         return found
     return Instructions(str(found.path), found.text, found.skipped, found.path)
@@ -89,11 +102,6 @@ def directories_of(file: str) -> list[str]:
     if any(part in ("..", "/") for part in parts):
         return []
     return ["/".join(parts[: depth + 1]) for depth in range(len(parts))]
-
-
-def instruction_notes(workspace: Path) -> list[str]:
-    """Why an instruction file of the system prompt was skipped, one line each (said at start)."""
-    return [*user_instructions().skipped, *project_instructions(workspace).skipped]
 
 
 class NoteRefused(Exception):

@@ -25,6 +25,7 @@ from agent.turn.instruction_files import (
     directories_of,
     directory_instructions,
 )
+from agent.turn.instruction_set import with_imports
 from sessions.messages import Message
 from tools.result_facts import ResultFacts
 
@@ -122,7 +123,9 @@ class NestedInstructions:
                 instructions = directory_instructions(self.workspace, directory)
                 self.skipped += [s for s in instructions.skipped if s not in self.skipped]
                 if instructions.text is not None and instructions.name and instructions.path:
-                    found.append((instructions.name, instructions.text, instructions.path))
+                    text, skipped = with_imports(self.workspace, instructions)  # its `@path`s
+                    self.skipped += [s for s in skipped if s not in self.skipped]
+                    found.append((instructions.name, text, instructions.path))
         return found
 
     async def after_tools(self) -> Message | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
-from agent.turn.instruction_files import project_instructions, user_instructions
+from agent.turn.instruction_set import heading, load_instructions
 from tools.todo_list import TODO_TOOL_NAME
 from tools.web_fetch import WEB_FETCH_TOOL_NAME
 
@@ -39,10 +39,6 @@ def system_prompt(workspace: Path, tool_names: list[str]) -> str:
             f"{WEB_FETCH_TOOL_NAME}: http(s) only, the page comes back as markdown; it asks the "
             "user first unless a rule allows the URL.",
         )
-    mine = user_instructions()  # instruction files: agent/turn/instruction_files.py
-    if mine.text is not None:
-        lines += ["", "The user's own instructions, for every project:", mine.text.strip()]
-    found = project_instructions(workspace)
-    if found.text is not None:
-        lines += ["", f"Project instructions from {found.name}:", found.text.strip()]
+    for file in load_instructions(workspace).files:  # in order: agent/turn/instruction_set.py
+        lines += ["", heading(file), file.text.strip()]
     return "\n".join(lines)

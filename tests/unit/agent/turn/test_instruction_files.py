@@ -15,8 +15,8 @@ from agent.turn.instruction_files import (
     NoteRefused,
     append_note,
     directories_of,
-    instruction_notes,
 )
+from agent.turn.instruction_set import instruction_notes
 from agent.turn.nested_instructions import INSTRUCTIONS_KEY, NOTES_KEY, NestedInstructions
 from agent.turn.system_prompt import system_prompt
 from sessions import messages as msg
