@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.hooks.claude_settings import user_settings_path
+from agent.claude_code.settings_file import claude_dir
 from agent.turn.instruction_files import (
     MAX_INSTRUCTIONS_BYTES,
     Instructions,
@@ -72,7 +72,7 @@ def home_directory() -> Path | None:
 
 def claude_user_file(environ: Mapping[str, str]) -> Path:
     """Claude Code's user-wide instruction file (beside its settings.json)."""
-    return user_settings_path(environ).parent / CLAUDE_USER_FILE
+    return claude_dir(environ) / CLAUDE_USER_FILE
 
 
 class _Shower:
@@ -132,9 +132,9 @@ def _rules(workspace: Path, environ: Mapping[str, str]) -> tuple[_Shower, Import
     root, home = workspace_root(workspace), home_directory()
     show = _Shower(root, home)
     mine = ImportRules(() if home is None else (Root(home),), "under your home directory", home)
-    claude_dir = Path(os.path.realpath(claude_user_file(environ).parent))
-    allowed = f"inside the workspace, or a Markdown file under {show(claude_dir)}"
-    project = ImportRules((Root(root), Root(claude_dir, markdown_only=True)), allowed, home)
+    claude_home = Path(os.path.realpath(claude_user_file(environ).parent))
+    allowed = f"inside the workspace, or a Markdown file under {show(claude_home)}"
+    project = ImportRules((Root(root), Root(claude_home, markdown_only=True)), allowed, home)
     return show, mine, project
 
 

@@ -211,8 +211,9 @@ def test_a_scopes_files_share_one_budget(workspace: Path, home: Path) -> None:
 def test_hostile_import_paths_never_raise_nor_reach_the_terminal(
     workspace: Path, home: Path
 ) -> None:
+    up = "x" + "/.." * 40 + "/etc/passwd"  # past the root whatever the temporary directory
     (workspace / "AGENTS.md").write_text(
-        "@a\0b.md @" + "a" * 5_000 + ".md @" + "b/" * 3_000 + " @x/../../../../../../etc/passwd\n"
+        "@a\0b.md @" + "a" * 5_000 + ".md @" + "b/" * 3_000 + f" @{up}\n"
         "@\x1b[2J/etc/hosts (not a path) @evil\x1b]52;c;SGVsbG8=\x07.md\n"
     )
     loaded = load_instructions(workspace)
@@ -220,7 +221,7 @@ def test_hostile_import_paths_never_raise_nor_reach_the_terminal(
     lines = [*loaded.skipped, *loaded.missing]
     assert len(lines) == 4 and all("\x1b" not in line and "\x07" not in line for line in lines)
     assert all(len(line) < 500 for line in lines)
-    assert loaded.skipped[0].startswith("@x/../../../../../../etc/passwd (in AGENTS.md): /etc/")
+    assert loaded.skipped[0].startswith(f"@{up} (in AGENTS.md): /etc/")
 
 
 async def test_a_nested_files_imports_come_with_it(
