@@ -82,6 +82,11 @@ class ToolContext:
     # like the workspace: the user's skills' own directories (agent/skills/), whose files a
     # skill names by path. Nothing else reads there.
     read_roots: tuple[Path, ...] = ()
+    # Directories outside the workspace the user added (`--add-dir`, `/add-dir`, `add_dirs`:
+    # agent/added_dirs.py), resolved: every file tool reads and writes there as in the
+    # workspace, each path confined to the root it lies in (tools/paths.py root_of), and
+    # shown as an absolute path.
+    extra_roots: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
