@@ -68,8 +68,8 @@ def checked_dirs(raw: Iterable[str], workspace: Path) -> tuple[tuple[Path, ...],
             directory = (root / Path(text).expanduser()).resolve(strict=False)
             found, is_dir = directory.exists(), directory.is_dir()
         except (OSError, RuntimeError) as error:  # RuntimeError: ~user unknown, or a link loop
-            why = error.strerror if isinstance(error, OSError) and error.strerror else error
-            problems.append(f"added directory {quoted(text)}: {why}; not added")
+            said = error.strerror if isinstance(error, OSError) and error.strerror else error
+            problems.append(f"added directory {quoted(text)}: {said}; not added")
             continue
         if not found or not is_dir:
             what = "not a directory" if found else "not found"
@@ -77,8 +77,7 @@ def checked_dirs(raw: Iterable[str], workspace: Path) -> tuple[tuple[Path, ...],
             continue
         if directory == root or directory.is_relative_to(root) or directory in added:
             continue  # inside the workspace already, or given twice
-        why = _refusal(directory)
-        if why is not None:
+        if (why := _refusal(directory)) is not None:
             problems.append(f"added directory {quoted(text)}: {why}; not added")
             continue
         added.append(directory)

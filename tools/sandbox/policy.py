@@ -120,6 +120,15 @@ def _namespaces() -> bool:
     return True
 
 
+def _own_files_in(directory: Path) -> Path | None:
+    """The first of pleat's own files (the interpreter, its prefix, pleat's code) that lies in
+    `directory` (resolved), or None."""
+    for own in (Path(sys.executable).resolve(), Path(sys.prefix).resolve(), HERE.parents[1]):
+        if own == directory or directory in own.parents:
+            return own
+    return None
+
+
 @dataclass
 class Sandbox:
     """The sandbox of one run: its mode, whether the network is open, the workspace, and the
@@ -149,20 +158,19 @@ class Sandbox:
         if self.mode != "workspace-write":
             return None
         for writable in (self.workspace.resolve(), *self.added):
-            for own in (
-                Path(sys.executable).resolve(),
-                Path(sys.prefix).resolve(),
-                HERE.parents[1],
-            ):
-                if own == writable or writable in own.parents:
-                    return own
+            if (own := _own_files_in(writable)) is not None:
+                return own
         return None
 
-    def add(self, directory: Path) -> None:
-        """Add a directory (resolved) to `added` for the rest of the run (/add-dir)."""
+    def add(self, directory: Path) -> Path | None:
+        """Add a directory (resolved) to `added` for the rest of the run (/add-dir). Refused
+        when, writable, it would expose pleat's own files (`exposed`): the sandbox would stop
+        holding in the middle of the run; that file is returned and nothing changes."""
+        if self.mode == "workspace-write" and (own := _own_files_in(directory)) is not None:
+            return own
         if directory not in self.added:
             self.added = (*self.added, directory)
-            self.__dict__.pop("exposed", None)  # cached: asked again with the new directory
+        return None
 
     @property
     def active(self) -> bool:
