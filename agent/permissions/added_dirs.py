@@ -27,11 +27,10 @@ def _guarded() -> tuple[Path, ...]:
     servers, status lines, plugins: pleat's config.toml, Claude Code's user settings) or hold
     every session's transcript: adding one, or one holding it, would let a confined command
     write what pleat later runs unconfined, so none is ever added."""
-    home = Path.home()
-    return tuple(
-        path.resolve(strict=False)
-        for path in (_pleat_config_dir(), data_home(), home / ".claude")
-    )
+    guarded = [_pleat_config_dir(), data_home(), Path.home() / ".claude"]
+    if claude := os.environ.get("CLAUDE_CONFIG_DIR"):  # where Claude Code's own settings are
+        guarded.append(Path(claude).expanduser())
+    return tuple(path.resolve(strict=False) for path in guarded)
 
 
 def _refusal(directory: Path) -> str | None:
