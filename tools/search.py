@@ -341,7 +341,9 @@ class GrepTool(Tool):
                     if path.stat().st_size > MAX_GREP_FILE_BYTES:
                         report.skipped_large += 1
                         continue
-                    searched_any |= _grep_file(start.root, path, start.prefix + name, search, report)
+                    searched_any |= _grep_file(
+                        start.root, path, start.prefix + name, search, report
+                    )
                 except PatternTooSlow as exc:
                     report.too_slow = str(exc)
                     break

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.turn.added_dirs import NOTE_KEY, add_directory, added_note
+from agent.turn.checkpoints import CheckpointRecorder
 from sessions.messages import Message
 from tools.base import ToolContext
 from tools.sandbox.policy import Sandbox
@@ -30,7 +31,7 @@ class Holder:
 
     def __init__(self, context: ToolContext) -> None:
         self.context = context
-        self.checkpoints = None
+        self.checkpoints: CheckpointRecorder | None = None
 
 
 def test_add_directory_widens_the_sandbox_and_the_tools(tmp_path: Path) -> None:
