@@ -151,7 +151,7 @@ def build_agent(
         max_budget_usd=config.max_budget_usd,
         images=session.images,
         checkpoints=make_recorder(
-            workspace, session.id, session.checkpoints, session.record, known
+            workspace, session.id, session.checkpoints, session.record, known, sandbox.added
         ),
         last_id=session.highest_id,
         permissions=permissions,

@@ -147,6 +147,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(repeatable; added to config's deny)",
     )
     parser.add_argument(
+        "--add-dir",
+        action="append",
+        metavar="DIR",
+        help="a directory outside the workspace the model may read and write, and its "
+        "sandboxed commands write (repeatable; added to config's add_dirs)",
+    )
+    parser.add_argument(
         "--max-tool-iterations", type=int, help="model calls allowed in one request"
     )
     parser.add_argument(
@@ -268,6 +275,10 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
                 "sandbox": args.sandbox,
                 "allow": args.allow,
                 "deny": args.deny,
+                # Relative to where the shell is, as the user typed it (not to --cwd).
+                "add_dirs": [os.path.abspath(os.path.expanduser(d)) for d in args.add_dir]
+                if args.add_dir
+                else None,
                 "compaction": compaction_flags(args),
             },
             claude=claude,

@@ -56,8 +56,11 @@ ENVIRONMENT = "environment"
 # Settings that are lists of permission rules. Each source adds to them (file, then environment,
 # then flags) instead of replacing them: a --deny flag must not drop the file's deny rules.
 RULE_LISTS = frozenset({"allow", "ask", "deny"})
-# Settings each source adds to, as the rule lists: extra directories.
-ADDED_LISTS = RULE_LISTS | {"add_dirs"}
+# The directories added outside the workspace: a list each source adds to as well (an --add-dir
+# flag keeps config.toml's); PLEAT_ADD_DIRS separates them as PATH does (os.pathsep), since
+# a directory's name may hold a comma.
+ADD_DIRS = "add_dirs"
+ADDING_LISTS = RULE_LISTS | {ADD_DIRS}
 
 
 class ConfigError(Exception):
@@ -115,11 +118,12 @@ class Config:
     deny: tuple[str, ...] = ()
     # ... or ask, whatever the mode and the allow rules (deny beats ask, ask beats allow).
     ask: tuple[str, ...] = ()
-    # Directories outside the workspace the model's tools may read and write (Claude Code's
-    # --add-dir and additionalDirectories).
+    # Directories outside the workspace the model's file tools may read and write, and its
+    # sandboxed commands write (--add-dir, /add-dir): checked at start, a bad one named and
+    # left out (agent/permissions/added_dirs.py); `~` expanded, relative ones from the workspace.
     add_dirs: tuple[str, ...] = ()
     # An output style (Claude Code's): its instructions join the system prompt
-    # (agent/claude_code/output_styles.py finds it by name).
+    # (agent/commands/output_styles.py finds it by name).
     output_style: str = ""
     # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
     compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
@@ -148,12 +152,14 @@ class Config:
             vision=self.vision,
         )
 
-    def sandbox_for(self, workspace: Path) -> Sandbox:
+    def sandbox_for(self, workspace: Path, added: tuple[Path, ...] = ()) -> Sandbox:
         """The sandbox commands run in for this workspace (imported here: the policy asks the
-        kernel what it supports, which the first frame need not wait for)."""
+        kernel what it supports, which the first frame need not wait for); `added`: the
+        directories added to the run, checked (agent/permissions/added_dirs.py checked_dirs)."""
         from tools.sandbox.policy import Sandbox
 
-        return Sandbox(cast(SandboxMode, self.sandbox), workspace, self.sandbox_network)
+        mode = cast(SandboxMode, self.sandbox)
+        return Sandbox(mode, workspace, self.sandbox_network, added=added)
 
 
 def pleat_home() -> Path | None:
@@ -259,6 +265,8 @@ def _validated(
         if schema is Config and key in RULE_LISTS:
             out[key] = _rules(label(key), value, source, written=source == ENVIRONMENT)
             continue
+        if schema is Config and key == ADD_DIRS and source == ENVIRONMENT:
+            value = [item for item in str(value).split(os.pathsep) if item.strip()]
         if key in WORD_OR_NUMBER and isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         if key in WORD_OR_BOOL and isinstance(value, bool):
@@ -388,7 +396,7 @@ def load_config(
         _validated(given_flags, "flag"),
     ):
         table.update(source.pop(COMPACTION, {}))
-        for key in ADDED_LISTS & source.keys():
+        for key in ADDING_LISTS & source.keys():
             source[key] = merged.get(key, ()) + (source[key] or ())
         merged.update(source)
     try:  # the instructions file is read here, once: a bad one is said at start

@@ -162,10 +162,13 @@ def _text(record: dict[str, Any], key: str) -> str:
 
 
 def plain_path(path: Any) -> bool:
-    """A workspace-relative posix path with no `..`, no empty part, no NUL."""
+    """A posix path with no `..`, no `.`, no empty part, no NUL: relative to the workspace, or
+    absolute (a file of a directory the user added, which an undo reaches only through that
+    directory added again: tools/file_restore.py in_root)."""
     if not isinstance(path, str) or not path or len(path) > MAX_PATH_CHARS or "\0" in path:
         return False
-    return not path.startswith("/") and all(p not in ("", ".", "..") for p in path.split("/"))
+    body = path.removeprefix("/")
+    return all(p not in ("", ".", "..") for p in body.split("/"))
 
 
 def _ref(value: Any, what: str) -> str | None:

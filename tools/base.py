@@ -82,6 +82,11 @@ class ToolContext:
     # like the workspace: the user's skills' own directories (agent/skills/), whose files a
     # skill names by path. Nothing else reads there.
     read_roots: tuple[Path, ...] = ()
+    # Directories outside the workspace the user added (`--add-dir`, `/add-dir`, `add_dirs`:
+    # agent/added_dirs.py), resolved: every file tool reads and writes there as in the
+    # workspace, each path confined to the root it lies in (tools/paths.py root_of), and
+    # shown as an absolute path.
+    extra_roots: tuple[Path, ...] = ()
     # Whether a deny rule refuses reading this workspace-relative file (Claude Code's
     # `Read(./.env)`): grep does not search it either, so its content reaches the model by no
     # tool of pleat's (a command's output is the command's deny rules' business). None: none.

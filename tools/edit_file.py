@@ -15,7 +15,7 @@ from tools.file_changes import (
     load_existing,
     unified_diff,
 )
-from tools.paths import display_path, resolve_in_workspace
+from tools.paths import display_path, resolve_in_roots
 from tools.result_facts import ResultFacts
 from tools.text_io import BINARY_SNIFF_BYTES, looks_binary
 
@@ -84,6 +84,7 @@ class _Plan:
     """An edit worked out but not yet written."""
 
     path: Path
+    root: Path  # the workspace or the added directory it lies in (tools/paths.py root_of)
     rel: str
     replacement: Replacement
     data: bytes
@@ -92,9 +93,9 @@ class _Plan:
 
 def _plan(ctx: ToolContext, args: dict[str, Any]) -> _Plan:
     """Load the file, apply the edit in memory and diff the result."""
-    path = resolve_in_workspace(ctx.workspace, args["path"])
+    path, root = resolve_in_roots(ctx.workspace, args["path"], ctx.extra_roots)
     rel = display_path(ctx.workspace, path)
-    data = load_existing(ctx.workspace, path, rel)
+    data = load_existing(root, path, rel)
     if data is None:
         raise ToolError(f"file not found: {rel} (use write_file to create a new file)")
     if looks_binary(data[:BINARY_SNIFF_BYTES]):
@@ -107,7 +108,7 @@ def _plan(ctx: ToolContext, args: dict[str, Any]) -> _Plan:
         new_data = encode_lossless(replacement.text)
     except UnicodeEncodeError as exc:
         raise ToolError(f"new_string is not valid Unicode text ({exc.reason}); not edited") from exc
-    return _Plan(path, rel, replacement, new_data, unified_diff(rel, text, replacement.text))
+    return _Plan(path, root, rel, replacement, new_data, unified_diff(rel, text, replacement.text))
 
 
 class EditFileTool(Tool):
@@ -138,7 +139,7 @@ class EditFileTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         def work() -> _Plan:
             plan = _plan(ctx, args)
-            atomic_write(ctx.workspace, plan.path, plan.rel, plan.data)
+            atomic_write(plan.root, plan.path, plan.rel, plan.data)
             return plan
 
         plan = await asyncio.to_thread(work)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -34,21 +35,46 @@ class Current:
     executable: bool = False  # a file its owner may execute (git's 100755)
 
 
+def in_root(workspace: Path, rel: str, extra_roots: Sequence[Path] = ()) -> tuple[Path, str]:
+    """The root a kept path lies in and the path relative to it. A checkpoint keeps a path as
+    the file tools show it: relative to the workspace, or absolute in a directory the user
+    added (tools/paths.py display_path); an absolute one is reached only through the added
+    directory holding it now (the deepest), so one added in an earlier run and not in this
+    one is refused, never reached. A `..` or `.` component is refused too (a damaged
+    journal's path must not climb out of its root). Raises ToolError."""
+    parts = rel.split("/")
+    if any(part in ("..", ".") for part in parts) or not rel.strip("/"):
+        raise ToolError(f"cannot reach {rel}: not a path the file tools keep")
+    if not rel.startswith("/"):
+        return workspace_root(workspace), rel
+    path = Path(rel)
+    holding = [r for r in map(workspace_root, extra_roots) if path.is_relative_to(r)]
+    if not holding or path in holding:
+        raise ToolError(
+            f"cannot reach {rel}: it lies in no directory added to this run (--add-dir)"
+        )
+    root = max(holding, key=lambda r: len(r.parts))
+    return root, path.relative_to(root).as_posix()
+
+
 def _parent(workspace: Path, rel: str, create: bool) -> int:
     """The directory holding `rel`, reached from the workspace root without symlinks."""
     root = workspace_root(workspace)
     return open_directory_in_workspace(root, (root / rel).parent, rel, create=create)
 
 
-def current(workspace: Path, rel: str) -> Current:
-    """The state of the workspace file `rel`, read without following a symlink anywhere below
-    the workspace root. Raises ToolError when it cannot be read."""
+def current(workspace: Path, rel: str, extra_roots: Sequence[Path] = ()) -> Current:
+    """The state of the workspace file `rel` (or a file of an added directory: in_root), read
+    without following a symlink anywhere below its root. Raises ToolError when it cannot be
+    read."""
+    shown = rel
+    workspace, rel = in_root(workspace, rel, extra_roots)
     try:
         parent = _parent(workspace, rel, create=False)
     except (FileNotFoundError, NotADirectoryError):
         return Current("missing")
     except OSError as error:
-        raise ToolError(f"cannot read {rel}: {error.strerror or error}") from None
+        raise ToolError(f"cannot read {shown}: {error.strerror or error}") from None
     name = rel.rsplit("/", 1)[-1]
     try:
         try:
@@ -66,21 +92,31 @@ def current(workspace: Path, rel: str) -> Current:
             executable = bool(info.st_mode & stat.S_IXUSR)
             return Current("file", stream.read(MAX_COMPARE_BYTES + 1), executable)
     except OSError as error:
-        raise ToolError(f"cannot read {rel}: {error.strerror or error}") from None
+        raise ToolError(f"cannot read {shown}: {error.strerror or error}") from None
     finally:
         os.close(parent)
 
 
 def put_back(
-    workspace: Path, rel: str, data: bytes | None, mode: str | None, made_dir: str | None = None
+    workspace: Path,
+    rel: str,
+    data: bytes | None,
+    mode: str | None,
+    made_dir: str | None = None,
+    extra_roots: Sequence[Path] = (),
 ) -> None:
     """Give the workspace path `rel` its old state: `data` as a file (or, with the link mode, as
     a symbolic link's target), or no file at all when `data` is None (then the directories up
     to `made_dir`, made for it, go too when empty). A directory standing where the file must
     be goes first when it holds nothing but empty directories (what is left once an undo
     removed the files pleat made in it), and is refused otherwise. Directories are made as
-    needed, nothing outside the workspace is reached. Raises ToolError."""
-    root = workspace_root(workspace)
+    needed, nothing outside the workspace is reached (nor outside the added directory holding
+    an absolute `rel`: in_root). Raises ToolError."""
+    shown = rel
+    root, rel = in_root(workspace, rel, extra_roots)
+    if made_dir is not None and made_dir.startswith("/"):
+        top = Path(made_dir)
+        made_dir = top.relative_to(root).as_posix() if top.is_relative_to(root) else None
     name = rel.rsplit("/", 1)[-1]
     try:
         if data is None:
@@ -100,7 +136,7 @@ def put_back(
             if mode in (EXECUTABLE_MODE, REGULAR_MODE):
                 _set_executable(root, rel, name, mode == EXECUTABLE_MODE)
     except OSError as error:
-        raise ToolError(f"cannot restore {rel}: {error.strerror or error}") from None
+        raise ToolError(f"cannot restore {shown}: {error.strerror or error}") from None
 
 
 def _remove(root: Path, rel: str, name: str) -> None:

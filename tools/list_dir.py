@@ -9,7 +9,7 @@ from typing import Any
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.output_budget import Page, page_note, page_text, repeat_call
-from tools.paths import display_path, open_in_workspace, resolve_in_workspace
+from tools.paths import display_path, open_in_workspace, resolve_in_roots
 
 # The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
 _PARAMETERS: dict[str, Any] = {
@@ -79,9 +79,9 @@ class ListDirTool(Tool):
             return page_note(page, "entries", ctx.budget, again, "use glob with a pattern")
 
         def work() -> tuple[list[str], str, Page, str]:
-            path = resolve_in_workspace(ctx.workspace, args.get("path", "."))
+            path, root = resolve_in_roots(ctx.workspace, args.get("path", "."), ctx.extra_roots)
             rel = display_path(ctx.workspace, path)
-            names = _entries(ctx.workspace, path, rel)
+            names = _entries(root, path, rel)
             # Paged here: fitting the budget counts tokens, which must not block the UI.
             page, text = page_text(names[skip:], skip, ctx.budget, note, total=len(names))
             return names, rel, page, text

@@ -6,6 +6,7 @@ import errno
 import os
 import stat
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from sessions.short_text import quoted
@@ -29,8 +30,33 @@ def workspace_root(workspace: Path) -> Path:
     return workspace.resolve(strict=False)
 
 
-def resolve_in_workspace(workspace: Path, raw: str) -> Path:
-    """Resolve `raw` (relative to the workspace, or absolute) and refuse anything outside it.
+def root_of(workspace: Path, path: Path, extra_roots: Sequence[Path] = ()) -> Path | None:
+    """The root the resolved `path` lies in: the workspace (first: it wins when an added
+    directory holds it), else the deepest of `extra_roots` (directories the user added,
+    agent/added_dirs.py) holding it; None when it lies in none. Every confinement check of a
+    path (the descriptor, the walk down from the root) runs against this root."""
+    root = workspace_root(workspace)
+    if path == root or path.is_relative_to(root):
+        return root
+    holding = [r for r in map(workspace_root, extra_roots) if path == r or path.is_relative_to(r)]
+    return max(holding, key=lambda r: len(r.parts)) if holding else None
+
+
+def _outside(raw: str, root: Path, extra_roots: Sequence[Path]) -> ToolError:
+    """The refusal of a path in no root, naming the roots (the added directories too)."""
+    if not extra_roots:
+        return ToolError(f"path {quoted(raw)} is outside the workspace ({root}); access refused")
+    added = ", ".join(str(workspace_root(r)) for r in extra_roots)
+    return ToolError(
+        f"path {quoted(raw)} is outside the workspace ({root}) and the added directories "
+        f"({added}); access refused"
+    )
+
+
+def resolve_in_workspace(workspace: Path, raw: str, extra_roots: Sequence[Path] = ()) -> Path:
+    """Resolve `raw` (relative to the workspace, or absolute) and refuse anything outside it
+    and outside every one of `extra_roots` (the directories the user added, whose paths the
+    tools take like the workspace's: root_of says which root a path lies in).
 
     The check runs on the fully resolved path, so `..` segments, absolute paths elsewhere and
     symlinks (on the file or on any parent directory) that lead out are all refused alike.
@@ -58,13 +84,26 @@ def resolve_in_workspace(workspace: Path, raw: str) -> Path:
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on Python 3.11/3.12
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise ToolError(f"cannot resolve path {quoted(raw)}: {why}") from exc
-    if resolved != root and not resolved.is_relative_to(root):
-        raise ToolError(f"path {quoted(raw)} is outside the workspace ({root}); access refused")
+    if root_of(root, resolved, extra_roots) is None:
+        raise _outside(raw, root, extra_roots)
     return resolved
 
 
+def resolve_in_roots(
+    workspace: Path, raw: str, extra_roots: Sequence[Path] = ()
+) -> tuple[Path, Path]:
+    """resolve_in_workspace's path and the root it lies in (root_of), which the opens and
+    writes of that path are then confined to. Raises ToolError like resolve_in_workspace."""
+    path = resolve_in_workspace(workspace, raw, extra_roots)
+    root = root_of(workspace, path, extra_roots)
+    if root is None:  # resolve_in_workspace refused it already; said again for the checker
+        raise _outside(raw, workspace_root(workspace), extra_roots)
+    return path, root
+
+
 def display_path(workspace: Path, path: Path) -> str:
-    """The workspace-relative posix form of `path` for messages ("." for the root itself)."""
+    """The workspace-relative posix form of `path` for messages ("." for the root itself);
+    a path outside the workspace (in an added directory) is shown whole, absolute."""
     root = workspace_root(workspace)
     try:
         relative = path.relative_to(root)

@@ -22,7 +22,7 @@ from tools.output_budget import (
     numbered,
     tail_lines_that_fit,
 )
-from tools.paths import display_path, open_in_workspace, resolve_in_workspace
+from tools.paths import display_path, open_in_workspace, resolve_in_roots
 from tools.rereads import unchanged_note
 from tools.result_facts import ReadStamp, ResultFacts
 from tools.text_io import (
@@ -225,14 +225,15 @@ def _render(window: _Window, rel: str, offset: int, budget: OutputBudget) -> str
     return "\n".join([*window.lines, *notes])
 
 
-def reading_root(ctx: ToolContext, raw: str) -> Path:
-    """What a read of `raw` is confined to: the workspace, or the read root (a user's skill's
-    directory, tools/base.py) an absolute path names; the confinement checks run against it."""
+def reading_roots(ctx: ToolContext, raw: str) -> tuple[Path, tuple[Path, ...]]:
+    """What a read of `raw` is confined to: the read root (a user's skill's directory,
+    tools/base.py) an absolute path names, alone; else the workspace and the added
+    directories. The confinement checks run against the root the path lies in."""
     if raw.startswith("/") and "\x00" not in raw:
         for root in ctx.read_roots:
             if Path(raw).is_relative_to(root):
-                return root
-    return ctx.workspace
+                return root, ()
+    return ctx.workspace, ctx.extra_roots
 
 
 def _image_output(ctx: ToolContext, path: Path, rel: str, root: Path) -> ToolOutput | None:
@@ -305,8 +306,8 @@ class ReadFileTool(Tool):
             raise ToolError("offset and limit must be at least 1")
 
         def work() -> tuple[_Window, str, str] | ToolOutput:
-            root = reading_root(ctx, args["path"])
-            path = resolve_in_workspace(root, args["path"])
+            base, extra = reading_roots(ctx, args["path"])
+            path, root = resolve_in_roots(base, args["path"], extra)
             rel = display_path(ctx.workspace, path)
             if (image := _image_output(ctx, path, rel, root)) is not None:
                 return image

@@ -17,7 +17,7 @@ from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.globbing import compile_glob
 from tools.line_search import BLOCK_LINES, matches_per_line, matching_lines
 from tools.output_budget import Page, page_note, page_text, repeat_call
-from tools.paths import display_path, open_in_workspace, resolve_in_workspace, workspace_root
+from tools.paths import display_path, open_in_workspace, resolve_in_roots, workspace_root
 from tools.text_io import (
     BINARY_SNIFF_BYTES,
     decode_line,
@@ -57,18 +57,32 @@ async def _in_thread(work: Callable[[threading.Event], _Result]) -> _Result:
         raise
 
 
-def _search_root(ctx: ToolContext, raw: str | None) -> tuple[Path, Path, str]:
-    """The workspace root, the resolved search path and its display form."""
-    root = workspace_root(ctx.workspace)
-    start = resolve_in_workspace(ctx.workspace, raw or ".")
+@dataclass(frozen=True)
+class _Start:
+    """Where a search starts: the root it lies in (the workspace or an added directory), the
+    resolved path, its form relative to that root ("." for the root), its display form, and
+    what goes before a root-relative name to show it ("" in the workspace, the added
+    directory's absolute path and "/" in one)."""
+
+    root: Path
+    path: Path
+    in_root: str
+    shown: str
+    prefix: str
+
+
+def _search_root(ctx: ToolContext, raw: str | None) -> _Start:
+    """Where the search starts (resolved, confined to the root it lies in)."""
+    start, root = resolve_in_roots(ctx.workspace, raw or ".", ctx.extra_roots)
     rel = display_path(ctx.workspace, start)
     if not start.exists():
         raise ToolError(f"path not found: {rel}")
-    return root, start, rel
+    prefix = "" if root == workspace_root(ctx.workspace) else f"{root}/"
+    return _Start(root, start, start.relative_to(root).as_posix() or ".", rel, prefix)
 
 
 def _relative_to_start(name: str, start_rel: str) -> str:
-    """A workspace-relative path made relative to the search directory."""
+    """A root-relative path made relative to the search directory (root-relative too)."""
     return name if start_rel == "." else name[len(start_rel) + 1 :]
 
 
@@ -124,14 +138,18 @@ class GlobTool(Tool):
             return page_note(page, "files", ctx.budget, again, "use a narrower pattern or path")
 
         def work(stop: threading.Event) -> tuple[list[str], str, Page, str]:
-            root, start, start_rel = _search_root(ctx, args.get("path"))
-            if not start.is_dir():
-                raise ToolError(f"{start_rel} is a file, not a directory")
-            files = visible_files(root, start, stop=stop)
-            hits = [f for f in files if matcher.fullmatch(_relative_to_start(f, start_rel))]
+            start = _search_root(ctx, args.get("path"))
+            if not start.path.is_dir():
+                raise ToolError(f"{start.shown} is a file, not a directory")
+            files = visible_files(start.root, start.path, stop=stop)
+            hits = [
+                start.prefix + f
+                for f in files
+                if matcher.fullmatch(_relative_to_start(f, start.in_root))
+            ]
             # Paged here: fitting the budget counts tokens, which must not block the UI.
             page, text = page_text(hits[skip:], skip, ctx.budget, note, total=len(hits))
-            return hits, start_rel, page, text
+            return hits, start.shown, page, text
 
         hits, start_rel, page, text = await _in_thread(work)
         if not hits:
@@ -309,26 +327,29 @@ class GrepTool(Tool):
         again = repeat_call(self.name, args)
 
         def work(stop: threading.Event) -> tuple[_GrepReport, str, str]:
-            root, start, start_rel = _search_root(ctx, args.get("path"))
+            start = _search_root(ctx, args.get("path"))
+            start_rel = start.shown
             report = _GrepReport(
                 skip=int(args.get("offset", 0)), room_chars=ctx.budget.gather_chars
             )
             searched_any = False
             search = _LineSearch(regex, Deadline(), matches_per_line(pattern))
-            for name in visible_files(root, start, stop=stop):
+            for name in visible_files(start.root, start.path, stop=stop):
                 if stop.is_set() or report.capped:
                     break
-                if not wanted(name, start_rel):
+                if not wanted(name, start.in_root):
                     continue
-                if ctx.unreadable is not None and ctx.unreadable(name):
+                if ctx.unreadable is not None and ctx.unreadable(str(start.root / name)):
                     report.denied += 1
                     continue
-                path = root / name
+                path = start.root / name
                 try:
                     if path.stat().st_size > MAX_GREP_FILE_BYTES:
                         report.skipped_large += 1
                         continue
-                    searched_any |= _grep_file(ctx.workspace, path, name, search, report)
+                    searched_any |= _grep_file(
+                        start.root, path, start.prefix + name, search, report
+                    )
                 except PatternTooSlow as exc:
                     report.too_slow = str(exc)
                     break
@@ -336,7 +357,7 @@ class GrepTool(Tool):
                     continue
             if report.too_slow and not report.matches:
                 raise ToolError(report.too_slow)
-            if start.is_file() and not (searched_any or report.skipped_large or report.denied):
+            if start.path.is_file() and not (searched_any or report.skipped_large or report.denied):
                 raise ToolError(f"{start_rel} looks like a binary file (NUL bytes); not searched")
             if not report.matches:
                 return report, start_rel, ""

@@ -15,7 +15,7 @@ from tools.file_changes import (
     load_existing,
     unified_diff,
 )
-from tools.paths import display_path, resolve_in_workspace
+from tools.paths import display_path, resolve_in_roots
 from tools.result_facts import ResultFacts
 
 # The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
@@ -35,6 +35,7 @@ class _Plan:
     """A write worked out but not yet done: where, what was there, and the diff."""
 
     path: Path
+    root: Path  # the workspace or the added directory it lies in (tools/paths.py root_of)
     rel: str
     existed: bool
     data: bytes
@@ -43,16 +44,16 @@ class _Plan:
 
 def _plan(ctx: ToolContext, args: dict[str, Any]) -> _Plan:
     """Resolve the path, load what is there now and diff it against the new content."""
-    path = resolve_in_workspace(ctx.workspace, args["path"])
+    path, root = resolve_in_roots(ctx.workspace, args["path"], ctx.extra_roots)
     rel = display_path(ctx.workspace, path)
-    old = load_existing(ctx.workspace, path, rel)
+    old = load_existing(root, path, rel)
     content: str = args["content"]
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ToolError(f"content is not valid Unicode text ({exc.reason}); not written") from exc
     old_text = None if old is None else decode_lossless(old)
-    return _Plan(path, rel, old is not None, data, unified_diff(rel, old_text, content))
+    return _Plan(path, root, rel, old is not None, data, unified_diff(rel, old_text, content))
 
 
 class WriteFileTool(Tool):
@@ -82,7 +83,7 @@ class WriteFileTool(Tool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         def work() -> _Plan:
             plan = _plan(ctx, args)
-            atomic_write(ctx.workspace, plan.path, plan.rel, plan.data)
+            atomic_write(plan.root, plan.path, plan.rel, plan.data)
             return plan
 
         plan = await asyncio.to_thread(work)

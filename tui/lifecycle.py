@@ -115,6 +115,9 @@ async def show_session(
     sandbox = controller.sandbox
     if source == "startup" and sandbox.unenforced:  # said once: every command asks instead
         await host.conversation.add_notice(sandbox.describe())
+    if source == "startup":  # the added directories left out (agent/permissions/added_dirs.py)
+        for problem in controller.added_problems:
+            await host.conversation.add_notice(problem, "error")
     host.status.sandbox = sandbox.label
     show_tasks(host)
     host.status.session = session.id

@@ -17,6 +17,7 @@ from agent.mcp.manager import McpServers
 from agent.model.discovery import FoundModel
 from agent.model.llm import resolve_model
 from agent.model.offline import prepare_offline_env
+from agent.permissions.added_dirs import checked_dirs
 from agent.status_line.spec import StatusLineSpec
 from agent.turn.loop import Agent
 from sessions.messages import Message
@@ -43,7 +44,11 @@ class SessionController:
         # The MCP servers: every agent of this run takes their tools (tui/mcp_servers.py
         # starts them once the first session is open, and stops them when pleat quits).
         # Where commands, hooks and stdio MCP servers run (tools/sandbox/): one for the run.
-        self.sandbox = (self.config or Config()).sandbox_for(workspace)
+        # It holds the run's added directories too (--add-dir, add_dirs; /add-dir adds more):
+        # those that failed their check are said at start (tui/lifecycle.py).
+        config = self.config or Config()
+        added, self.added_problems = checked_dirs(config.add_dirs, workspace)
+        self.sandbox = config.sandbox_for(workspace, added)
         self.mcp = McpServers(
             workspace, self.config.mcp_servers if self.config else (), self.sandbox
         )

@@ -184,6 +184,12 @@ async def sandbox(host: Host, _: str) -> None:
     await host.conversation.add_notice(report)
 
 
+async def add_dir(host: Host, arg: str) -> None:
+    from tui.add_dir_command import add_dir as add_or_list
+
+    await add_or_list(host, arg)
+
+
 async def skills(host: Host, _: str) -> None:
     from agent.skills.catalog import listing_lines
     from agent.skills.files import load_skills
@@ -239,6 +245,7 @@ HANDLERS: dict[str, Handler] = {
     "mcp": mcp,
     "shells": shells,
     "sandbox": sandbox,
+    "add-dir": add_dir,
     "skills": skills,
     "memory": memory,
     "init": init,

@@ -105,6 +105,11 @@ BUILTIN: tuple[Builtin, ...] = (
         headless=True,
     ),
     Builtin(
+        "add-dir",
+        "[DIR]",
+        "let the model read and write DIR (outside the workspace) this session; alone: list them",
+    ),
+    Builtin(
         "skills",
         "",
         "the skills the model can load (SKILL.md files), and those skipped",

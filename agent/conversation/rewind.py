@@ -117,6 +117,7 @@ class Rewinder:
             store=self.session.checkpoints,
             git=recorder.git if recorder is not None else None,
             registry=self.agent.registry,
+            extra_roots=self.agent.context.extra_roots,  # files written in added directories
         )
 
     async def apply(self, plan: RewindPlan, overwrite: Collection[str] = ()) -> RewindOutcome:
@@ -159,7 +160,14 @@ class Rewinder:
                     data = recorder.git.read(restore.target.removeprefix("git:"))
                 elif restore.target is not None:
                     data = self.session.checkpoints.get(restore.target)
-                put_back(workspace, restore.path, data, restore.mode, made_dir=restore.made_dir)
+                put_back(
+                    workspace,
+                    restore.path,
+                    data,
+                    restore.mode,
+                    made_dir=restore.made_dir,
+                    extra_roots=self.agent.context.extra_roots,
+                )
             except (ToolError, CheckpointMissing, GitSnapshotError) as error:
                 outcome.failed.append(f"{restore.path}: {error}")
                 continue

@@ -95,6 +95,7 @@ def plan_rewind(
     store: CheckpointStore,
     git: GitSnapshots | None,
     registry: ToolRegistry,
+    extra_roots: tuple[Path, ...] = (),
 ) -> RewindPlan:
     """The rewind to turn `number` (None: the last one, /undo). Raises RewindRefused. Blocking
     (reads the journal and the workspace): call it in a worker thread."""
@@ -118,7 +119,7 @@ def plan_rewind(
     if plan.conversation:
         plan.history = history_before(journal, live, turn)
     if plan.files:
-        _plan_files(plan, replayed, workspace, store, git, registry)
+        _plan_files(plan, replayed, workspace, store, git, registry, extra_roots)
     return plan
 
 
@@ -145,6 +146,7 @@ def _plan_files(
     store: CheckpointStore,
     git: GitSnapshots | None,
     registry: ToolRegistry,
+    extra_roots: tuple[Path, ...],
 ) -> None:
     turn, lineage = plan.turn, replayed.lineage
     damaged = [line for line in lineage.damaged_lines if line > turn.line]
@@ -187,7 +189,7 @@ def _plan_files(
             )
             continue
         try:
-            now_there = current(workspace, path)
+            now_there = current(workspace, path, extra_roots)
         except ToolError as error:
             plan.notes.append(f"{error}; not restored")
             continue

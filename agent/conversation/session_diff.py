@@ -100,7 +100,11 @@ def file_diff(path: str, old: bytes | None, new: bytes | None, *, whole: bool) -
 
 
 def session_diff(
-    journal: Path, workspace: Path, store: CheckpointStore, git: GitSnapshots | None
+    journal: Path,
+    workspace: Path,
+    store: CheckpointStore,
+    git: GitSnapshots | None,
+    extra_roots: tuple[Path, ...] = (),
 ) -> SessionDiff:
     """The session's changes, as the journal's checkpoints and the workspace now say."""
     lineage = replay_journal(journal).lineage
@@ -120,7 +124,7 @@ def session_diff(
             continue
         try:
             old = _before(change, store, git)
-            now = current(workspace, path)
+            now = current(workspace, path, extra_roots)
         except (CheckpointMissing, GitSnapshotError, ToolError) as error:
             result.notes.append(f"{quoted_path(path)}: {error}")
             continue
@@ -147,4 +151,7 @@ async def this_sessions_diff(agent: Agent, session: Session) -> SessionDiff:
     git = agent.checkpoints.git if agent.checkpoints is not None else None
     journal = session.directory / JOURNAL_NAME
     workspace = agent.context.workspace
-    return await asyncio.to_thread(session_diff, journal, workspace, session.checkpoints, git)
+    roots = agent.context.extra_roots  # files written in added directories
+    return await asyncio.to_thread(
+        session_diff, journal, workspace, session.checkpoints, git, roots
+    )

@@ -40,6 +40,7 @@ from agent.hooks.claude_settings import gather_hooks, waiting_line
 from agent.hooks.runner import HookSet
 from agent.images.prompt import attach_images
 from agent.model.discovery import first_model
+from agent.permissions.added_dirs import checked_dirs
 from agent.permissions.policy import refuse_headless
 from agent.stop_signals import Stopped, on_stop_signals
 from agent.subagents.team import definition_notes
@@ -252,7 +253,10 @@ def run_headless(
     builtin = typed.builtin if typed is not None else None
     command = f"/{builtin.name}" if builtin is not None else ""
     focus = typed.arguments if typed is not None else ""
-    sandbox = config.sandbox_for(workspace)  # the commands', the hooks' and the servers'
+    added, problems = checked_dirs(config.add_dirs, workspace)  # --add-dir, add_dirs
+    for problem in problems:  # left out, the run goes on without it
+        print(f"pleat: note: {problem}", file=sys.stderr)
+    sandbox = config.sandbox_for(workspace, added)  # the commands', the hooks' and the servers'
     if sandbox.unenforced:  # said once: every command then asks, which here means refused
         print(f"pleat: note: {sandbox.describe()}", file=sys.stderr)
     mcp = headless_servers(

@@ -73,6 +73,9 @@ SUBCOMMAND_PROGRAMS = frozenset(
 )  # fmt: skip
 # Their subcommands that take one more word naming what to run (`npm run test`).
 RUNNER_SUBCOMMANDS = frozenset({"run", "exec", "x"})
+# The root a rule's path may lie under: every path, resolved (rule_path), for the rules to see
+# a path outside the workspace as the tools do (one of a directory the user added).
+ANYWHERE = (Path("/"),)
 # A URL pattern that matches every URL of a host (Claude Code's WebFetch rules say the same).
 DOMAIN_PREFIX = "domain:"
 
@@ -156,10 +159,12 @@ def main_argument(tool: Tool, args: Mapping[str, Any], workspace: Path) -> str |
 
 
 def rule_path(workspace: Path, raw: str) -> str:
-    """A path as rules see it: relative to the workspace, `..` and symbolic links resolved;
-    a path the tools would refuse (outside, too long) is matched as written."""
+    """A path as rules see it: `..` and symbolic links resolved, relative to the workspace when
+    inside it, else absolute (a file of an added directory, which the tools take: so `..` or a
+    link cannot dodge a rule naming it); one no file system takes (too long, a NUL) is matched
+    as written."""
     try:
-        return display_path(workspace, resolve_in_workspace(workspace, raw))
+        return display_path(workspace, resolve_in_workspace(workspace, raw, ANYWHERE))
     except ToolError:
         return raw
 

@@ -37,7 +37,7 @@ from tools.base import Tool, ToolError, ToolOutput
 from tools.file_changes import load_existing
 from tools.file_restore import current
 from tools.git_snapshots import REF_PREFIX, GitSnapshotError, GitSnapshots, Snapshot, changes
-from tools.paths import display_path, resolve_in_workspace
+from tools.paths import display_path, resolve_in_roots, workspace_root
 
 # Bytes read at a time when a file is searched for a key before its snapshot, and kept from the
 # end of one piece to the next so that a key across the boundary is found (keys are well under
@@ -69,6 +69,9 @@ class CheckpointRecorder:
     # Held by a call that may change files from its "before" to its "after" (see the module);
     # one for a session, its sub-agents' recorders included.
     gate: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # The directories the user added (tools/base.py extra_roots): a file written there is kept
+    # like a workspace file, under its absolute path (/add-dir widens it for the session).
+    extra_roots: tuple[Path, ...] = ()
     # A command's snapshot before it ran, by call id, until the one after it is taken.
     _snapshots: dict[str, Snapshot] = field(default_factory=dict, init=False)
 
@@ -88,6 +91,7 @@ class CheckpointRecorder:
             self.secrets,
             self.turn,
             self.gate,
+            self.extra_roots,
             prefix=prefix,
         )
 
@@ -158,13 +162,16 @@ class CheckpointRecorder:
         """The old state of one file a tool is about to write; None when the tool will refuse
         the path anyway (outside the workspace, a directory, too big: nothing changes)."""
         try:
-            path = resolve_in_workspace(self.workspace, raw)
+            path, root = resolve_in_roots(self.workspace, raw, self.extra_roots)
             rel = display_path(self.workspace, path)
-            data = load_existing(self.workspace, path, rel)
+            data = load_existing(root, path, rel)
         except ToolError:
             return None
         if data is None:
-            return FileChange(rel, None, made_dir=_missing_ancestor(self.workspace, rel))
+            made = _missing_ancestor(root, path.relative_to(root).as_posix())
+            if made is not None and root != workspace_root(self.workspace):
+                made = f"{root}/{made}"  # kept as the file's path is: absolute
+            return FileChange(rel, None, made_dir=made)
         if self.secrets.found_in(data):  # keys never reach pleat's disk
             return FileChange(rel, None, withheld=True)
         try:
@@ -183,7 +190,7 @@ class CheckpointRecorder:
     def _left(self, change: FileChange) -> FileChange:
         """The change with what the tool left at its path (the hash of its bytes)."""
         try:
-            now_there = current(self.workspace, change.path)
+            now_there = current(self.workspace, change.path, self.extra_roots)
         except ToolError:
             return change
         if now_there.kind == "missing":
@@ -307,13 +314,14 @@ def make_recorder(
     store: CheckpointStore,
     record: Record,
     secrets: KnownSecrets,
+    extra_roots: tuple[Path, ...] = (),
 ) -> CheckpointRecorder:
     """A recorder for one session (git is asked on the first command whether it covers the
-    workspace)."""
+    workspace); `extra_roots`: the directories the user added, whose files it keeps too."""
     git = GitSnapshots(
         workspace,
         checkpoint_ref(session_id),
         store.directory,
         holds_secret=file_holds_secret(secrets),
     )
-    return CheckpointRecorder(workspace, store, record, git, secrets)
+    return CheckpointRecorder(workspace, store, record, git, secrets, extra_roots=extra_roots)

@@ -26,6 +26,7 @@ from agent.model.llm import LLM, LLMReply
 from agent.permissions.plan_mode import mode_note
 from agent.permissions.policy import READ_ONLY_KEY, Approver, Permissions
 from agent.turn import notes as notes
+from agent.turn.added_dirs import added_note
 from agent.turn.agent_hooks import AgentHooks
 from agent.turn.checkpoints import CheckpointRecorder
 from agent.turn.folds import Folds, SummaryReview
@@ -82,7 +83,13 @@ class Agent:
         self.registry = registry
         self.attachments = Attachments(images, llm.image_support)  # kept, and sent as parts
         self.context = ToolContext(
-            workspace=workspace, outputs=outputs, images=self.attachments, sandbox=sandbox
+            workspace=workspace,
+            outputs=outputs,
+            images=self.attachments,
+            sandbox=sandbox,
+            # The run's added directories live on the sandbox all its agents share (its
+            # sub-agents' too): agent/turn/added_dirs.py.
+            extra_roots=sandbox.added if sandbox is not None else (),
         )
         self.approve = approve
         self.permissions = permissions or Permissions()  # read at every call: agent/permissions
@@ -160,8 +167,13 @@ class Agent:
         if self.checkpoints is not None:
             self.checkpoints.start_turn(request)
         # Said with the prompt: plan mode or its end (agent/permissions/plan_mode.py), and the
-        # goal when it was set, changed or cleared since the model was told (agent/turn/goal.py).
-        said = (mode_note(self.permissions.mode, self.history), goal_note(self.goal, self.history))
+        # goal when it was set, changed or cleared since the model was told (agent/turn/goal.py),
+        # and the added directories likewise (agent/turn/added_dirs.py).
+        said = (
+            mode_note(self.permissions.mode, self.history),
+            goal_note(self.goal, self.history),
+            added_note(self.context.extra_roots, self.history),
+        )
         for note in filter(None, said):
             self.add(note)
         self.hooks.add_context()  # what SessionStart and UserPromptSubmit hooks printed

@@ -99,8 +99,24 @@ def after_first_call(
     monkeypatch.setattr(module, name, hooked)
 
 
-async def call(tool_name: str, args: dict[str, Any], workspace: Path) -> ToolOutput:
-    return await default_registry().dispatch(tool_name, args, ToolContext(workspace))
+async def call(
+    tool_name: str, args: dict[str, Any], workspace: Path, *, added: bool = False
+) -> ToolOutput:
+    """The tool called on `workspace`, or (`added`) on it as a directory the user added beside
+    another workspace (tools/base.py extra_roots), its paths then given absolute."""
+    if not added:
+        return await default_registry().dispatch(tool_name, args, ToolContext(workspace))
+    ctx, absolute = added_context(workspace, args)
+    return await default_registry().dispatch(tool_name, absolute, ctx)
+
+
+def added_context(workspace: Path, args: dict[str, Any]) -> tuple[ToolContext, dict[str, Any]]:
+    """A context whose workspace is elsewhere and `workspace` an added directory, and `args`
+    with the path made absolute in it."""
+    elsewhere = workspace.parent / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    root = workspace.resolve()
+    return ToolContext(elsewhere, extra_roots=(root,)), {**args, "path": str(root / args["path"])}
 
 
 # (tool, arguments, module whose path check gets the hook, which swap)
@@ -119,6 +135,7 @@ SWAPS = [
 ]  # fmt: skip
 
 
+@pytest.mark.parametrize("added", [False, True], ids=["workspace", "added directory"])
 @pytest.mark.parametrize(("tool", "args", "module", "swap"), SWAPS)
 async def test_a_symlink_swapped_in_after_the_check_is_refused(
     layout: Layout,
@@ -127,10 +144,11 @@ async def test_a_symlink_swapped_in_after_the_check_is_refused(
     args: dict[str, Any],
     module: Any,
     swap: Callable[[Layout], None],
+    added: bool,
 ) -> None:
     before = layout.snapshot_outside()
-    after_first_call(monkeypatch, module, "resolve_in_workspace", lambda: swap(layout))
-    output = await call(tool, args, layout.workspace)
+    after_first_call(monkeypatch, module, "resolve_in_roots", lambda: swap(layout))
+    output = await call(tool, args, layout.workspace, added=added)
     assert output.is_error, output.text
     assert "symbolic link" in output.text or "outside the workspace" in output.text
     assert SECRET not in output.text

@@ -120,6 +120,15 @@ def _namespaces() -> bool:
     return True
 
 
+def _own_files_in(directory: Path) -> Path | None:
+    """The first of pleat's own files (the interpreter, its prefix, pleat's code) that lies in
+    `directory` (resolved), or None."""
+    for own in (Path(sys.executable).resolve(), Path(sys.prefix).resolve(), HERE.parents[1]):
+        if own == directory or directory in own.parents:
+            return own
+    return None
+
+
 @dataclass
 class Sandbox:
     """The sandbox of one run: its mode, whether the network is open, the workspace, and the
@@ -132,6 +141,11 @@ class Sandbox:
     # Whether a command line may reach the network although the sandbox closes it: one an allow
     # rule names (agent/assemble.py sets it from the permission rules).
     opens_network: Callable[[str], bool] = lambda _command: False
+    # Directories outside the workspace the user added (`--add-dir`, `/add-dir`, `add_dirs`:
+    # agent/permissions/added_dirs.py), resolved: writable like the workspace in
+    # workspace-write (not in read-only). Kept here, on the one sandbox every agent of a run
+    # shares, so the file tools' roots (tools/base.py extra_roots) follow them too.
+    added: tuple[Path, ...] = ()
     _temp: Path | None = None
     _launcher: Path | None = None
 
@@ -143,10 +157,19 @@ class Sandbox:
         sandbox is not enforced (the first one found; None: none)."""
         if self.mode != "workspace-write":
             return None
-        workspace = self.workspace.resolve()
-        for own in (Path(sys.executable).resolve(), Path(sys.prefix).resolve(), HERE.parents[1]):
-            if own == workspace or workspace in own.parents:
+        for writable in (self.workspace.resolve(), *self.added):
+            if (own := _own_files_in(writable)) is not None:
                 return own
+        return None
+
+    def add(self, directory: Path) -> Path | None:
+        """Add a directory (resolved) to `added` for the rest of the run (/add-dir). Refused
+        when, writable, it would expose pleat's own files (`exposed`): the sandbox would stop
+        holding in the middle of the run; that file is returned and nothing changes."""
+        if self.mode == "workspace-write" and (own := _own_files_in(directory)) is not None:
+            return own
+        if directory not in self.added:
+            self.added = (*self.added, directory)
         return None
 
     @property
@@ -186,7 +209,8 @@ class Sandbox:
         # the command.
         if self.mode == "read-only":
             return [str(self.temp)]
-        return [str(self.workspace.resolve()), str(self.temp), SHARED_MEMORY]
+        added = [str(directory) for directory in self.added]
+        return [str(self.workspace.resolve()), *added, str(self.temp), SHARED_MEMORY]
 
     def argv(
         self, command: Sequence[str], *, network: bool = False, ends_with_it: bool = True
@@ -223,8 +247,9 @@ class Sandbox:
         if self.exposed is not None:
             return (
                 f"sandbox {self.mode} asked for, but not enforced: pleat's own files "
-                f"({self.exposed}) lie in the workspace, where a command could change what "
-                "pleat runs next; install pleat outside it (pipx, uv tool). Commands ask first"
+                f"({self.exposed}) lie in the workspace or an added directory, where a command "
+                "could change what pleat runs next; install pleat outside it (pipx, uv tool). "
+                "Commands ask first"
             )
         if not self.active:
             return (

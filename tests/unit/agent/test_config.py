@@ -201,6 +201,18 @@ def test_rules_from_every_source_add_up(pleat_home: Path) -> None:
     assert config.deny == ("run_command(rm *)", "run_command(git push *)", "write_file(.env)")
 
 
+def test_added_directories_from_every_source_add_up(pleat_home: Path) -> None:
+    """config.toml's, then PLEAT_ADD_DIRS's (separated as PATH is: a name may hold a comma),
+    then the flags'; checked later, at start (agent/permissions/added_dirs.py)."""
+    write_config(pleat_home, 'add_dirs = ["~/notes", "../shared"]\n')
+    env = {"PLEAT_ADD_DIRS": "/srv/a,b:/srv/c"}
+    config = load_config({"add_dirs": ["/flag/d"]}, environ=env)
+    assert config.add_dirs == ("~/notes", "../shared", "/srv/a,b", "/srv/c", "/flag/d")
+    with pytest.raises(ConfigError, match="add_dirs must be a list of strings"):
+        write_config(pleat_home, "add_dirs = 3\n")
+        load_config({}, environ={})
+
+
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
