@@ -45,6 +45,7 @@ examples:
   pleat -p "/undo" --continue             take back the last request: its file changes, its messages
   pleat -p "go on" --continue --goal "all tests pass on 3.13"   set the goal the folds keep
   pleat sessions                          this workspace's sessions (--all for every one)
+  pleat plugin install feature-dev@market  a Claude Code plugin (pleat plugin --help)
   pleat replay sessions.jsonl             recorded sessions through each compaction strategy
   pleat replay sessions.jsonl --report r.html   the same, charted in one offline page
 
@@ -214,6 +215,10 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["sessions"]:
         return list_sessions_command(argv[1:])
+    if argv[:1] == ["plugin"]:
+        from agent.plugins.command import main as plugin
+
+        return plugin(argv[1:])
     if argv[:1] == ["replay"]:
         from agent.replay.command import main as replay
 

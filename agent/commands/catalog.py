@@ -5,6 +5,8 @@ The files (agent/commands/files.py) are read at session start and checked again 
 stamp changed are read again), so an edit takes effect without restarting. A name defined
 twice is taken from the first directory in command_sources' order (the project's before the
 user's, pleat's before Claude Code's); a built-in command always wins, and the clash is said once.
+A plugin's commands (agent/plugins/) come last and are named as Claude Code names them:
+`/plugin:command` always, and the bare `/command` too where no other command has that name.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from agent.commands.builtin import BUILTIN_NAMES
 from agent.commands.files import (
+    NAMESPACE_SEPARATOR,
     CommandFile,
     CommandFileError,
     CommandSource,
@@ -103,11 +106,14 @@ class CommandCatalog:
         workspace: Path,
         sources: Sequence[CommandSource] | None = None,
         builtins: frozenset[str] = BUILTIN_COMMANDS,
+        plugin_sources: Sequence[CommandSource] = (),
     ) -> None:
         self.workspace = workspace
         self._sources = tuple(sources) if sources is not None else None  # found at first use
+        self._plugin_sources = tuple(plugin_sources)
         self.builtins = builtins
         self._commands: dict[str, CustomCommand] = {}
+        self._aliases: dict[str, str] = {}  # a plugin command's bare name -> its full name
         self._notes: list[str] = []
         self._reported: set[str] = set()
         # Per file, its stamp when last read and what it gave (a command, or why not): an
@@ -121,7 +127,8 @@ class CommandCatalog:
         return tuple(sorted(self._commands.values(), key=lambda c: c.name))
 
     def get(self, name: str) -> CustomCommand | None:
-        return self._commands.get(name)
+        """The command named `name` (a plugin's also by its bare name, where that is free)."""
+        return self._commands.get(name) or self._commands.get(self._aliases.get(name, ""))
 
     def new_notes(self) -> list[str]:
         """The notes (files skipped, names clashing) not said before: each is said once."""
@@ -138,7 +145,7 @@ class CommandCatalog:
             commands: dict[str, CustomCommand] = {}
             notes: list[str] = []
             read: dict[Path, tuple[tuple[int, int, int, int], CustomCommand | str]] = {}
-            for source in self._sources:
+            for source in (*self._sources, *self._plugin_sources):
                 listing = list_command_files(source)
                 notes += listing.notes
                 for file in listing.files:
@@ -154,7 +161,23 @@ class CommandCatalog:
                         )
                     elif outcome.name not in commands:  # the first directory wins
                         commands[outcome.name] = outcome
+            self._aliases = _bare_names(commands, self.builtins)
             self._read, self._commands, self._notes = read, commands, notes
+
+
+def _bare_names(commands: dict[str, CustomCommand], builtins: frozenset[str]) -> dict[str, str]:
+    """A plugin's `/plugin:command` reached as `/command` too, where no other command (a
+    file's, a built-in, another plugin's) has that name: bare name -> full name."""
+    bare: dict[str, list[str]] = {}
+    for command in commands.values():
+        if command.scope == "plugin":
+            short = command.name.partition(NAMESPACE_SEPARATOR)[2]
+            bare.setdefault(short, []).append(command.name)
+    return {
+        short: owners[0]
+        for short, owners in bare.items()
+        if len(owners) == 1 and short not in commands and short not in builtins
+    }
 
 
 def _load(file: CommandFile) -> CustomCommand | str:

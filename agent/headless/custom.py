@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from agent.commands.files import CommandSource
     from agent.turn.loop import Agent
 
 
@@ -49,10 +52,13 @@ class CustomPrompt:
     images: str
 
 
-def custom_prompt(agent: Agent, prompt: str, err: TextIO) -> CustomPrompt | None:
-    """The prompt a custom command expands to, said on `err` with its notes; None when the
-    prompt names no custom command (it is then sent as written, as before custom commands).
-    Raises CommandRefused when the command cannot be expanded."""
+def custom_prompt(
+    agent: Agent, prompt: str, err: TextIO, plugin_sources: Sequence[CommandSource] = ()
+) -> CustomPrompt | None:
+    """The prompt a custom command (a file's, or an enabled plugin's: `plugin_sources`) expands
+    to, said on `err` with its notes; None when the prompt names no custom command (it is then
+    sent as written, as before custom commands). Raises CommandRefused when the command cannot
+    be expanded."""
     if not prompt.lstrip().startswith("/"):
         return None
     from agent.commands.builtin_prompts import PROMPTS
@@ -66,7 +72,7 @@ def custom_prompt(agent: Agent, prompt: str, err: TextIO) -> CustomPrompt | None
     name, arguments = found
     if name in PROMPTS:  # /init, /review: pleat's own (agent/commands/builtin_prompts.py)
         return builtin_prompt(agent, name, prompt.strip(), arguments, err)
-    catalog = CommandCatalog(agent.context.workspace)
+    catalog = CommandCatalog(agent.context.workspace, plugin_sources=plugin_sources)
     catalog.refresh()
     for note in catalog.new_notes():
         err.write(f"pleat: note: {note}\n")

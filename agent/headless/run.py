@@ -34,6 +34,7 @@ from agent.headless.exit_codes import (
 )
 from agent.headless.json_report import OutputFormat, Reporter, reporter_for
 from agent.headless.mcp import headless_servers, with_servers
+from agent.headless.plugins import headless_plugins
 from agent.headless.progress import say_progress
 from agent.headless.skills import skill_notes
 from agent.hooks.claude_settings import gather_hooks, waiting_line
@@ -260,6 +261,7 @@ def run_headless(
         sandbox=sandbox,
     )
     hooks = headless_hooks(config, workspace, approve_everything, sys.stderr)
+    plugins = headless_plugins(hooks, mcp, approve_everything=approve_everything, err=sys.stderr)
     stopped = Stopped()
     try:
         agent = build_agent(
@@ -272,6 +274,7 @@ def run_headless(
             mcp=mcp,
             hooks=hooks,
             sandbox=sandbox,
+            plugins=plugins,
         )
         if goal is not None:  # journaled, so --continue keeps it
             set_goal(agent, None if goal == CLEAR else goal)
@@ -299,7 +302,7 @@ def run_headless(
             )
         else:
             try:
-                custom = custom_prompt(agent, prompt, sys.stderr)
+                custom = custom_prompt(agent, prompt, sys.stderr, plugins.command_sources())
             except CommandRefused as error:
                 print(f"pleat: error: {error}", file=sys.stderr)
                 return EXIT_CONFIG

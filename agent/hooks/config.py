@@ -128,6 +128,9 @@ class HookSpec:
     # Runs in the sandbox, as the model's commands do (tools/sandbox/); a table of the user's own
     # config.toml may say `sandbox = false` (a hook that must write elsewhere).
     sandboxed: bool = True
+    # Variables set for this hook alone, over the run's environment (a plugin's hooks get
+    # CLAUDE_PLUGIN_ROOT: agent/plugins/parts.py).
+    env: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:

@@ -38,7 +38,7 @@ async def run_hook(
     """Run one hook to its end, its time limit, or the caller's cancellation (which kills it
     and is raised again); in `sandbox` when it is active and the hook did not opt out (a
     config.toml table's `sandbox = false`), as every command is (tools/sandbox/)."""
-    argv, environment = ["/bin/sh", "-c", spec.command], dict(env)
+    argv, environment = ["/bin/sh", "-c", spec.command], {**env, **dict(spec.env)}
     if sandbox is not None and sandbox.active and spec.sandboxed:
         argv, environment = sandbox.argv(argv), sandbox.environment(environment)
     out_read, out_write = os.pipe()
