@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.plugins.files import PluginError, check_name, inside, read_json
+from agent.plugins.files import NAME, PluginError, check_name, inside, read_json
 from sessions.short_text import quoted
 
 # Where the list is, inside a marketplace's directory (a checkout of its repository).
@@ -55,9 +55,8 @@ class Marketplace:
 
 def github_url(repo: Any, label: str) -> str:
     """The clone URL of a `owner/repo` GitHub source."""
-    if not isinstance(repo, str) or repo.count("/") != 1 or not all(
-        part and check_name(part, label) for part in repo.split("/")
-    ):
+    parts = repo.split("/") if isinstance(repo, str) else []
+    if len(parts) != 2 or any(NAME.fullmatch(part) is None for part in parts):
         raise PluginError(f"{label}: repo must be owner/name, got {quoted(repo, 80)}")
     return f"https://github.com/{repo}.git"
 
