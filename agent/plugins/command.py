@@ -13,7 +13,7 @@ from agent.plugins.listing import marketplace_lines, plugin_lines
 
 USAGE = """\
 examples:
-  pleat plugin marketplace add ./my-marketplace      a directory holding .claude-plugin/marketplace.json
+  pleat plugin marketplace add ./team-market   a directory with .claude-plugin/marketplace.json
   pleat plugin marketplace add https://host/team/plugins.git    a git repository (cloned)
   pleat plugin marketplace list
   pleat plugin install feature-dev@my-marketplace    copied into pleat's data directory, enabled

@@ -112,7 +112,9 @@ def add_marketplace(where: str, base: Path) -> str:
 def remove_marketplace(name: str) -> str:
     state = read_state()
     if state.marketplaces.pop(name, None) is None:
-        raise PluginError(f"no marketplace named {quoted(name, 64)} (pleat plugin marketplace list)")
+        raise PluginError(
+            f"no marketplace named {quoted(name, 64)} (pleat plugin marketplace list)"
+        )
     clone = plugins_home() / "marketplaces" / check_name(name, "marketplace")
     shutil.rmtree(clone, ignore_errors=True)
     write_state(state)

@@ -113,7 +113,9 @@ def read_manifest(root: Path, listed_as: str | None = None) -> Manifest:
     name = check_name(data.get("name"), f"{MANIFEST}: name")
     notes: list[str] = []
     hooks = _block(root, data.get("hooks"), DEFAULT_HOOKS, "hooks", "hooks", notes)
-    servers = _block(root, data.get("mcpServers"), DEFAULT_SERVERS, "mcpServers", "mcpServers", notes)
+    servers = _block(
+        root, data.get("mcpServers"), DEFAULT_SERVERS, "mcpServers", "mcpServers", notes
+    )
     return Manifest(
         name=name,
         root=root,

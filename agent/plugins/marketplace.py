@@ -67,9 +67,10 @@ def git_source(source: dict[str, Any], label: str) -> tuple[str, str | None, str
     if kind == "github":
         url = github_url(source.get("repo"), label)
     elif kind in ("git", "url"):
-        url = source.get("url")
-        if not isinstance(url, str) or not url.strip() or url.startswith("-"):
-            raise PluginError(f"{label}: url must be a git URL, got {quoted(url, 80)}")
+        given = source.get("url")
+        if not isinstance(given, str) or not given.strip() or given.startswith("-"):
+            raise PluginError(f"{label}: url must be a git URL, got {quoted(given, 80)}")
+        url = given
     else:
         raise PluginError(
             f"{label}: source {quoted(kind, 40)} is not one pleat takes (github, git, url, "
@@ -89,23 +90,21 @@ def _entry(root: Path, base: Path, item: Any, index: int) -> PluginEntry:
         raise PluginError(f"{label} must be an object with name and source")
     name = check_name(item.get("name"), f"{label}.name")
     label = f"{MARKETPLACE_FILE}: plugin {name}"
-    description = item.get("description")
-    version = item.get("version")
-    common = {
-        "description": " ".join(description.split())[:MAX_DESCRIPTION_CHARS]
-        if isinstance(description, str)
-        else "",
-        "version": version[:MAX_DESCRIPTION_CHARS] if isinstance(version, str) else "",
-    }
+    description, version = item.get("description"), item.get("version")
+    about = " ".join(description.split()) if isinstance(description, str) else ""
+    about = about[:MAX_DESCRIPTION_CHARS]
+    version = version[:MAX_DESCRIPTION_CHARS] if isinstance(version, str) else ""
     source = item.get("source")
     if isinstance(source, str):
-        directory = inside(base if not source.startswith("./") else root, source, f"{label}: source")
+        directory = inside(
+            base if not source.startswith("./") else root, source, f"{label}: source"
+        )
         if not directory.is_relative_to(root.resolve()):
             raise PluginError(f"{label}: source leads outside the marketplace; not used")
-        return PluginEntry(name, directory=directory, **common)
+        return PluginEntry(name, directory=directory, description=about, version=version)
     if isinstance(source, dict):
         url, ref, path = git_source(source, label)
-        return PluginEntry(name, git_url=url, git_ref=ref, git_path=path, **common)
+        return PluginEntry(name, None, url, ref, path, description=about, version=version)
     raise PluginError(f"{label}: source must be a ./path or an object, got {quoted(source, 60)}")
 
 
@@ -123,7 +122,9 @@ def read_marketplace(root: Path) -> Marketplace:
         raise PluginError(f'{MARKETPLACE_FILE} has no "plugins" list; not a marketplace')
     notes: list[str] = []
     if len(items) > MAX_PLUGINS:
-        notes.append(f"{MARKETPLACE_FILE} lists more than {MAX_PLUGINS:,} plugins; the rest left out")
+        notes.append(
+            f"{MARKETPLACE_FILE} lists more than {MAX_PLUGINS:,} plugins; the rest left out"
+        )
     metadata = data.get("metadata")
     plugin_root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
     try:
@@ -139,7 +140,9 @@ def read_marketplace(root: Path) -> Marketplace:
             notes.append(str(error))
             continue
         if entry.name in plugins:
-            notes.append(f"{MARKETPLACE_FILE}: plugin {entry.name} is listed twice; the first is used")
+            notes.append(
+                f"{MARKETPLACE_FILE}: plugin {entry.name} is listed twice; the first is used"
+            )
             continue
         plugins[entry.name] = entry
     return Marketplace(name, root, plugins, tuple(f"marketplace {name}: {n}" for n in notes))

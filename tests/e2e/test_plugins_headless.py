@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agent.headless.exit_codes import EXIT_OK
-from tests.support.plugin_market import MARKET, bare_repository, make_market
 from tests.support.pleat_process import pleat, run_pleat
+from tests.support.plugin_market import MARKET, bare_repository, make_market
 from tests.support.scripted_server import ScriptedServer, Text
 
 # Slow (pleat's headless runs): left out of the fast set.

@@ -33,6 +33,7 @@ def make_market(directory: Path, name: str = MARKET) -> Path:
 def bare_repository(source: Path, target: Path) -> Path:
     """`source` committed to a new git repository, cloned bare to `target` (a git source with
     no work tree, as a server holds one)."""
+
     def git(*args: str, cwd: Path) -> None:
         subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 

@@ -123,8 +123,14 @@ def test_a_marketplaces_entries_each_stand_alone(tmp_path: Path) -> None:
     assert found.plugins["gh"].git_url == "https://github.com/owner/repo.git"
     assert found.plugins["git"].git_ref == "v1"
     notes = "\n".join(found.notes)
-    for said in ("leads outside", "repo must be owner/name", "url must be a git URL",
-                 "'npm' is not one pleat takes", "listed twice", "plugins[8] must be an object"):  # fmt: skip
+    for said in (
+        "leads outside",
+        "repo must be owner/name",
+        "url must be a git URL",
+        "'npm' is not one pleat takes",
+        "listed twice",
+        "plugins[8] must be an object",
+    ):
         assert said in notes
     assert len(found.notes) == 6
 
