@@ -17,6 +17,8 @@ from agent.mcp.manager import McpServers
 from agent.model.discovery import FoundModel
 from agent.model.llm import resolve_model
 from agent.model.offline import prepare_offline_env
+from agent.plugins.loaded import load_plugins
+from agent.plugins.parts import gate
 from agent.turn.loop import Agent
 from sessions.messages import Message
 from sessions.store import Session, SessionError, list_sessions
@@ -52,6 +54,14 @@ class SessionController:
         gathered = gather_hooks(self.config.hooks if self.config else (), workspace)
         self.hooks = gathered.hooks
         self.hooks_waiting = gathered.waiting
+        # The enabled plugins (agent/plugins/): their skills, agents and commands join every
+        # agent; their hooks and servers once approved (tui/plugins.py asks at start).
+        self.plugins = load_plugins()
+        gated = gate(self.plugins)
+        self.hooks.add(gated.hooks)
+        self.hooks.notes.extend([*self.plugins.notes, *gated.lines])
+        self.mcp.add(gated.servers)
+        self.plugins_waiting = gated.waiting
         # The agent of a session this run left (a switch): its SessionEnd hooks still run
         # (tui/lifecycle.py takes it).
         self.left: Agent | None = None
@@ -194,6 +204,7 @@ class SessionController:
             mcp=self.mcp,
             hooks=self.hooks,
             sandbox=self.sandbox,
+            plugins=self.plugins,
             # A model switch keeps the session's background commands; another session has none.
             background=background_of(self.agent.registry)
             if self.agent is not None and session is self.session
