@@ -19,6 +19,7 @@ from agent.model.llm import LLM
 from agent.permissions.modes import starting_mode
 from agent.permissions.plan_mode import ExitPlanModeTool, PlanReviewer, review_headless
 from agent.permissions.policy import Approver, Permissions
+from agent.plugins.loaded import Plugins
 from agent.process_secrets import secret_values
 from agent.skills.catalog import prompt_section
 from agent.skills.files import load_skills
@@ -82,6 +83,7 @@ def build_agent(
     hooks: HookSet | None = None,
     sandbox: Sandbox | None = None,
     background: BackgroundCommands | None = None,
+    plugins: Plugins | None = None,
 ) -> Agent:
     """One agent for one workspace and session (the caller opens and closes the session);
     raises ConfigError when no model is configured. `permissions` (the front end's, which it
@@ -92,7 +94,7 @@ def build_agent(
     (agent/hooks/claude_settings.py gathers them; default: config.toml's); `sandbox` is where
     commands run (the run's, which its MCP servers share; default: the configuration's);
     `background` the session's background commands (a model switch keeps them; default: none
-    yet)."""
+    yet); `plugins` the run's enabled plugins, whose skills and agents join (agent/plugins/)."""
     llm = LLM(config.model_settings())
     if permissions is None:
         permissions = permissions_from(config)
@@ -100,7 +102,7 @@ def build_agent(
     registry.register(ExitPlanModeTool(permissions, review_plan))  # in every mode: same tools
     registry.register(AskUserTool(ask_user))
     # Skills (agent/skills/): the tool only when there are any (or notes on broken ones).
-    skills = load_skills(workspace)
+    skills = load_skills(workspace, plugins.skill_sources() if plugins else ())
     if skills.skills or skills.notes:
         registry.register(SkillTool(skills.skills, permissions, skills.notes))
     if mcp is not None:
@@ -114,7 +116,8 @@ def build_agent(
     known = KnownSecrets(secrets)
     session.journal.secrets = session.archive.secrets = session.outputs.secrets = known
     # Sub-agents (the task tool, last: the other tools are theirs), offered by their names.
-    definitions = load_definitions(workspace, registry.names())
+    plugin_agents = plugins.agent_dirs() if plugins else ()
+    definitions = load_definitions(workspace, registry.names(), plugin_dirs=plugin_agents)
     team = Subagents(config, workspace, session, definitions, secrets, known)
     registry.register(TaskTool(team.run, definitions.offered(), definitions.notes))
 
@@ -169,7 +172,7 @@ def build_agent(
     team.parent = agent
     # A user's skill's files are read by path where it lies (tools/base.py read_roots), and the
     # tools a skill let run stop running unasked as the next user turn starts.
-    roots = tuple(s.directory for s in skills.skills.values() if s.scope == "user")
+    roots = tuple(s.directory for s in skills.skills.values() if s.scope != "project")
     reader = registry.get("read_file")
     unreadable = None
     if reader is not None and any(rule.tool == reader.name for rule in permissions.deny):

@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.permissions.modes import CLAUDE_ALIASES, MODES_LINE, YES_MODE, mode_named
 from agent.terminal_text import VisibleStream
@@ -33,6 +33,7 @@ class StartUI(Protocol):
         resume: str | None,
         continue_latest: bool,
         notes: Sequence[str] = (),
+        plugin_settings: tuple[Mapping[str, Any], Mapping[str, Any]] = ({}, {}),
     ) -> int: ...
 
 
@@ -49,6 +50,7 @@ examples:
   pleat -p "/undo" --continue             take back the last request: its file changes, its messages
   pleat -p "go on" --continue --goal "all tests pass on 3.13"   set the goal the folds keep
   pleat sessions                          this workspace's sessions (--all for every one)
+  pleat plugin install build-kit@market  a Claude Code plugin (pleat plugin --help)
   pleat replay sessions.jsonl             recorded sessions through each compaction strategy
   pleat replay sessions.jsonl --report r.html   the same, charted in one offline page
 
@@ -240,6 +242,10 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["sessions"]:
         return list_sessions_command(argv[1:])
+    if argv[:1] == ["plugin"]:
+        from agent.plugins.command import main as plugin
+
+        return plugin(argv[1:])
     if argv[:1] == ["replay"]:
         from agent.replay.command import main as replay
 
@@ -312,6 +318,7 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
             resume=args.resume,
             continue_latest=args.continue_latest,
             notes=claude.notes,
+            plugin_settings=(claude.enabled_plugins, claude.marketplaces),
         )
     if args.resume == "":
         return fail("--resume needs an ID with -p (pleat sessions lists them), or --continue", 2)
@@ -331,6 +338,7 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
         continue_latest=args.continue_latest,
         output_format=args.output_format,
         goal=goal,
+        plugin_settings=(claude.enabled_plugins, claude.marketplaces),
     )
 
 

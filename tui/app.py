@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -92,10 +92,13 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
         resume: str | None = None,
         continue_latest: bool = False,
         notes: Sequence[str] = (),
+        plugin_settings: tuple[Mapping[str, Any], Mapping[str, Any]] = ({}, {}),
     ) -> None:
         super().__init__()
         self.workspace = workspace
-        self.startup = Startup(config, config_error, resume, continue_latest, tuple(notes))
+        self.startup = Startup(
+            config, config_error, resume, continue_latest, tuple(notes), plugin_settings
+        )
         permissions = modes.starting_permissions(config, approve_everything)
         permissions.on_change(self.permission_mode_changed)
         self.approvals = SessionApprovals(

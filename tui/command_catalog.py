@@ -59,7 +59,9 @@ async def refresh(host: Host) -> CommandCatalog:
     if host.custom_commands is None:
         from agent.commands.catalog import CommandCatalog
 
-        host.custom_commands = CommandCatalog(host.workspace)
+        controller = host.controller
+        plugins = controller.plugins.command_sources() if controller is not None else ()
+        host.custom_commands = CommandCatalog(host.workspace, plugin_sources=plugins)
     catalog = host.custom_commands
     await asyncio.to_thread(catalog.refresh)
     for note in catalog.new_notes():

@@ -35,5 +35,8 @@ async def start(host: Host) -> None:
             await asyncio.to_thread(approve, found)
         except OSError as error:  # used now all the same; asked again next time
             await host.conversation.add_notice(f"cannot remember the approval: {error}", "error")
+    from tui.plugins import ask_approvals
+
+    await ask_approvals(host)  # the plugins' hooks and servers, after the project's
     if (idle := hooks.idle_note()) is not None:
         await host.conversation.add_notice(idle)

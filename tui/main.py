@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent.config import Config
@@ -19,6 +19,7 @@ def start_ui(
     resume: str | None,
     continue_latest: bool,
     notes: Sequence[str] = (),
+    plugin_settings: tuple[Mapping[str, Any], Mapping[str, Any]] = ({}, {}),
 ) -> int:
     """Run the terminal UI to its end. Textual is imported only here, so `pleat --help`, `pleat
     -p` and `pleat sessions` never pay for it."""
@@ -31,6 +32,7 @@ def start_ui(
         resume=resume,
         continue_latest=continue_latest,
         notes=notes,
+        plugin_settings=plugin_settings,
     )
     app.run()
     return app.return_code or 0

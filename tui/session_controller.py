@@ -18,6 +18,8 @@ from agent.model.discovery import FoundModel
 from agent.model.llm import resolve_model
 from agent.model.offline import prepare_offline_env
 from agent.permissions.added_dirs import checked_dirs
+from agent.plugins.loaded import load_plugins
+from agent.plugins.parts import gate
 from agent.status_line.spec import StatusLineSpec
 from agent.turn.loop import Agent
 from sessions.messages import Message
@@ -62,6 +64,14 @@ class SessionController:
         # config.toml's [status_line], else Claude Code's `statusLine` (agent/cli.py puts it
         # into the configuration: with_claude_status_line).
         self.status_line: StatusLineSpec | None = self.config.status_line if self.config else None
+        # The enabled plugins (agent/plugins/): their skills, agents and commands join every
+        # agent; their hooks and servers once approved (tui/plugins.py asks at start).
+        self.plugins = load_plugins(*self.startup.plugin_settings)
+        gated = gate(self.plugins)
+        self.hooks.add(gated.hooks)
+        self.hooks.notes.extend([*self.plugins.notes, *gated.lines])
+        self.mcp.add(gated.servers)
+        self.plugins_waiting = gated.waiting
         # The agent of a session this run left (a switch): its SessionEnd hooks still run
         # (tui/lifecycle.py takes it).
         self.left: Agent | None = None
@@ -204,6 +214,7 @@ class SessionController:
             mcp=self.mcp,
             hooks=self.hooks,
             sandbox=self.sandbox,
+            plugins=self.plugins,
             # A model switch keeps the session's background commands; another session has none.
             background=background_of(self.agent.registry)
             if self.agent is not None and session is self.session

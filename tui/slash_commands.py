@@ -170,6 +170,12 @@ async def mcp(host: Host, arg: str) -> None:
     await mcp_servers.show(host, arg)
 
 
+async def plugin(host: Host, arg: str) -> None:
+    from tui.plugins import plugin as run_plugin
+
+    await run_plugin(host, arg)
+
+
 async def shells(host: Host, arg: str) -> None:
     from tui.shells import shells as list_shells
 
@@ -243,6 +249,7 @@ HANDLERS: dict[str, Handler] = {
     "rewind": rewind,
     "model": model,
     "mcp": mcp,
+    "plugin": plugin,
     "shells": shells,
     "sandbox": sandbox,
     "add-dir": add_dir,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent.config import Config
@@ -21,3 +22,6 @@ class Startup:
     # Lines about the settings read at start (Claude Code's files: what was not used, and why),
     # said once the session is open (tui/hook_approval.py).
     notes: tuple[str, ...] = ()
+    # Claude Code's enabledPlugins and extraKnownMarketplaces, from its settings files (the
+    # session controller loads the plugins with them: agent/plugins/loaded.py).
+    plugin_settings: tuple[Mapping[str, Any], Mapping[str, Any]] = ({}, {})

@@ -97,6 +97,12 @@ BUILTIN: tuple[Builtin, ...] = (
         needs_agent=False,
     ),
     Builtin("mcp", "", "MCP servers: their state, errors and tools", headless=True),
+    Builtin(
+        "plugin",
+        "[enable|disable NAME@MARKET]",
+        "Claude Code plugins: installed, enabled or not (pleat plugin installs them)",
+        needs_agent=False,
+    ),
     Builtin("shells", "", "background commands, running and ended, with their output files"),
     Builtin(
         "sandbox",

@@ -7,6 +7,9 @@ twice is taken from the first directory in command_sources' order (the project's
 user's, pleat's before Claude Code's). A command of a built-in's name is kept: it is what `/NAME`
 runs, the built-in staying `/pleat:NAME` (agent/commands/resolution.py), and that is said once;
 a name reserved to pleat (`/help`, `/quit`, any `/pleat:NAME`) is not used, said once too.
+A plugin's commands (agent/plugins/) come last and are named as Claude Code names them:
+`/plugin:command` always, and the bare `/command` too where no other command (nor a built-in)
+has that name.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 
 from agent.commands.builtin import BY_NAME, RESERVED_NAMES
 from agent.commands.files import (
+    NAMESPACE_SEPARATOR,
     CommandFile,
     CommandFileError,
     CommandSource,
@@ -104,11 +108,14 @@ class CommandCatalog:
         workspace: Path,
         sources: Sequence[CommandSource] | None = None,
         reserved: frozenset[str] = RESERVED_COMMANDS,
+        plugin_sources: Sequence[CommandSource] = (),
     ) -> None:
         self.workspace = workspace
         self._sources = tuple(sources) if sources is not None else None  # found at first use
+        self._plugin_sources = tuple(plugin_sources)
         self.reserved = reserved
         self._commands: dict[str, CustomCommand] = {}
+        self._aliases: dict[str, str] = {}  # a plugin command's bare name -> its full name
         self._notes: list[str] = []
         self._reported: set[str] = set()
         # Per file, its stamp when last read and what it gave (a command, or why not): an
@@ -122,7 +129,8 @@ class CommandCatalog:
         return tuple(sorted(self._commands.values(), key=lambda c: c.name))
 
     def get(self, name: str) -> CustomCommand | None:
-        return self._commands.get(name)
+        """The command named `name` (a plugin's also by its bare name, where that is free)."""
+        return self._commands.get(name) or self._commands.get(self._aliases.get(name, ""))
 
     def new_notes(self) -> list[str]:
         """The notes (files skipped, names clashing) not said before: each is said once."""
@@ -139,7 +147,7 @@ class CommandCatalog:
             commands: dict[str, CustomCommand] = {}
             notes: list[str] = []
             read: dict[Path, tuple[tuple[int, int, int, int], CustomCommand | str]] = {}
-            for source in self._sources:
+            for source in (*self._sources, *self._plugin_sources):
                 listing = list_command_files(source)
                 notes += listing.notes
                 for file in listing.files:
@@ -156,7 +164,23 @@ class CommandCatalog:
                     elif outcome.name not in commands:  # the first directory wins
                         commands[outcome.name] = outcome
             notes += [_shadow_note(c) for c in commands.values() if c.name in BY_NAME]
+            self._aliases = _bare_names(commands, frozenset(BY_NAME) | self.reserved)
             self._read, self._commands, self._notes = read, commands, notes
+
+
+def _bare_names(commands: dict[str, CustomCommand], builtins: frozenset[str]) -> dict[str, str]:
+    """A plugin's `/plugin:command` reached as `/command` too, where no other command (a
+    file's, a built-in, another plugin's) has that name: bare name -> full name."""
+    bare: dict[str, list[str]] = {}
+    for command in commands.values():
+        if command.scope == "plugin":
+            short = command.name.partition(NAMESPACE_SEPARATOR)[2]
+            bare.setdefault(short, []).append(command.name)
+    return {
+        short: owners[0]
+        for short, owners in bare.items()
+        if len(owners) == 1 and short not in commands and short not in builtins
+    }
 
 
 def _shadow_note(command: CustomCommand) -> str:

@@ -21,8 +21,9 @@ from sessions.short_text import quoted
 from tools.paths import workspace_root
 from tools.workspace_text import read_workspace_text
 
-# Project commands come with the workspace; user commands from the user's own directories.
-Scope = Literal["project", "user"]
+# Project commands come with the workspace; user commands from the user's own directories;
+# plugin commands from an installed plugin (agent/plugins/), confined to its directory.
+Scope = Literal["project", "user", "plugin"]
 # The files' extension: Claude Code's command files are markdown.
 EXTENSION = ".md"
 # One part of a command's name (a file name without .md, or a subdirectory's name): letters,
@@ -51,13 +52,15 @@ class CommandFileError(Exception):
 
 @dataclass(frozen=True)
 class CommandSource:
-    """One directory of command files: its scope, how it is named to the user, and (for a
-    project's directory) the workspace its files must stay inside."""
+    """One directory of command files: its scope, how it is named to the user, (for a
+    project's or a plugin's directory) the directory its files must stay inside, and (for a
+    plugin's) the namespace its commands are named in: `/plugin:command`."""
 
     directory: Path
     scope: Scope
     shown: str
     workspace: Path | None = None
+    namespace: str | None = None
 
 
 @dataclass(frozen=True)
@@ -182,7 +185,8 @@ def _visit(
     if problem is not None:
         out.notes.append(f"{quoted(shown)} {problem}; skipped")
         return
-    command = NAMESPACE_SEPARATOR.join((*prefix, stem))
+    namespace = (source.namespace,) if source.namespace else ()
+    command = NAMESPACE_SEPARATOR.join((*namespace, *prefix, stem))
     out.files.append(CommandFile(command, Path(entry.path), source, shown, stamp))
 
 

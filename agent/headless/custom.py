@@ -14,8 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from agent.commands.builtin import Builtin
     from agent.commands.catalog import CustomCommand
+    from agent.commands.files import CommandSource
     from agent.turn.loop import Agent
 
 
@@ -35,9 +38,12 @@ class Typed:
         return self.command if isinstance(self.command, Builtin) else None
 
 
-def typed_command(workspace: Path, prompt: str, err: TextIO) -> Typed | None:
-    """What a prompt starting with `/name` runs (the workspace's command files read, what they
-    skip or shadow said on `err`); None for an ordinary prompt or a path."""
+def typed_command(
+    workspace: Path, prompt: str, err: TextIO, plugin_sources: Sequence[CommandSource] = ()
+) -> Typed | None:
+    """What a prompt starting with `/name` runs (the workspace's command files and the enabled
+    plugins' read, what they skip or shadow said on `err`); None for an ordinary prompt or a
+    path."""
     if not prompt.lstrip().startswith("/"):
         return None
     from agent.commands.catalog import CommandCatalog, invocation
@@ -50,7 +56,7 @@ def typed_command(workspace: Path, prompt: str, err: TextIO) -> Typed | None:
     fixed = fixed_builtin(name)
     if fixed is not None:  # /pleat:NAME, /help, /quit: no file is read
         return Typed(name, arguments, fixed)
-    catalog = CommandCatalog(workspace)
+    catalog = CommandCatalog(workspace, plugin_sources=plugin_sources)
     catalog.refresh()
     for note in catalog.new_notes():
         err.write(f"pleat: note: {note}\n")

@@ -10,7 +10,7 @@ import io
 import os
 import signal
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -34,6 +34,7 @@ from agent.headless.exit_codes import (
 )
 from agent.headless.json_report import OutputFormat, Reporter, reporter_for
 from agent.headless.mcp import headless_servers, with_servers
+from agent.headless.plugins import headless_plugins
 from agent.headless.progress import say_progress
 from agent.headless.skills import skill_notes
 from agent.hooks.claude_settings import gather_hooks, waiting_line
@@ -42,6 +43,7 @@ from agent.images.prompt import attach_images
 from agent.model.discovery import first_model
 from agent.permissions.added_dirs import checked_dirs
 from agent.permissions.policy import refuse_headless
+from agent.plugins.loaded import load_plugins
 from agent.stop_signals import Stopped, on_stop_signals
 from agent.subagents.team import definition_notes
 from agent.turn.goal import CLEAR, set_goal
@@ -225,10 +227,13 @@ def run_headless(
     continue_latest: bool = False,
     output_format: OutputFormat = "text",
     goal: str | None = None,
+    plugin_settings: tuple[Mapping[str, Any], Mapping[str, Any]] = ({}, {}),
 ) -> int:
     """One headless run: `prompt` (a request, a built-in or a custom command) in a new or
-    resumed session; `goal` (--goal, checked: sessions/goal.py) set first ("clear" drops it)."""
-    typed = typed_command(workspace, prompt, sys.stderr)  # a command file, or a built-in
+    resumed session; `goal` (--goal, checked: sessions/goal.py) set first ("clear" drops it);
+    `plugin_settings`: Claude Code's enabledPlugins and extraKnownMarketplaces (its settings)."""
+    plugins = load_plugins(*plugin_settings)  # their commands are typed like a file's
+    typed = typed_command(workspace, prompt, sys.stderr, plugins.command_sources())
     refused = tui_only_refusal(typed)
     if refused is not None:  # before a session is opened: nothing is asked, nothing is kept
         print(f"{ERROR_PREFIX}{refused}", file=sys.stderr)
@@ -267,6 +272,7 @@ def run_headless(
         sandbox=sandbox,
     )
     hooks = headless_hooks(config, workspace, approve_everything, sys.stderr)
+    headless_plugins(plugins, hooks, mcp, approve_everything=approve_everything, err=sys.stderr)
     stopped = Stopped()
     try:
         agent = build_agent(
@@ -279,6 +285,7 @@ def run_headless(
             mcp=mcp,
             hooks=hooks,
             sandbox=sandbox,
+            plugins=plugins,
         )
         if goal is not None:  # journaled, so --continue keeps it
             set_goal(agent, None if goal == CLEAR else goal)

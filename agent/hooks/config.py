@@ -129,6 +129,9 @@ class HookSpec:
     # entry says `sandbox = true`. A hook is the user's (configured, or approved with every
     # command shown), so it runs as the user, as in Claude Code and Codex.
     sandboxed: bool = False
+    # Variables set for this hook alone, over the run's environment (a plugin's hooks get
+    # CLAUDE_PLUGIN_ROOT: agent/plugins/parts.py).
+    env: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:

@@ -40,7 +40,7 @@ async def run_hook(
     and is raised again); as the user, or in `sandbox` when it is active and the hook opted in
     (`sandbox = true`). A confined hook that failed because the sandbox refused it something
     did not decide anything: its run is a failure that names the sandbox (refused_by_sandbox)."""
-    argv, environment = ["/bin/sh", "-c", spec.command], dict(env)
+    argv, environment = ["/bin/sh", "-c", spec.command], {**env, **dict(spec.env)}
     confined = sandbox if sandbox is not None and sandbox.active and spec.sandboxed else None
     if confined is not None:
         argv, environment = confined.argv(argv), confined.environment(environment)

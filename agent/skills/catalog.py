@@ -56,7 +56,7 @@ def listing_lines(found: SkillSet) -> list[str]:
     for skill in sorted(found.skills.values(), key=lambda skill: skill.name):
         tools = ""
         if skill.allowed_tools:
-            honoured = "" if skill.scope == "user" else "; not honoured: a project's skill"
+            honoured = "" if skill.scope == "user" else f"; not honoured: a {skill.scope}'s skill"
             tools = f" (allowed-tools: {', '.join(skill.allowed_tools)}{honoured})"
         lines.append(f"- {skill.name} ({skill.scope}, {skill.shown}){tools}: {skill.description}")
     lines += [f"note: {note}" for note in found.notes]

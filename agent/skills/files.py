@@ -11,8 +11,10 @@ description costs that skill alone, with a one-line note.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -25,7 +27,8 @@ from sessions.short_text import quoted
 from tools.paths import workspace_root
 from tools.workspace_text import read_workspace_text
 
-Scope = Literal["user", "project"]
+# A plugin's skills (agent/plugins/) are read as a user's: confined to their own directory.
+Scope = Literal["user", "project", "plugin"]
 # The file that makes a directory a skill (Claude Code's name for it).
 SKILL_FILE = "SKILL.md"
 # A skill's name: Claude Code asks for lower-case letters, digits and hyphens, at most 64; the
@@ -45,11 +48,13 @@ MAX_ENTRIES = 500
 
 @dataclass(frozen=True)
 class SkillSource:
-    """One directory of skills: its scope and how it is named to the user."""
+    """One directory of skills: its scope, how it is named to the user, and (a plugin's) the
+    namespace a skill is named in when its own name is taken: `plugin:skill`."""
 
     directory: Path
     scope: Scope
     shown: str
+    namespace: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,11 +102,12 @@ def skill_sources(workspace: Path) -> tuple[SkillSource, ...]:
     )
 
 
-def load_skills(workspace: Path) -> SkillSet:
-    """Every skill of the workspace and the user, with a note for each one skipped."""
+def load_skills(workspace: Path, plugin_sources: Sequence[SkillSource] = ()) -> SkillSet:
+    """Every skill of the user, the workspace and then the plugins (`plugin_sources`), with a
+    note for each one skipped."""
     found = SkillSet()
     root = workspace_root(workspace)
-    for source in skill_sources(workspace):
+    for source in (*skill_sources(workspace), *plugin_sources):
         _read_source(source, root, found)
     return found
 
@@ -133,6 +139,8 @@ def _read_source(source: SkillSource, root: Path, into: SkillSet) -> None:
         skill = _read_skill(source, root, Path(entry.path), entry.name, shown, into.notes)
         if skill is None:
             continue
+        if skill.name in into.skills and source.namespace is not None:
+            skill = dataclasses.replace(skill, name=f"{source.namespace}:{skill.name}")
         if skill.name in into.skills:  # an earlier source (the user's before the project's)
             taken = f"skill {skill.name!r} comes from an earlier place"
             into.notes.append(f"{shown}: {taken}; skipped")

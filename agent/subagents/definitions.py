@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,14 +118,20 @@ def definition_dirs(workspace: Path, home: Path | None = None) -> list[tuple[Pat
 
 
 def load_definitions(
-    workspace: Path, available: Collection[str], *, home: Path | None = None
+    workspace: Path,
+    available: Collection[str],
+    *,
+    home: Path | None = None,
+    plugin_dirs: Sequence[tuple[Path, Path, str]] = (),
 ) -> Definitions:
-    """Every definition found, checked against the `available` tool names. Blocking (reads
-    files): call it where start-up work happens."""
+    """Every definition found, checked against the `available` tool names; then the plugins'
+    (`plugin_dirs`: directory, the plugin's root, its name), named `plugin:agent` where their
+    name is taken. Blocking (reads files): call it where start-up work happens."""
     definitions = Definitions()
-    for directory, root in definition_dirs(workspace, home):
+    found = [(d, r, None) for d, r in definition_dirs(workspace, home)]
+    for directory, root, namespace in (*found, *plugin_dirs):
         for path in _markdown_files(directory, root, definitions.notes):
-            _load(path, directory, available, definitions)
+            _load(path, directory, available, definitions, namespace)
     hidden = len(definitions.agents) - MAX_OFFERED
     if hidden > 0:
         definitions.notes.append(
@@ -154,9 +160,15 @@ def _markdown_files(directory: Path, root: Path, notes: list[str]) -> list[Path]
     return [directory / name for name in names[:MAX_FILES_PER_DIR]]
 
 
-def _load(path: Path, directory: Path, available: Collection[str], into: Definitions) -> None:
-    """Add the definition in `path` unless a file before it took its name; a bad file is a
-    note."""
+def _load(
+    path: Path,
+    directory: Path,
+    available: Collection[str],
+    into: Definitions,
+    namespace: str | None = None,
+) -> None:
+    """Add the definition in `path` unless a file before it took its name (a plugin's is then
+    named `namespace:name`); a bad file is a note."""
     where = f"agent definition {path}"
     read = read_workspace_text(directory, path, MAX_DEFINITION_BYTES)
     if read.skipped is not None or read.text is None:
@@ -184,6 +196,8 @@ def _load(path: Path, directory: Path, available: Collection[str], into: Definit
     if name == DEFAULT_AGENT:
         into.notes.append(f"{where} skipped: {DEFAULT_AGENT} is the name of pleat's own agent")
         return
+    if name in into.agents and namespace is not None:
+        name = f"{namespace}:{name}"  # as Claude Code names a plugin's agent
     if name in into.agents:
         return  # a definition earlier in precedence has the name: it stands
     tools = _tools(fields.get("tools"), available, where, into.notes)

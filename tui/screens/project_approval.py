@@ -16,6 +16,7 @@ from agent.hooks.claude_settings import SettingsHooks
 from agent.hooks.config import HookSpec
 from agent.mcp.disclosure import server_lines, shown
 from agent.mcp.project_file import PROJECT_FILE, ProjectServers
+from agent.plugins.parts import ROOT_VARIABLE, RunParts
 from agent.terminal_text import visible
 from tui.screens.question import QuestionScreen
 
@@ -91,6 +92,21 @@ class HookApprovalScreen(ProjectApprovalScreen):
             "workspace until any of these change (not the scripts they run: a change to those "
             "is not asked about); the settings other than hooks take effect from the next "
             "start. No asks again next time.",
+        )
+
+
+class PluginApprovalScreen(ProjectApprovalScreen):
+    """Every hook and MCP server of an enabled plugin, in full."""
+
+    def __init__(self, parts: RunParts) -> None:
+        hooks = [hook_line(spec) for spec in parts.hooks]
+        servers = ["\n".join(server_lines(server, os.environ)) for server in parts.servers]
+        super().__init__(
+            f"The {visible(parts.label)} would run these hooks and MCP servers "
+            f"({ROOT_VARIABLE} is {visible(str(parts.root))}):",
+            [*hooks, *servers],
+            "They run with your permissions, outside the sandbox. Yes is remembered until the "
+            "plugin's hooks or servers change (a new install); No asks again next time.",
         )
 
 
