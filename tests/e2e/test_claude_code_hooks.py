@@ -148,7 +148,9 @@ def test_a_projects_hooks_run_only_once_approved(
     server.push(ToolCalls([("read_file", {"path": ".env"})]), Text("read it"))
     before = run_pleat(workspace, server, "-p", "what is in .env?", yes=False)
     assert before.returncode == 0, before.stderr
-    assert ".claude/settings.json in this workspace has 2 hooks not approved" in before.stderr
+    assert ".claude/settings.json in this workspace has 2 hooks and settings not approved" in (
+        before.stderr
+    )
     assert sent_anywhere(server, SECRET)  # no guard ran: the read (a read runs) sent it
 
     server.requests.clear()

@@ -275,7 +275,10 @@ def test_a_project_mcp_json_never_gets_a_secret_from_the_environment_config_toml
     )
     assert token not in done.stderr + done.stdout
     shown = listing.stdout.split("\nproj · ")[1].splitlines()
-    assert shown[1:3] == ["  from .mcp.json", f"  ${{TEAM_TOKEN}} {why}"]
+    assert shown[1:3] == [
+        "  from .mcp.json; runs over HTTP (nothing runs here)",
+        f"  ${{TEAM_TOKEN}} {why}",
+    ]
 
 
 def test_a_project_server_inherits_no_variable_the_project_rule_calls_a_secret(
