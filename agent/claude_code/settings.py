@@ -23,7 +23,7 @@ from agent.claude_code.settings_file import (
     project_settings,
     user_settings,
 )
-from agent.claude_code.tools import pleat_rule
+from agent.claude_code.tools import pleat_rules
 from sessions.approvals import Approvals
 from sessions.short_text import quoted
 
@@ -188,7 +188,7 @@ def _rules(
     if rules is None:
         merged.notes.append(f"{label}: permissions.{kind} must be a list of rules; not used")
         return []
-    return [pleat_rule(rule) for rule in rules]
+    return [each for rule in rules for each in pleat_rules(rule, Path.home())]
 
 
 def _model(value: Any, label: str, notes: list[str]) -> str | None:

@@ -311,3 +311,35 @@ def pleat_rule(text: str) -> str:
     if pattern.endswith(":*"):
         pattern = pattern[:-2] + " *"
     return f"{tool}({pattern})"
+
+
+# Claude Code's file rules apply to every tool of their kind: an `Edit` rule to each tool that
+# writes files, a `Read` rule to each that reads them (grep follows read_file's deny rules:
+# agent/permissions/policy.py denies_reading).
+KIN_TOOLS = {"edit_file": ("edit_file", "write_file"), "read_file": ("read_file", "list_dir")}
+
+
+def pleat_rules(text: str, home: Path) -> list[str]:
+    """A Claude Code permission rule as pleat's rules (one or more): pleat_rule, then for a
+    file rule its kin (KIN_TOOLS) and its path in pleat's form: `//abs` is `/abs`, `~/p` is
+    under `home`, `/p` and `./p` are the workspace's `p`, and a pattern without a `/` matches
+    that name in any directory too (as gitignore patterns, which Claude Code's follow)."""
+    rule = pleat_rule(text)
+    match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_.\-]*)\((.*)\)", rule, re.DOTALL)
+    tools = KIN_TOOLS.get(match.group(1) if match else rule)
+    if tools is None:
+        return [rule]
+    if match is None:
+        return list(tools)
+    pattern = match.group(2).strip()
+    anchored = pattern.startswith(("/", "./", "~/"))
+    if pattern.startswith("//"):
+        pattern = pattern[1:]
+    elif pattern.startswith("~/"):
+        pattern = f"{home}/{pattern[2:]}"
+    elif pattern.startswith(("/", "./")):
+        pattern = pattern.removeprefix(".").removeprefix("/") or "."
+    patterns = [pattern]
+    if not anchored and "/" not in pattern and pattern not in (".", "*"):
+        patterns.append(f"*/{pattern}")
+    return [f"{tool}({each})" for tool in tools for each in patterns]

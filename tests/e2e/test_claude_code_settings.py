@@ -69,7 +69,7 @@ def test_deny_rules_from_the_users_and_the_projects_files_keep_a_secret_from_the
     assert done.returncode == 0, done.stderr
     assert not sent_anywhere(server, SECRET)
     (read,) = results(server, 1)
-    assert 'denied by the rule "read_file(./secret.txt)"' in read
+    assert 'denied by the rule "read_file(secret.txt)"' in read
     assert 'denied by the rule "run_command(cat *)"' in results(server, 2)[-1]
     assert 'denied by the rule "run_command(cat *)"' in results(server, 3)[-1]
     assert "1 files not searched: a deny rule refuses reading them" in results(server, 4)[-1]

@@ -42,7 +42,7 @@ def test_layers_in_claude_codes_order_with_config_toml_between(
     config = load_config({}, environ={}, claude=settings)
     assert config.model == "openai/from-config"  # config.toml over the user's file
     assert config.permission_mode == "accept-edits"  # the project's local file over config.toml
-    assert config.allow == ("read_file",) and config.deny == ("run_command(rm *)",)
+    assert config.allow == ("read_file", "list_dir") and config.deny == ("run_command(rm *)",)
     flags = load_config({"model": "x/y"}, environ={}, claude=settings)
     assert flags.model == "x/y"  # the command line over all
     alone = load_config(
@@ -62,7 +62,8 @@ def test_a_projects_tightening_rules_hold_unapproved_and_its_loosening_ones_wait
     write(workspace / ".claude" / "settings.json", project)
     waiting = read_claude_settings(workspace, env)
     config = load_config({}, environ={}, claude=waiting)
-    assert config.deny == ("read_file(./.env)",) and config.ask == ("run_command(git push *)",)
+    assert config.deny == ("read_file(.env)", "list_dir(.env)")
+    assert config.ask == ("run_command(git push *)",)
     assert config.allow == () and waiting.env == {}
     (file,) = waiting.waiting
     approve(file)
@@ -130,3 +131,17 @@ def test_the_approval_digest_leaves_out_only_what_tightens() -> None:
         "s", "k", "project", {"permissions": {"deny": ["Bash"], "allow": ["Edit"]}}
     )
     assert other.approval_digest == loose.approval_digest  # a deny changed: nothing to ask
+
+
+def test_claude_codes_file_rules_cover_their_kin_and_its_path_forms() -> None:
+    from agent.claude_code.tools import pleat_rules
+
+    home = Path("/home/u")
+    assert pleat_rules("Edit(src/**)", home) == ["edit_file(src/**)", "write_file(src/**)"]
+    assert pleat_rules("Read(./.env)", home) == ["read_file(.env)", "list_dir(.env)"]
+    assert pleat_rules("Read(.env)", home)[:2] == ["read_file(.env)", "read_file(*/.env)"]
+    assert pleat_rules("Read(//etc/shadow)", home)[0] == "read_file(/etc/shadow)"
+    assert pleat_rules("Read(~/.ssh/**)", home)[0] == "read_file(/home/u/.ssh/**)"
+    assert pleat_rules("Read(/docs/*.md)", home)[0] == "read_file(docs/*.md)"
+    assert pleat_rules("Bash(npm run test:*)", home) == ["run_command(npm run test *)"]
+    assert pleat_rules("mcp__docs__search", home) == ["mcp__docs__search"]
