@@ -127,14 +127,16 @@ ENV_GUARD = (
 async def test_a_projects_claude_code_hooks_run_once_approved_and_are_asked_about_until_then(
     server: ScriptedServer, workspace: Path, tmp_path: Path
 ) -> None:
-    log = workspace / "started.txt"  # hooks run in the sandbox: they write in the workspace
+    log = workspace / "started.txt"
     block = {
         "hooks": {
             "PreToolUse": [
                 {"matcher": "Read", "hooks": [{"type": "command", "command": ENV_GUARD}]}
             ],
             "SessionStart": [{"hooks": [{"type": "command", "command": f"echo ran >> {log}"}]}],
-        }
+        },
+        "env": {"DEPLOY": "staging"},  # shown and approved with the hooks
+        "permissions": {"deny": ["Bash(rm:*)"]},  # tightening: holds without a question
     }
     (workspace / ".claude").mkdir()
     (workspace / ".claude" / "settings.json").write_text(json.dumps(block))
@@ -151,6 +153,7 @@ async def test_a_projects_claude_code_hooks_run_once_approved_and_are_asked_abou
                 assert shown == [
                     "PreToolUse (Read): " + ENV_GUARD,
                     f"SessionStart: echo ran >> {log}",
+                    'setting env: {"DEPLOY": "staging"}',
                 ]
                 await pilot.press(answer)
             else:  # approved before: in the run's hooks from the start, nothing to ask
