@@ -20,6 +20,8 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from agent.commands.builtin import Builtin
 from agent.config import Config
+from agent.session.asking import SessionApprovals
+from agent.session.startup import Startup
 from tui import (
     asking,
     command_catalog,
@@ -31,14 +33,12 @@ from tui import (
     shell_mode,
     slash_commands,
 )
-from tui.approvals import SessionApprovals
 from tui.completion import WorkspaceFiles
 from tui.host import BUSY, WorkKind
 from tui.idle import IdleWatch
 from tui.keys import app_bindings
 from tui.prompt_keys import PromptKeys
 from tui.screens.question import Arming
-from tui.startup import Startup
 from tui.widgets.completion_list import CompletionList
 from tui.widgets.conversation import Conversation
 from tui.widgets.prompt_input import PromptInput
@@ -50,14 +50,14 @@ from tui.widgets.task_list import TaskList
 if TYPE_CHECKING:
     from agent.commands.catalog import CommandCatalog
     from agent.permissions.modes import Mode
+    from agent.session.runtime import SessionController
     from agent.turn.loop import Agent
     from sessions.store import Session
-    from tui.session_controller import SessionController
     from tui.widgets.compaction_marker import CompactionMarker
     from tui.widgets.tool_call import ToolCallBlock
 
 # The first frame needs only the widgets above. The session, the agent and its machinery
-# (tui.session_controller, tui.tasks, the screens) are imported where they are used, after it: that
+# (agent.session.runtime, tui.tasks, the screens) are imported where they are used, after it: that
 # is most of pleat's own start-up time, and the user can already read and type meanwhile.
 
 # Seconds within which a second Ctrl+C quits: long enough to press it deliberately, short

@@ -12,8 +12,8 @@ from tui.host import Host
 if TYPE_CHECKING:
     from agent.permissions.plan_mode import PlanVerdict
     from agent.permissions.policy import ApprovalRequest
+    from agent.session.asking import Answer
     from tools.ask_user import Question, Reply
-    from tui.approvals import Answer
 
 
 async def ask_approval(app: Host, request: ApprovalRequest) -> Answer:

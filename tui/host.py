@@ -16,12 +16,12 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from agent.commands.catalog import CommandCatalog
+    from agent.session.asking import SessionApprovals
+    from agent.session.runtime import SessionController
+    from agent.session.startup import Startup
     from agent.turn.loop import Agent
     from sessions.store import Session
-    from tui.approvals import SessionApprovals
     from tui.idle import IdleWatch
-    from tui.session_controller import SessionController
-    from tui.startup import Startup
     from tui.widgets.conversation import Conversation
     from tui.widgets.prompt_input import PromptInput
     from tui.widgets.queued_prompts import QueuedPrompts

@@ -67,7 +67,7 @@ async def _pick_then_start(host: Host) -> None:
 def _open(host: Host, found: FoundModel | None) -> tuple[list[Message] | None, list[str]]:
     """The session controller (imported here, in a thread: the agent's machinery is most of
     pleat's own start-up time) and the session it opens."""
-    from tui.session_controller import SessionController
+    from agent.session.runtime import SessionController
 
     host.controller = SessionController(host.startup, host.workspace, host.approvals)
     return host.controller.open(found)

@@ -18,7 +18,7 @@ from tui.keys import key_help
 if TYPE_CHECKING:
     from agent.commands.catalog import CustomCommand
     from agent.commands.resolution import Listed
-    from tui.session_controller import SessionController
+    from agent.session.runtime import SessionController
 
 # The handlers import the screens and the agent's machinery where they use them: the table is
 # read at start-up (completion, palette), the rest is not needed for the first frame.

@@ -10,8 +10,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, Static
 
 from agent.permissions.policy import ApprovalRequest
+from agent.session.asking import Answer
 from agent.terminal_text import hidden_count, visible
-from tui.approvals import Answer
 from tui.screens.question import QuestionScreen
 from tui.widgets.diff_view import DiffView
 

@@ -1,4 +1,5 @@
-"""The TUI's side of permissions: the mode and rules, the approval modal's answers, plan reviews."""
+"""How a front end is asked (the TUI's modal today): the approvals, with the mode and rules they
+change ("always"), plan reviews and the model's questions, behind one object the agent calls."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The open session and its agent: open, switch (new, resume, fork), model, warm-up; no UI here."""
+"""The session runtime: the open session and its agent (open, switch: new, resume, fork; model,
+warm-up), the run's sandbox, MCP servers, hooks and plugins; no UI here, so every front end can
+hold one (the TUI does; headless and ACP are to follow)."""
 
 from __future__ import annotations
 
@@ -20,13 +22,13 @@ from agent.model.offline import prepare_offline_env
 from agent.permissions.added_dirs import checked_dirs
 from agent.plugins.loaded import load_plugins
 from agent.plugins.parts import gate
+from agent.session.asking import SessionApprovals
+from agent.session.startup import Startup
 from agent.status_line.spec import StatusLineSpec
 from agent.turn.loop import Agent
 from sessions.messages import Message
 from sessions.store import Session, SessionError, list_sessions
 from tools.background_tools import background_of
-from tui.approvals import SessionApprovals
-from tui.startup import Startup
 
 
 class SessionController:

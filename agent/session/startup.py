@@ -1,4 +1,4 @@
-"""What the command line asked the terminal UI to open: the configuration and the first session."""
+"""What the command line asked a front end to open: the configuration and the first session."""
 
 from __future__ import annotations
 
