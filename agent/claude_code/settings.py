@@ -54,6 +54,19 @@ MODEL_ALIASES = frozenset({"default", "sonnet", "opus", "haiku", "opusplan", "be
 BARE_CLAUDE_MODEL = re.compile(r"claude-[A-Za-z0-9.\-]+")
 # An environment variable's name, as a settings file's `env` may set it.
 VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Variables no settings file's `env` may set: they say where pleat's own trust lives (its data
+# and config, the approvals, Claude Code's user directory, the home), so a file setting them
+# could move "the user's own" settings into a directory a sandboxed command writes (found by
+# review).
+ANCHOR_VARIABLE = re.compile(r"PLEAT_.*|CLAUDE_CONFIG_DIR|HOME|XDG_.*")
+# Variables a project's `env` may not set (the user's own file may): each makes an unconfined
+# program (a hook, a server, pleat's own git) load code from a path the value names, which an
+# innocent-looking relative value (`PYTHONPATH=src`) points into the workspace a sandboxed
+# command writes (found by review).
+LOADER_VARIABLE = re.compile(
+    r"PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONUSERBASE|LD_.*|DYLD_.*|BASH_ENV|ENV|"
+    r"ZDOTDIR|NODE_OPTIONS|NODE_PATH|PERL5LIB|PERL5OPT|RUBYOPT|RUBYLIB|GIT_.*|JAVA_TOOL_OPTIONS"
+)
 
 
 @dataclass
@@ -159,7 +172,7 @@ def _take(found: SettingsFile, merged: ClaudeSettings, *, trusted: bool) -> None
     if "outputStyle" in data:
         values["output_style"] = (data["outputStyle"], label)
     if "env" in data:
-        merged.env.update(_env(data["env"], label, merged.notes))
+        merged.env.update(_env(data["env"], label, merged.notes, project=found.scope != "user"))
     if "statusLine" in data and data.get("disableAllHooks") is not True:  # as Claude Code
         merged.status_line = (data["statusLine"], label)
     if isinstance(plugins := data.get("enabledPlugins"), dict):
@@ -207,9 +220,11 @@ def _model(value: Any, label: str, notes: list[str]) -> str | None:
     return f"anthropic/{model}" if BARE_CLAUDE_MODEL.fullmatch(model) else model
 
 
-def _env(value: Any, label: str, notes: list[str]) -> dict[str, str]:
+def _env(value: Any, label: str, notes: list[str], *, project: bool) -> dict[str, str]:
     """A settings file's `env`: names and string values (numbers and booleans as Claude Code
-    writes them, `"1"` or `1`, taken as text); a bad entry is said and left out."""
+    writes them, `"1"` or `1`, taken as text); a bad entry is said and left out, and so is one
+    that would move pleat's trust (ANCHOR_VARIABLE) or, from a `project` file, make programs
+    load code from elsewhere (LOADER_VARIABLE)."""
     if not isinstance(value, dict):
         notes.append(f"{label}: env must be an object of variables; not used")
         return {}
@@ -221,6 +236,10 @@ def _env(value: Any, label: str, notes: list[str]) -> dict[str, str]:
             item = str(item)
         if not VARIABLE_NAME.fullmatch(name) or not isinstance(item, str) or "\x00" in item:
             notes.append(f"{label}: env.{name} is not a variable with a text value; not used")
+            continue
+        if ANCHOR_VARIABLE.fullmatch(name) or (project and LOADER_VARIABLE.fullmatch(name)):
+            whose = "a settings file" if ANCHOR_VARIABLE.fullmatch(name) else "a project's file"
+            notes.append(f"{label}: env.{name} is not set: {whose} may not set it")
             continue
         env[name] = item
     return env

@@ -35,9 +35,10 @@ from agent.hooks.runner import HookSet
 
 # Where approvals of a project's settings files are kept (agent/claude_code/settings.py).
 HOOK_APPROVALS = SETTINGS_APPROVALS
-# Characters of a setting's value shown in the approval question: a rule list or an env table
-# of a project is a few hundred; the whole file is in the workspace to read.
-SETTING_CHARS = 2_000
+# Characters of one entry shown in the approval question (a rule, a variable's value, a plugin):
+# a few lines of the screen; a longer one says how much is not shown, so nothing hides past a
+# cut (found by review: a long value first, the dangerous entry last).
+SETTING_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -82,18 +83,28 @@ def _hooks_of(found: SettingsFile, user: bool) -> SettingsHooks | None:
 
 
 def _other_settings(found: SettingsFile) -> tuple[str, ...]:
-    """Each setting other than hooks that waits for the approval, as `key: value` (JSON, cut
-    at SETTING_CHARS)."""
+    """Each setting other than hooks that waits for the approval, one entry a line (a rule, a
+    variable, a plugin), as `name: value` (JSON, cut at SETTING_CHARS with what is left said)."""
     lines: list[str] = []
+
+    def add(name: str, value: object) -> None:
+        if isinstance(value, dict) and name != "statusLine":
+            for key, item in value.items():
+                add(f"{name}.{key}", item)
+        elif isinstance(value, list):
+            for item in value:
+                add(name, item)
+        else:
+            text = json.dumps(value, ensure_ascii=False)
+            more = len(text) - SETTING_CHARS
+            lines.append(
+                f"{name}: {text[:SETTING_CHARS]}"
+                + (f"… ({more:,} more characters)" if more > 0 else "")
+            )
+
     for key, value in found.approvable.items():
-        if key in ("hooks", "disableAllHooks"):
-            continue
-        items = value.items() if key == "permissions" and isinstance(value, dict) else [("", value)]
-        for sub, item in items:
-            name = f"{key}.{sub}" if sub else key
-            text = json.dumps(item, ensure_ascii=False)
-            shown = text if len(text) <= SETTING_CHARS else text[:SETTING_CHARS] + "…"
-            lines.append(f"{name}: {shown}")
+        if key not in ("hooks", "disableAllHooks"):
+            add(key, value)
     return tuple(lines)
 
 
@@ -170,7 +181,8 @@ def waiting_line(waiting: SettingsHooks) -> str:
     count = len(waiting.specs)
     what = [f"{count} hook{'s' if count != 1 else ''}"] if count else []
     if waiting.others:
-        keys = sorted({line.split(":", 1)[0] for line in waiting.others})
+        keys = sorted({".".join(line.split(":", 1)[0].split(".")[:2]) for line in waiting.others})
+        keys = sorted({"env" if key.startswith("env.") else key for key in keys})
         what.append(f"settings not approved ({', '.join(keys)})")
     else:
         what[-1] += " not approved"

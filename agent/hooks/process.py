@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import os
 import signal
 from collections.abc import Mapping
@@ -66,16 +67,21 @@ async def run_hook(
         os.close(out_write)
         os.close(err_write)
     run = await _supervise(spec, process, stdin, out_read, err_read)
-    return run if confined is None else refused_by_sandbox(run, confined)
+    return run if confined is None else refused_by_sandbox(run, confined, stdin)
 
 
-def refused_by_sandbox(run: HookRun, sandbox: Sandbox) -> HookRun:
+def refused_by_sandbox(run: HookRun, sandbox: Sandbox, stdin: bytes = b"") -> HookRun:
     """A confined hook's run, or, when it did not go on and what it said shows the sandbox
     refused it something, a failure saying so and how to let it out: never a block, a deny or
-    a "go on" it did not mean (a log it could not write makes /bin/sh exit 2)."""
+    a "go on" it did not mean (a log it could not write makes /bin/sh exit 2). A line of its
+    output that repeats text of the event (a guard echoing the command it blocks, which the
+    model wrote: `rm x # Permission denied`) is no evidence (found by review)."""
     if run.exit_code == 0 or run.problem:
         return run
-    cause = sandbox_cause(f"{run.stderr}\n{run.stdout}", sandbox)
+    echoed = _event_texts(stdin)
+    said = f"{run.stderr}\n{run.stdout}".splitlines()
+    own = [line for line in said if not any(text in line for text in echoed)]
+    cause = sandbox_cause("\n".join(own), sandbox)
     if cause is None:
         return run
     problem = (
@@ -83,6 +89,52 @@ def refused_by_sandbox(run: HookRun, sandbox: Sandbox) -> HookRun:
         "sandbox = true: remove that to run it as you"
     )
     return HookRun(run.spec, None, run.stdout, run.stderr, problem)
+
+
+# Fields of an event that pleat itself fills (ids, paths, names): every other string in it may
+# come from the model (a command, a path, a prompt, a tool's output).
+PLEAT_FIELDS = frozenset(
+    {
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "hook_event_name",
+        "permission_mode",
+        "pleat_permission_mode",
+        "agent_id",
+        "agent_type",
+        "agent_transcript_path",
+        "tool_name",
+        "pleat_tool_name",
+        "tool_use_id",
+    }
+)
+# Characters a string of the event needs to count as echoed: shorter ones (`ls`, `a`) occur in
+# any line by chance.
+ECHO_CHARS = 4
+
+
+def _event_texts(stdin: bytes) -> list[str]:
+    """The strings of a hook's event that the model may have written (see PLEAT_FIELDS)."""
+    try:
+        event = json.loads(stdin.decode("utf-8", errors="replace")) if stdin else {}
+    except ValueError:
+        return []
+    found: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            found.extend(line for line in value.splitlines() if len(line.strip()) >= ECHO_CHARS)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    if isinstance(event, dict):
+        walk({k: v for k, v in event.items() if k not in PLEAT_FIELDS})
+    return found
 
 
 async def _supervise(

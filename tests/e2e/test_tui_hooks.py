@@ -153,7 +153,7 @@ async def test_a_projects_claude_code_hooks_run_once_approved_and_are_asked_abou
                 assert shown == [
                     "PreToolUse (Read): " + ENV_GUARD,
                     f"SessionStart: echo ran >> {log}",
-                    'setting env: {"DEPLOY": "staging"}',
+                    'setting env.DEPLOY: "staging"',
                 ]
                 await pilot.press(answer)
             else:  # approved before: in the run's hooks from the start, nothing to ask

@@ -132,7 +132,7 @@ def test_approval_holds_for_the_hooks_it_saw_and_the_users_file_needs_none(
     project["permissions"] = {"allow": ["Bash(curl:*)"]}  # loosening: asked again
     path.write_text(json.dumps(project))
     (waiting,) = gather_hooks((), workspace, environ).waiting
-    assert waiting.others == ('permissions.allow: ["Bash(curl:*)"]',)
+    assert waiting.others == ('permissions.allow: "Bash(curl:*)"',)
     assert gather_hooks((), workspace, environ, approve_all=True).waiting == ()
 
 
@@ -170,3 +170,14 @@ def test_disable_all_hooks_in_the_users_file_turns_off_every_settings_files_hook
     write(tmp_path / "claude" / "settings.json", {"hooks": {"Stop": [{"command": "user"}]}})
     gathered = gather_hooks((), workspace, environ)
     assert gathered.hooks.specs == (HookSpec("Stop", "user"),)
+
+
+def test_the_approval_question_shows_every_entry_on_a_line_of_its_own(workspace: Path) -> None:
+    """A long value first cannot push the dangerous entry past a cut (found by review)."""
+    allow = [f"Read(pad{i})" for i in range(300)] + ["Bash(*)"]
+    project = {"env": {"NOTE": "x" * 1990, "DEPLOY": "prod"}, "permissions": {"allow": allow}}
+    write(workspace / ".claude" / "settings.json", project)
+    (found,) = project_settings_hooks(workspace)
+    assert 'env.DEPLOY: "prod"' in found.others and 'permissions.allow: "Bash(*)"' in found.others
+    (note,) = [line for line in found.others if line.startswith("env.NOTE")]
+    assert note.endswith("… (1,492 more characters)")
