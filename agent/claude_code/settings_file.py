@@ -14,7 +14,11 @@ process outside the sandbox, so it takes effect only once the user approved that
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +42,15 @@ TIGHTENING_PERMISSIONS = ("deny", "ask")
 INERT_KEYS = ("$schema",)
 
 Scope = Literal["user", "project", "local"]
+# `$CLAUDE_PROJECT_DIR` as a hook's command names the project (quoted or braced alike).
+PROJECT_DIR = re.compile(r"\$\{?CLAUDE_PROJECT_DIR\}?")
+# A word of a command that may name a file: what lies between spaces and shell operators.
+WORD = re.compile(r"[^\s`;|&()<>]+")
+# Words looked at per command, scripts hashed per file, and bytes of a script read: a hooks block
+# names a handful of scripts of a few KiB; past these a file is not a settings file anyone wrote.
+MAX_WORDS = 200
+MAX_SCRIPTS = 50
+MAX_SCRIPT_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -66,9 +79,62 @@ class SettingsFile:
 
     @property
     def approval_digest(self) -> str:
-        """The SHA-256 an approval of this file is kept with ("" when nothing waits for one)."""
+        """The SHA-256 an approval of this file is kept with ("" when nothing waits for one):
+        of what waits in it and of each workspace file its commands name (a hook's script, which
+        a sandboxed command could rewrite after the approval: found by review)."""
         approvable = self.approvable
-        return digest(json.dumps(approvable, sort_keys=True)) if approvable else ""
+        if not approvable:
+            return ""
+        scripts = (
+            named_scripts(approvable, Path(self.key).parent.parent) if self.scope != "user" else {}
+        )
+        return digest(json.dumps([approvable, scripts], sort_keys=True))
+
+
+def _commands(value: Any) -> list[str]:
+    """Every `command` string in a settings value (hooks, statusLine), at any depth."""
+    if isinstance(value, dict):
+        found = [value["command"]] if isinstance(value.get("command"), str) else []
+        return found + [c for k, v in value.items() if k != "command" for c in _commands(v)]
+    if isinstance(value, list):
+        return [c for item in value for c in _commands(item)]
+    return []
+
+
+def named_scripts(approvable: Mapping[str, Any], root: Path) -> dict[str, str]:
+    """The workspace files the commands of `approvable` name (relative, `./`, or under
+    `$CLAUDE_PROJECT_DIR`), each with the SHA-256 of its content ("missing" when it is not a
+    file there): part of what an approval covers."""
+    scripts: dict[str, str] = {}
+    for command in _commands(approvable):
+        # Quotes joined away: `"$CLAUDE_PROJECT_DIR"/hooks/x.sh` is one path.
+        text = PROJECT_DIR.sub(lambda _: str(root), command).replace('"', "").replace("'", "")
+        for word in WORD.findall(text)[:MAX_WORDS]:
+            if "/" not in word or len(scripts) >= MAX_SCRIPTS:
+                continue
+            path = Path(word) if word.startswith("/") else root / word
+            if not Path(os.path.realpath(path)).is_relative_to(root):
+                continue
+            scripts[word] = _file_digest(path)
+    return scripts
+
+
+def _file_digest(path: Path) -> str:
+    """The SHA-256 of a regular file's bytes (bounded; a binary's change shows too), or
+    "missing" when it is none (never blocks on a FIFO)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError:
+        return "missing"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return "missing"
+        with os.fdopen(os.dup(fd), "rb") as file:
+            return hashlib.sha256(file.read(MAX_SCRIPT_BYTES)).hexdigest()
+    except OSError:
+        return "missing"
+    finally:
+        os.close(fd)
 
 
 def user_settings_path(environ: Mapping[str, str]) -> Path:

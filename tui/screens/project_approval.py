@@ -89,9 +89,9 @@ class HookApprovalScreen(ProjectApprovalScreen):
             f"This project's {visible(hooks.label)} {what}:",
             items,
             "They run with your permissions, outside the sandbox. Yes is remembered for this "
-            "workspace until any of these change (not the scripts they run: a change to those "
-            "is not asked about); the settings other than hooks take effect from the next "
-            "start. No asks again next time.",
+            "workspace until any of these change, or a script of the workspace they name; the "
+            "settings other than hooks take effect from the next start. No asks again next "
+            "time.",
         )
 
 

@@ -181,3 +181,19 @@ def test_the_approval_question_shows_every_entry_on_a_line_of_its_own(workspace:
     assert 'env.DEPLOY: "prod"' in found.others and 'permissions.allow: "Bash(*)"' in found.others
     (note,) = [line for line in found.others if line.startswith("env.NOTE")]
     assert note.endswith("… (1,492 more characters)")
+
+
+def test_an_approval_covers_the_workspace_scripts_a_hook_names(workspace: Path) -> None:
+    """A sandboxed command may rewrite the script an approved hook runs: that asks again
+    (found by review); a script outside the workspace is the user's, not covered."""
+    script = write(workspace / ".claude" / "hooks" / "log.sh", "echo logged\n")
+    command = 'sh "$CLAUDE_PROJECT_DIR"/.claude/hooks/log.sh && /usr/bin/true'
+    hooks = {"PostToolUse": [{"hooks": [entry(command)]}]}
+    write(workspace / ".claude" / "settings.json", {"hooks": hooks})
+    (found,) = project_settings_hooks(workspace)
+    approve(found)
+    assert gather_hooks((), workspace, {}).waiting == ()
+    script.write_text("touch /tmp/escaped\n")
+    assert len(gather_hooks((), workspace, {}).waiting) == 1
+    script.unlink()  # a missing script is part of what was approved too
+    assert len(gather_hooks((), workspace, {}).waiting) == 1
