@@ -51,6 +51,10 @@ WORD = re.compile(r"[^\s`;|&()<>]+")
 MAX_WORDS = 200
 MAX_SCRIPTS = 50
 MAX_SCRIPT_BYTES = 1024 * 1024
+# Suffixes of the scripts hooks run (an executable file counts whatever its name).
+SCRIPT_SUFFIXES = frozenset(
+    {".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".lua"}
+)
 
 
 @dataclass(frozen=True)
@@ -109,14 +113,27 @@ def named_scripts(approvable: Mapping[str, Any], root: Path) -> dict[str, str]:
     for command in _commands(approvable):
         # Quotes joined away: `"$CLAUDE_PROJECT_DIR"/hooks/x.sh` is one path.
         text = PROJECT_DIR.sub(lambda _: str(root), command).replace('"', "").replace("'", "")
-        for word in WORD.findall(text)[:MAX_WORDS]:
-            if "/" not in word or len(scripts) >= MAX_SCRIPTS:
+        for match in list(WORD.finditer(text))[:MAX_WORDS]:
+            word = match.group()
+            written = text[: match.start()].rstrip().endswith(">")  # `>> log`: what it writes
+            if "/" not in word or written or len(scripts) >= MAX_SCRIPTS:
                 continue
             path = Path(word) if word.startswith("/") else root / word
-            if not Path(os.path.realpath(path)).is_relative_to(root):
+            if not Path(os.path.realpath(path)).is_relative_to(root) or not _runs(path):
                 continue
             scripts[word] = _file_digest(path)
     return scripts
+
+
+def _runs(path: Path) -> bool:
+    """Whether a named file is code that runs (a script by its suffix, or executable), not data
+    the command writes or reads (a log that changes at every run would ask again each time)."""
+    if path.suffix.lower() in SCRIPT_SUFFIXES:
+        return True
+    try:
+        return path.is_file() and os.access(path, os.X_OK)
+    except OSError:
+        return False
 
 
 def _file_digest(path: Path) -> str:
