@@ -7,9 +7,10 @@ the function that starts it, so this module never imports the UI.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -208,6 +209,19 @@ def with_claude_status_line(config: Config, claude: ClaudeSettings) -> Config:
     return config if spec is None else dataclasses.replace(config, status_line=spec)
 
 
+@contextlib.contextmanager
+def watching_project_files(workspace: Path) -> Iterator[None]:
+    """Notes which of the project's settings files and .mcp.json changed while the run went on,
+    so --yes does not approve what a command planted (agent/claude_code/run_writes.py)."""
+    from agent.claude_code.run_writes import record_run_writes, snapshot
+
+    before = snapshot(workspace)
+    try:
+        yield
+    finally:
+        record_run_writes(before)
+
+
 def fail(message: str, code: int = 1) -> int:
     """Print one line on stderr and return the exit code."""
     print(f"pleat: error: {message}", file=sys.stderr)
@@ -311,15 +325,16 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
         # Without a model the UI still opens and explains how to set one.
         if start_ui is None:
             return fail("no prompt: give one with -p, or run `pleat` for the terminal UI", 2)
-        return start_ui(
-            config,
-            workspace,
-            approve_everything=args.yes,
-            resume=args.resume,
-            continue_latest=args.continue_latest,
-            notes=claude.notes,
-            plugin_settings=(claude.enabled_plugins, claude.marketplaces),
-        )
+        with watching_project_files(workspace):
+            return start_ui(
+                config,
+                workspace,
+                approve_everything=args.yes,
+                resume=args.resume,
+                continue_latest=args.continue_latest,
+                notes=claude.notes,
+                plugin_settings=(claude.enabled_plugins, claude.marketplaces),
+            )
     if args.resume == "":
         return fail("--resume needs an ID with -p (pleat sessions lists them), or --continue", 2)
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
@@ -329,17 +344,18 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
 
     for note in claude.notes:
         print(f"pleat: note: {note}", file=sys.stderr)
-    return run_headless(
-        config,
-        workspace,
-        prompt,
-        approve_everything=args.yes,
-        resume=args.resume,
-        continue_latest=args.continue_latest,
-        output_format=args.output_format,
-        goal=goal,
-        plugin_settings=(claude.enabled_plugins, claude.marketplaces),
-    )
+    with watching_project_files(workspace):
+        return run_headless(
+            config,
+            workspace,
+            prompt,
+            approve_everything=args.yes,
+            resume=args.resume,
+            continue_latest=args.continue_latest,
+            output_format=args.output_format,
+            goal=goal,
+            plugin_settings=(claude.enabled_plugins, claude.marketplaces),
+        )
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.claude_code.run_writes import written_by_a_run
 from agent.claude_code.settings_file import (
     SettingsFile,
     project_settings,
@@ -118,8 +119,9 @@ def read_claude_settings(
         merged.files.append(found)
         _unread_keys(found, merged.notes)
         trusted = found.scope == "user" or not found.approval_digest or is_approved(found)
-        _take(found, merged, trusted=trusted or approve_all)
-        if not trusted and not approve_all:
+        yes = approve_all and not written_by_a_run(found.key)  # (said by claude_settings.py)
+        _take(found, merged, trusted=trusted or yes)
+        if not trusted and not yes:
             merged.waiting.append(found)
     return merged
 

@@ -8,6 +8,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from agent.claude_code.run_writes import written_by_a_run
 from agent.headless.exit_codes import EXIT_OK
 from agent.mcp.disclosure import withheld_line
 from agent.mcp.manager import McpServers
@@ -16,6 +17,7 @@ from agent.mcp.report import report
 from agent.mcp.server import McpServer
 from agent.mcp.settings import ServerSettings
 from agent.mcp.sources import gather_servers
+from tools.paths import workspace_root
 from tools.sandbox.policy import Sandbox
 
 if TYPE_CHECKING:
@@ -46,7 +48,8 @@ def headless_servers(
     servers.add(run.claude)
     if project is None or not project.servers:
         return servers
-    approved = approve_everything or is_approved(workspace, project)
+    planted = written_by_a_run(workspace_root(workspace) / PROJECT_FILE)
+    approved = (approve_everything and not planted) or is_approved(workspace, project)
     added, hidden = run.project_servers(approved)
     servers.skipped.extend(hidden)
     for server in servers.add(added):
@@ -55,9 +58,15 @@ def headless_servers(
             print(f"pleat: note: MCP server {server.name}: {withheld}", file=err)
     if not approved:
         names = ", ".join(server.name for server in project.servers)
+        fix = (
+            "; it was changed while pleat ran (a command may have written it), so --yes does "
+            "not approve it"
+            if planted and approve_everything
+            else ", or pass --yes"
+        )
         line = (
             f"{PROJECT_FILE} in this workspace names MCP servers ({names}), not started: "
-            "approve the file in pleat's terminal UI (it asks at start), or pass --yes"
+            f"approve the file in pleat's terminal UI (it asks at start){fix}"
         )
         servers.skipped.append(line)
         print(f"pleat: {line}", file=err)

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from agent.claude_code.run_writes import written_by_a_run
 from agent.claude_code.settings import SETTINGS_APPROVALS
 from agent.claude_code.settings_file import (
     SettingsFile,
@@ -33,6 +34,11 @@ from agent.hooks.answer import one_line
 from agent.hooks.config import HookSpec, parse_claude_hooks
 from agent.hooks.runner import HookSet
 
+# Why --yes leaves a file waiting (agent/claude_code/run_writes.py).
+WRITTEN_BY_A_RUN = (
+    "{label} was changed while pleat ran (a command may have written it), so --yes does not "
+    "approve it: approve it in pleat's terminal UI, which shows all of it"
+)
 # Where approvals of a project's settings files are kept (agent/claude_code/settings.py).
 HOOK_APPROVALS = SETTINGS_APPROVALS
 # Characters of one entry shown in the approval question (a rule, a variable's value, a plugin):
@@ -161,10 +167,12 @@ def gather_hooks(
             continue
         if found is user or not found.digest or is_approved(found):
             hooks.add(found.specs)
-        elif approve_all:
+        elif approve_all and not written_by_a_run(found.key):
             hooks.add(found.specs)
             hooks.notes.append(approved_line(found))
         else:
+            if approve_all:  # planted by a command of an earlier run: a person must see it
+                hooks.notes.append(WRITTEN_BY_A_RUN.format(label=found.label))
             waiting.append(found)
     return RunHooks(hooks, tuple(waiting))
 

@@ -198,3 +198,34 @@ def test_what_a_sandboxed_command_writes_into_the_projects_settings_waits_for_a_
     )
     assert ".claude/settings.local.json in this workspace has 1 hook not approved" in second.stderr
     assert ".mcp.json" in second.stderr and "not approved" in second.stderr
+
+
+def test_yes_does_not_approve_what_a_command_planted_in_an_earlier_run(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    """Run 1 (--yes) lets the model write a settings.local.json with a hook and a .mcp.json;
+    run 2 (--yes again) does not approve them: changed while pleat ran, they wait for the terminal
+    UI, which shows them whole. Edited by hand afterwards, --yes approves again (found by
+    review)."""
+    marker = tmp_path / "escaped.txt"
+    local = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}}
+    mcp = {"mcpServers": {"x": {"command": "sh", "args": ["-c", f"touch {marker}"]}}}
+    script = (
+        f"mkdir -p .claude && cat > .claude/settings.local.json <<'EOF'\n{json.dumps(local)}\nEOF\n"
+        f"cat > .mcp.json <<'EOF'\n{json.dumps(mcp)}\nEOF\n"
+    )
+    server.push(ToolCalls([("run_command", {"command": script})]), Text("planted"))
+    assert run_pleat(workspace, server, "-p", "plant").returncode == 0
+    assert not marker.exists()
+    server.push(Text("done"))
+    second = run_pleat(workspace, server, "-p", "go on", "--continue")
+    assert second.returncode == 0, second.stderr
+    assert not marker.exists()
+    assert ".claude/settings.local.json was changed while pleat ran" in second.stderr
+    assert "so --yes does not approve it" in second.stderr
+    local_file = workspace / ".claude" / "settings.local.json"
+    local_file.write_text(local_file.read_text() + "\n")  # the user looked and kept it
+    server.push(Text("done"))
+    third = run_pleat(workspace, server, "-p", "and now")
+    assert third.returncode == 0, third.stderr
+    assert marker.exists()  # approved by --yes: the user's own edit
