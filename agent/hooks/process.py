@@ -13,6 +13,7 @@ import json
 import os
 import signal
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent.hooks.answer import MAX_HOOK_OUTPUT_BYTES, HookRun
@@ -147,17 +148,18 @@ async def _supervise(
     """Feed stdin, read both outputs, enforce the time limit; kill the group when it overruns,
     lingers, or the caller is cancelled."""
     loop = asyncio.get_running_loop()
-    readers: list[asyncio.Task[tuple[bytes, int]]] = []
+    readers: list[asyncio.Task[None]] = []
+    captured = [_Captured(), _Captured()]  # what each pipe gave, kept as it arrives
     transports: list[asyncio.BaseTransport] = []
     files = [os.fdopen(out_fd, "rb", buffering=0), os.fdopen(err_fd, "rb", buffering=0)]
     feeder = asyncio.create_task(_feed(process, stdin))
     try:
-        for pipe in files:
+        for pipe, into in zip(files, captured, strict=True):
             reader = asyncio.StreamReader()
             protocol = functools.partial(asyncio.StreamReaderProtocol, reader)
             connected, _ = await loop.connect_read_pipe(protocol, pipe)
             transports.append(connected)
-            readers.append(asyncio.create_task(_read_capped(reader)))
+            readers.append(asyncio.create_task(_read_capped(reader, into)))
         problem = ""
         try:
             await asyncio.wait_for(process.wait(), spec.timeout)
@@ -169,9 +171,9 @@ async def _supervise(
         if lingering:  # a background process still holds the output: it goes too
             _kill_group(process)
             await asyncio.wait(lingering, timeout=REAP_SECONDS)
-        (raw, out_total), (err_kept, err_total) = (
-            r.result() if r.done() else (b"", 0) for r in readers
-        )
+        # What was read so far is kept, even from a pipe a detached process still holds (a
+        # `setsid` child outside the group: found by review).
+        (raw, out_total), (err_kept, err_total) = ((bytes(c.kept), c.total) for c in captured)
         stdout, stderr = _text(raw, out_total), _text(err_kept, err_total)
     except asyncio.CancelledError:
         _kill_group(process)
@@ -211,16 +213,21 @@ async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:
         stdin.close()
 
 
-async def _read_capped(reader: asyncio.StreamReader) -> tuple[bytes, int]:
-    """Read to the end; keep the first MAX_HOOK_OUTPUT_BYTES, count all."""
-    kept = bytearray()
-    total = 0
+@dataclass
+class _Captured:
+    """One pipe's output as it arrives: the first MAX_HOOK_OUTPUT_BYTES, and the count of all."""
+
+    kept: bytearray = field(default_factory=bytearray)
+    total: int = 0
+
+
+async def _read_capped(reader: asyncio.StreamReader, into: _Captured) -> None:
+    """Read to the end into `into`; keep the first MAX_HOOK_OUTPUT_BYTES, count all."""
     while chunk := await reader.read(READ_CHUNK_BYTES):
-        total += len(chunk)
-        room = MAX_HOOK_OUTPUT_BYTES - len(kept)
+        into.total += len(chunk)
+        room = MAX_HOOK_OUTPUT_BYTES - len(into.kept)
         if room > 0:
-            kept += chunk[:room]
-    return bytes(kept), total
+            into.kept += chunk[:room]
 
 
 def _text(kept: bytes, total: int) -> str:

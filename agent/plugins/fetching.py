@@ -30,9 +30,12 @@ SKIPPED = frozenset({".git"})
 
 def copy_tree(source: Path, target: Path) -> None:
     """Copy `source` into the new directory `target`: regular files and directories, symlinks
-    as links (one leading out is refused when read), nothing else (a pipe, a device); at most
-    MAX_FILES files and MAX_BYTES bytes. Raises PluginError; `target` is left to the caller."""
+    that stay inside it as links, nothing else (a pipe, a device, a link leading out, which an
+    approved hook would otherwise run from a place a sandboxed command writes: found by
+    review); at most MAX_FILES files and MAX_BYTES bytes. Raises PluginError; `target` is
+    left to the caller."""
     counts = [0, 0]
+    root = Path(os.path.realpath(source))
 
     def walk(src: Path, dst: Path) -> None:
         dst.mkdir(mode=0o700)
@@ -46,7 +49,8 @@ def copy_tree(source: Path, target: Path) -> None:
                 info = entry.stat(follow_symlinks=False)
                 there = dst / entry.name
                 if stat.S_ISLNK(info.st_mode):
-                    os.symlink(os.readlink(entry.path), there)
+                    if Path(os.path.realpath(entry.path)).is_relative_to(root):
+                        os.symlink(os.readlink(entry.path), there)
                 elif stat.S_ISDIR(info.st_mode):
                     walk(Path(entry.path), there)
                 elif stat.S_ISREG(info.st_mode):
@@ -72,11 +76,18 @@ def git_clone(url: str, target: Path, ref: str | None = None) -> None:
     if Path(url).is_dir():  # a local repository: git ignores --depth for a plain path
         url = Path(url).resolve().as_uri()
     argv += ["--", url, str(target)]
-    environment = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}  # never wait for a password
+    # Never wait for a password or a host key: not on the terminal (ssh reads /dev/tty, which a
+    # new session has none of), not on stdin.
+    environment = {
+        **os.environ,
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_SSH_COMMAND": "ssh -o BatchMode=yes",
+    }
     try:
         done = subprocess.run(
             argv,
             stdin=subprocess.DEVNULL,
+            start_new_session=True,
             capture_output=True,
             timeout=CLONE_TIMEOUT_SECONDS,
             env=environment,

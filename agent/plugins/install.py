@@ -82,7 +82,13 @@ def open_source(source: Any, label: str) -> Marketplace:
         path = source.get("path")
         if not isinstance(path, str) or not path:
             raise PluginError(f"{label}: a directory source needs a path")
-        return read_marketplace(Path(path).expanduser().resolve())
+        try:
+            where = Path(path).expanduser().resolve()
+        except (RuntimeError, ValueError, OSError) as error:  # `~nobody/m`, a NUL byte
+            raise PluginError(
+                f"{label}: the path {quoted(path, 80)} cannot be used: {error}"
+            ) from None
+        return read_marketplace(where)
     url, ref, _ = git_source(source, label)
     return _clone_marketplace(url, ref)
 
@@ -156,8 +162,10 @@ def _fetch_plugin(entry: PluginEntry, fresh: Path) -> None:
         shutil.rmtree(clone, ignore_errors=True)
 
 
-def install(key: str, known: Mapping[str, Any] | None = None) -> str:
-    """`pleat plugin install PLUGIN@MARKET`: copied into the data directory and enabled."""
+def install(key: str, known: Mapping[str, Any] | None = None, *, enable: bool = True) -> str:
+    """`pleat plugin install PLUGIN@MARKET`: copied into the data directory and enabled (not
+    when a settings file's enabledPlugins asked for it: `enable` False, so the settings keep
+    deciding, in that workspace only; found by review)."""
     plugin, market = split_key(key)
     state = read_state()
     found = find_marketplace(market, state, known)
@@ -176,14 +184,16 @@ def install(key: str, known: Mapping[str, Any] | None = None) -> str:
         shutil.rmtree(fresh, ignore_errors=True)
     version = manifest.version or entry.version
     state.installed[key] = {"version": version, "path": str(target)}
-    state.enabled[key] = True
+    if enable:
+        state.enabled[key] = True
     write_state(state)
     what = f" {version}" if version else ""
     notes = "".join(f"\n  note: {note}" for note in manifest.notes)
     runs = ""
     if manifest.hooks or manifest.servers:
         runs = " (its hooks and servers are shown to you for approval before they first run)"
-    return f"installed {key}{what}, enabled{runs}{notes}"
+    enabled = "enabled" if enable else "on where the settings enable it"
+    return f"installed {key}{what}, {enabled}{runs}{notes}"
 
 
 def uninstall(key: str) -> str:

@@ -98,7 +98,7 @@ def load_plugins(
     for key, on in sorted(wanted.items()):
         if on and key not in state.installed and key not in state.enabled:
             try:
-                line = install(key, known_marketplaces)
+                line = install(key, known_marketplaces, enable=False)
                 found.notes.append(f"{line} (enabledPlugins in Claude Code's settings)")
             except (PluginError, OSError) as error:
                 found.notes.append(f"plugin {key} (enabledPlugins) not installed: {error}")

@@ -79,7 +79,11 @@ def _block(root: Path, value: Any, default: str, field: str, key: str, notes: li
     """An inline object, or the object in the file a path names (`key` unwrapped when the file
     holds {key: ...}, as hooks.json and .mcp.json do); None when there is none."""
     if isinstance(value, dict):
-        return value[key] if key in value else value
+        inner = value[key] if key in value else value
+        if not isinstance(inner, dict):  # {"mcpServers": [1, 2]}: not a table of them
+            notes.append(f"{field}.{key} must be an object; ignored")
+            return None
+        return inner
     if value is not None and not isinstance(value, str):
         notes.append(f"{field} must be a path or an object; ignored")
         value = None

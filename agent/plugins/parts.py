@@ -11,7 +11,9 @@ approves for that run and names every command.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,8 +97,30 @@ def run_parts(plugin: LoadedPlugin) -> RunParts | None:
             servers.append(_server(from_project_entry(name, entry, label), root))
         except SettingsError as error:
             problems.append(f"{error}; that server is not used")
-    blocks = json.dumps({"hooks": manifest.hooks, "mcpServers": manifest.servers}, sort_keys=True)
+    # The approval covers the scripts the hooks and servers run too: every file of the installed
+    # copy (a reinstall that changes a script asks again; found by review).
+    parts = {"hooks": manifest.hooks, "mcpServers": manifest.servers, "files": tree_digests(root)}
+    blocks = json.dumps(parts, sort_keys=True)
     return RunParts(plugin.key, root, hooks, tuple(servers), digest(blocks), tuple(problems))
+
+
+def tree_digests(root: Path) -> dict[str, str]:
+    """Each file under `root` (as installed: bounded by the copy's limits) with the SHA-256 of
+    its bytes, and each link with its target."""
+    found: dict[str, str] = {}
+    for directory, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
+            path = Path(directory) / name
+            key = path.relative_to(root).as_posix()
+            try:
+                if path.is_symlink():
+                    found[key] = "-> " + os.readlink(path)
+                elif path.is_file():
+                    found[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+            except OSError:
+                found[key] = "unreadable"
+    return found
 
 
 def is_approved(parts: RunParts) -> bool:

@@ -304,3 +304,20 @@ def test_a_guard_whose_answer_was_cut_or_that_fails_with_on_failure_block_blocks
     timed_out = HookRun(guard, None, problem="timed out after 5 s (killed)")
     assert timed_out.blocked and "onFailure is block" in timed_out.reason
     assert not HookRun(HookSpec("PreToolUse", "x"), None, problem="timed out").blocked
+
+
+async def test_what_a_hook_said_is_kept_when_a_detached_child_holds_its_output(
+    workspace: Path,
+) -> None:
+    """A `setsid` child outside the hook's group keeps the pipe open: the hook's own words
+    before it are not lost (found by review)."""
+    from tests.support.mcp_support import kill_holding
+
+    marker = f"30.{os.getpid()}"  # sleep's argument, found in its command line to clean up
+    command = f"setsid sleep {marker} & echo said"
+    try:
+        env = hook_environment(workspace)
+        done = await run_hook(spec(command, timeout=20), b"{}", workspace, env)
+    finally:
+        kill_holding(marker)
+    assert done.exit_code == 0 and done.stdout == "said\n"

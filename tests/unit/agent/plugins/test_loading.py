@@ -143,3 +143,49 @@ def test_an_installed_copy_that_is_gone_is_one_note(market: Path) -> None:
     shutil.rmtree(read_state().installed[f"build-kit@{MARKET}"]["path"])
     found = load_plugins()
     assert found.plugins == [] and "its installed copy is gone" in found.notes[0]
+
+
+def test_a_plugin_the_settings_installed_stays_theirs_to_turn_off(market: Path) -> None:
+    """Installed because a settings file enabled it, it is not enabled for every workspace
+    (found by review)."""
+    known = {MARKET: {"source": {"source": "directory", "path": str(market)}}}
+    key = f"build-kit@{MARKET}"
+    assert [p.key for p in load_plugins({key: True}, known).plugins] == [key]
+    assert load_plugins({key: False}, known).plugins == []
+    assert load_plugins({}, known).plugins == []
+
+
+def test_a_bad_marketplace_path_or_servers_block_is_one_note_never_a_crash(
+    market: Path, tmp_path: Path
+) -> None:
+    for path in ("~nosuchuser-pleat/m", "a\x00b"):
+        known = {"km": {"source": {"source": "directory", "path": path}}}
+        found = load_plugins({"x@km": True}, known)
+        assert found.plugins == [] and "cannot be used" in found.notes[0]
+    manifest = market / "plugins" / "build-kit" / ".claude-plugin" / "plugin.json"
+    manifest.write_text(json.dumps({"name": "build-kit", "mcpServers": {"mcpServers": [1, 2]}}))
+    add_marketplace(str(market), Path.cwd())
+    install(f"build-kit@{MARKET}")
+    (plugin,) = load_plugins().plugins
+    assert run_parts(plugin) is None
+    assert any("mcpServers must be an object" in note for note in plugin.manifest.notes)
+
+
+def test_the_approval_covers_the_scripts_and_no_link_leads_out(
+    market: Path, tmp_path: Path
+) -> None:
+    hook_dir = market / "plugins" / "context-hook" / "hooks-handlers"
+    outside = tmp_path / "outside.sh"
+    outside.write_text("echo planted\n")
+    (hook_dir / "link.sh").symlink_to(outside)
+    add_marketplace(str(market), Path.cwd())
+    install(f"context-hook@{MARKET}")
+    (plugin,) = load_plugins().plugins
+    assert not (plugin.manifest.root / "hooks-handlers" / "link.sh").exists()  # not copied
+    parts = run_parts(plugin)
+    assert parts is not None
+    approve(parts)
+    (hook_dir / "session-start.sh").write_text("#!/bin/sh\necho changed\n")
+    install(f"context-hook@{MARKET}")  # a reinstall that changes the script
+    (again,) = load_plugins().plugins
+    assert gate(load_plugins()).waiting and run_parts(again) is not None
