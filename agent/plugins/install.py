@@ -49,13 +49,16 @@ def _scratch(parent: Path, name: str) -> Path:
     return parent / f".new-{name}-{secrets.token_hex(4)}"
 
 
-def _clone_marketplace(url: str, ref: str | None) -> Marketplace:
-    """Clone a git marketplace and put it under marketplaces/ by the name its file gives."""
+def _clone_marketplace(url: str, ref: str | None, source: dict[str, Any]) -> Marketplace:
+    """Clone a git marketplace and put it under marketplaces/ by the name its file gives; not
+    over another source's marketplace of that name (found by review: a refused add replaced
+    the clone the known one installs from)."""
     parent = plugins_home() / "marketplaces"
     fresh = _scratch(parent, "clone")
     try:
         git_clone(url, fresh, ref)
         found = read_marketplace(fresh)
+        _not_taken(read_state(), found.name, source)
         target = parent / found.name
         replace_dir(fresh, target)
     finally:
@@ -90,16 +93,21 @@ def open_source(source: Any, label: str) -> Marketplace:
             ) from None
         return read_marketplace(where)
     url, ref, _ = git_source(source, label)
-    return _clone_marketplace(url, ref)
+    return _clone_marketplace(url, ref, source)
+
+
+def _not_taken(state: PluginState, name: str, source: dict[str, Any]) -> None:
+    """Raise PluginError when another source's marketplace has this name."""
+    known = state.marketplaces.get(name)
+    if known is not None and known.get("source") != source:
+        raise PluginError(
+            f"a marketplace named {name} is already known (from {known.get('source')}); "
+            f"remove it first: pleat plugin marketplace remove {name}"
+        )
 
 
 def remember_marketplace(state: PluginState, found: Marketplace, source: dict[str, Any]) -> None:
-    known = state.marketplaces.get(found.name)
-    if known is not None and known.get("source") != source:
-        raise PluginError(
-            f"a marketplace named {found.name} is already known (from {known.get('source')}); "
-            f"remove it first: pleat plugin marketplace remove {found.name}"
-        )
+    _not_taken(state, found.name, source)
     state.marketplaces[found.name] = {"source": source, "path": str(found.root)}
 
 

@@ -189,3 +189,22 @@ def test_the_approval_covers_the_scripts_and_no_link_leads_out(
     install(f"context-hook@{MARKET}")  # a reinstall that changes the script
     (again,) = load_plugins().plugins
     assert gate(load_plugins()).waiting and run_parts(again) is not None
+
+
+def test_a_refused_marketplace_add_leaves_the_known_ones_clone(tmp_path: Path) -> None:
+    """Two git marketplaces of one name: the second add is refused and the first one's clone is
+    what installs still come from (found by review)."""
+    from agent.plugins.state import plugins_home
+    from tests.support.plugin_market import bare_repository
+
+    first = bare_repository(make_market(tmp_path / "one"), tmp_path / "one.git")
+    second_market = make_market(tmp_path / "two")
+    shutil.rmtree(second_market / "plugins" / "build-kit")
+    listing = json.loads((second_market / ".claude-plugin" / "marketplace.json").read_text())
+    listing["plugins"] = [p for p in listing["plugins"] if p["name"] != "build-kit"]
+    (second_market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(listing))
+    second = bare_repository(second_market, tmp_path / "two.git")
+    add_marketplace(str(first), Path.cwd())
+    with pytest.raises(PluginError, match="already known"):
+        add_marketplace(str(second), Path.cwd())
+    assert (plugins_home() / "marketplaces" / MARKET / "plugins" / "build-kit").is_dir()
