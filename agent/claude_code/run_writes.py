@@ -10,11 +10,9 @@ another content, and `--yes` approves it again.
 
 from __future__ import annotations
 
-import hashlib
-import os
-import stat
 from pathlib import Path
 
+from agent.claude_code.settings_file import file_digest
 from sessions.approvals import Approvals
 from tools.paths import workspace_root
 
@@ -27,20 +25,8 @@ MAX_BYTES = 4 * 1024 * 1024
 
 
 def content_digest(path: Path) -> str:
-    """The SHA-256 of a regular file's bytes, or "" when there is none (never blocks)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
-    except OSError:
-        return ""
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return ""
-        with os.fdopen(os.dup(fd), "rb") as file:
-            return hashlib.sha256(file.read(MAX_BYTES)).hexdigest()
-    except OSError:
-        return ""
-    finally:
-        os.close(fd)
+    """The SHA-256 of a watched file's bytes, or "" when there is none (never blocks)."""
+    return file_digest(path, MAX_BYTES)
 
 
 def snapshot(workspace: Path) -> dict[str, str]:

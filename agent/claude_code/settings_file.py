@@ -121,7 +121,7 @@ def named_scripts(approvable: Mapping[str, Any], root: Path) -> dict[str, str]:
             path = Path(word) if word.startswith("/") else root / word
             if not Path(os.path.realpath(path)).is_relative_to(root) or not _runs(path):
                 continue
-            scripts[word] = _file_digest(path)
+            scripts[word] = file_digest(path) or "missing"
     return scripts
 
 
@@ -136,20 +136,20 @@ def _runs(path: Path) -> bool:
         return False
 
 
-def _file_digest(path: Path) -> str:
-    """The SHA-256 of a regular file's bytes (bounded; a binary's change shows too), or
-    "missing" when it is none (never blocks on a FIFO)."""
+def file_digest(path: Path, max_bytes: int = MAX_SCRIPT_BYTES) -> str:
+    """The SHA-256 of a regular file's bytes (at most `max_bytes`; a binary's change shows too),
+    or "" when it is none (never blocks on a FIFO)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError:
-        return "missing"
+        return ""
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return "missing"
+            return ""
         with os.fdopen(os.dup(fd), "rb") as file:
-            return hashlib.sha256(file.read(MAX_SCRIPT_BYTES)).hexdigest()
+            return hashlib.sha256(file.read(max_bytes)).hexdigest()
     except OSError:
-        return "missing"
+        return ""
     finally:
         os.close(fd)
 
