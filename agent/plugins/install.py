@@ -27,7 +27,7 @@ from agent.plugins.marketplace import (
     github_url,
     read_marketplace,
 )
-from agent.plugins.state import PluginState, plugins_home, read_state, write_state
+from agent.plugins.state import PluginState, changing_state, plugins_home, read_state
 from sessions.paths import private_dir
 from sessions.short_text import quoted
 
@@ -113,25 +113,23 @@ def remember_marketplace(state: PluginState, found: Marketplace, source: dict[st
 
 def add_marketplace(where: str, base: Path) -> str:
     """`pleat plugin marketplace add WHERE`; the line saying what was added."""
-    state = read_state()
     source = _source_of(where, base)
     found = open_source(source, where)
-    remember_marketplace(state, found, source)
-    write_state(state)
+    with changing_state() as state:
+        remember_marketplace(state, found, source)
     count = len(found.plugins)
     notes = "".join(f"\n  note: {note}" for note in found.notes)
     return f"marketplace {found.name} added: {count} plugin{'s' if count != 1 else ''}{notes}"
 
 
 def remove_marketplace(name: str) -> str:
-    state = read_state()
-    if state.marketplaces.pop(name, None) is None:
-        raise PluginError(
-            f"no marketplace named {quoted(name, 64)} (pleat plugin marketplace list)"
-        )
-    clone = plugins_home() / "marketplaces" / check_name(name, "marketplace")
-    shutil.rmtree(clone, ignore_errors=True)
-    write_state(state)
+    with changing_state() as state:
+        if state.marketplaces.pop(name, None) is None:
+            raise PluginError(
+                f"no marketplace named {quoted(name, 64)} (pleat plugin marketplace list)"
+            )
+        clone = plugins_home() / "marketplaces" / check_name(name, "marketplace")
+        shutil.rmtree(clone, ignore_errors=True)
     return f"marketplace {name} removed (its installed plugins stay until uninstalled)"
 
 
@@ -191,10 +189,10 @@ def install(key: str, known: Mapping[str, Any] | None = None, *, enable: bool = 
     finally:
         shutil.rmtree(fresh, ignore_errors=True)
     version = manifest.version or entry.version
-    state.installed[key] = {"version": version, "path": str(target)}
-    if enable:
-        state.enabled[key] = True
-    write_state(state)
+    with changing_state() as now:  # read again: another process may have changed it meanwhile
+        now.installed[key] = {"version": version, "path": str(target)}
+        if enable:
+            now.enabled[key] = True
     what = f" {version}" if version else ""
     notes = "".join(f"\n  note: {note}" for note in manifest.notes)
     runs = ""
@@ -206,23 +204,21 @@ def install(key: str, known: Mapping[str, Any] | None = None, *, enable: bool = 
 
 def uninstall(key: str) -> str:
     plugin, market = split_key(key)
-    state = read_state()
-    if state.installed.pop(key, None) is None:
-        raise PluginError(f"{key} is not installed (pleat plugin list)")
-    state.enabled.pop(key, None)
-    shutil.rmtree(plugins_home() / "installed" / market / plugin, ignore_errors=True)
-    write_state(state)
+    with changing_state() as state:
+        if state.installed.pop(key, None) is None:
+            raise PluginError(f"{key} is not installed (pleat plugin list)")
+        state.enabled.pop(key, None)
+        shutil.rmtree(plugins_home() / "installed" / market / plugin, ignore_errors=True)
     return f"uninstalled {key}"
 
 
 def set_enabled(key: str, enabled: bool) -> str:
     """Enable or disable an installed plugin (from the next session on)."""
     split_key(key)
-    state = read_state()
-    if key not in state.installed:
-        raise PluginError(f"{key} is not installed: pleat plugin install {key}")
-    state.enabled[key] = enabled
-    write_state(state)
+    with changing_state() as state:
+        if key not in state.installed:
+            raise PluginError(f"{key} is not installed: pleat plugin install {key}")
+        state.enabled[key] = enabled
     return f"{key} {'enabled' if enabled else 'disabled'} (from the next session on)"
 
 

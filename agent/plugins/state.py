@@ -12,7 +12,10 @@ reading it says so in one line, and every change is refused until it is repaired
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,8 @@ from sessions.paths import data_home, private_dir
 # installed.
 PLUGINS_DIR = "plugins"
 STATE_FILE = "state.json"
+# The lock every change of the state is made under (changing_state).
+LOCK_FILE = "state.lock"
 # Bytes of the state file read at most: a line or two per marketplace and plugin; 4 MiB holds
 # tens of thousands, so a larger one is damaged.
 MAX_STATE_BYTES = 4 * 1024 * 1024
@@ -85,6 +90,19 @@ def read_state() -> PluginState:
             if isinstance(k, str) and isinstance(v, bool)
         },
     )
+
+
+@contextlib.contextmanager
+def changing_state() -> Iterator[PluginState]:
+    """The state, read under an exclusive lock of the plugins' directory and written back when
+    the block ends without an error: two pleat processes changing it at once (an install and a
+    marketplace add) lose neither change (found by review). Fetches happen before, not under it."""
+    private_dir(plugins_home())
+    with (plugins_home() / LOCK_FILE).open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        state = read_state()
+        yield state
+        write_state(state)
 
 
 def write_state(state: PluginState) -> None:

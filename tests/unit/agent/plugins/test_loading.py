@@ -208,3 +208,25 @@ def test_a_refused_marketplace_add_leaves_the_known_ones_clone(tmp_path: Path) -
     with pytest.raises(PluginError, match="already known"):
         add_marketplace(str(second), Path.cwd())
     assert (plugins_home() / "marketplaces" / MARKET / "plugins" / "build-kit").is_dir()
+
+
+def test_an_install_keeps_a_marketplace_added_while_it_fetched(
+    market: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another pleat adds a marketplace during an install's copy: neither change is lost (the
+    state is read again under a lock before it is written; found by review)."""
+    import agent.plugins.install as installing
+    from agent.plugins.install import _fetch_plugin
+
+    other = make_market(tmp_path / "other", name="other-market")
+    add_marketplace(str(market), Path.cwd())
+
+    def fetch_meanwhile(entry: object, target: Path) -> None:
+        add_marketplace(str(other), Path.cwd())  # as another process would, mid-install
+        _fetch_plugin(entry, target)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(installing, "_fetch_plugin", fetch_meanwhile)
+    install(f"build-kit@{MARKET}")
+    state = read_state()
+    assert sorted(state.marketplaces) == [MARKET, "other-market"]
+    assert f"build-kit@{MARKET}" in state.installed
