@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from agent.compaction.policy import CompactionPolicy, PolicyError, with_instructions_file
-from agent.config_checks import CHECKS, WORD_OR_BOOL, WORD_OR_NUMBER
+from agent.config_checks import (
+    CHECKS,
+    ENVIRONMENT,
+    WORD_OR_BOOL,
+    WORD_OR_NUMBER,
+    ConfigError,
+    checked_rules,
+    only_in_file,
+)
 from agent.config_claude import claude_layers
 from agent.hooks.config import HookConfigError, HookSpec, parse_hooks
 from agent.mcp.settings import ServerSettings, SettingsError, from_config
@@ -51,8 +59,6 @@ HOOKS = "hooks"
 MCP_SERVERS = "mcp_servers"
 # The [status_line] table (agent/status_line/spec.py): a command, so config.toml only, as hooks.
 STATUS_LINE = "status_line"
-# How errors name the environment as the source of a setting.
-ENVIRONMENT = "environment"
 # Settings that are lists of permission rules. Each source adds to them (file, then environment,
 # then flags) instead of replacing them: a --deny flag must not drop the file's deny rules.
 RULE_LISTS = frozenset({"allow", "ask", "deny"})
@@ -61,10 +67,6 @@ RULE_LISTS = frozenset({"allow", "ask", "deny"})
 # a directory's name may hold a comma.
 ADD_DIRS = "add_dirs"
 ADDING_LISTS = RULE_LISTS | {ADD_DIRS}
-
-
-class ConfigError(Exception):
-    """A bad setting: the message names the key and where it came from."""
 
 
 @dataclass(frozen=True)
@@ -263,7 +265,7 @@ def _validated(
             out[key] = None
             continue
         if schema is Config and key in RULE_LISTS:
-            out[key] = _rules(label(key), value, source, written=source == ENVIRONMENT)
+            out[key] = checked_rules(label(key), value, source, written=source == ENVIRONMENT)
             continue
         if schema is Config and key == ADD_DIRS and source == ENVIRONMENT:
             value = [item for item in str(value).split(os.pathsep) if item.strip()]
@@ -285,8 +287,7 @@ def _validated(
 
 def _hooks(label: str, value: Any, source: str) -> tuple[HookSpec, ...]:
     """The hooks' tables, from the config file only."""
-    if source in (ENVIRONMENT, "flag"):
-        raise ConfigError(f"{source}: {label}: hooks are set in {config_path()} only")
+    only_in_file(label, source, "hooks are", config_path())
     try:
         return parse_hooks(value)
     except HookConfigError as error:
@@ -296,45 +297,11 @@ def _hooks(label: str, value: Any, source: str) -> tuple[HookSpec, ...]:
 def _status_line(label: str, value: Any, source: str) -> StatusLineSpec:
     """The [status_line] table, from the config file only, strictly: its first problem is the
     error."""
-    if source in (ENVIRONMENT, "flag"):
-        raise ConfigError(f"{source}: {label}: the status line is set in {config_path()} only")
+    only_in_file(label, source, "the status line is", config_path())
     spec, problems = parse_status_line(value, source, label=label)
     if problems or spec is None:
         raise ConfigError(problems[0] if problems else f"{source}: {label} is not usable")
     return spec
-
-
-def _rules(label: str, value: Any, source: str, *, written: bool) -> tuple[str, ...]:
-    """A list of permission rules: a TOML array of strings (`written`, from the environment:
-    the array as TOML text, PLEAT_ALLOW='["run_command(pytest *)"]'); each one checked and kept
-    in its plain form."""
-    example = '["run_command(pytest *)", "edit_file"]'
-    if written and isinstance(value, str):
-        try:
-            parsed = tomllib.loads(f"rules = {value}")
-        except (tomllib.TOMLDecodeError, RecursionError):  # RecursionError: [[[[... nested
-            parsed = {}
-        if list(parsed) != ["rules"]:  # not TOML, or more than one array (`[]\nx = 1`)
-            raise ConfigError(
-                f"{source}: {label} must be a TOML array of rules, e.g. {example}, "
-                f"got {quoted(value)}"
-            )
-        value = parsed["rules"]
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(
-            f"{source}: {label} must be a list of rules, e.g. {example}, got {quoted(value)}"
-        )
-    from agent.permissions.rules import RuleError, parse_rule  # only when rules are given
-
-    rules: list[str] = []
-    for index, text in enumerate(value):
-        try:
-            rules.append(str(parse_rule(text)))
-        except RuleError as error:
-            raise ConfigError(
-                f"{source}: {label}[{index}] {quoted(text)} is not a rule: {error}"
-            ) from None
-    return tuple(rules)
 
 
 def _from_file(path: Path) -> dict[str, Any]:

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from agent.model.request_shape import THINKING_LEVELS, THINKING_OFF
 from agent.model.settings import VISION_AUTO, VISION_OFF, VISION_ON
 from agent.permissions.modes import CLAUDE_ALIASES, MODES
+from sessions.short_text import quoted
 from tools.command_limits import MAX_TIMEOUT_SECONDS
 from tools.sandbox.modes import SANDBOX_MODES
+
+# How errors name the environment as the source of a setting.
+ENVIRONMENT = "environment"
+
+
+class ConfigError(Exception):
+    """A bad setting: the message names the key and where it came from."""
+
 
 # Checks beyond the type, per key: (predicate, what a good value is).
 # Longest wait for a model's next byte: past an hour, a silent stream is dead, not slow.
@@ -59,3 +70,43 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
 WORD_OR_NUMBER = frozenset({"thinking"})
 # Settings written as a word or a boolean (TOML `vision = true` as well as "auto").
 WORD_OR_BOOL = frozenset({"vision"})
+
+
+def only_in_file(label: str, source: str, what: str, path: Path) -> None:
+    """Refuse a setting that runs a command (hooks, the status line) from the environment or a
+    flag: `what` ("hooks are") is set in the config file only."""
+    if source in (ENVIRONMENT, "flag"):
+        raise ConfigError(f"{source}: {label}: {what} set in {path} only")
+
+
+def checked_rules(label: str, value: Any, source: str, *, written: bool) -> tuple[str, ...]:
+    """A list of permission rules: a TOML array of strings (`written`, from the environment:
+    the array as TOML text, PLEAT_ALLOW='["run_command(pytest *)"]'); each one checked and kept
+    in its plain form."""
+    example = '["run_command(pytest *)", "edit_file"]'
+    if written and isinstance(value, str):
+        try:
+            parsed = tomllib.loads(f"rules = {value}")
+        except (tomllib.TOMLDecodeError, RecursionError):  # RecursionError: [[[[... nested
+            parsed = {}
+        if list(parsed) != ["rules"]:  # not TOML, or more than one array (`[]\nx = 1`)
+            raise ConfigError(
+                f"{source}: {label} must be a TOML array of rules, e.g. {example}, "
+                f"got {quoted(value)}"
+            )
+        value = parsed["rules"]
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(
+            f"{source}: {label} must be a list of rules, e.g. {example}, got {quoted(value)}"
+        )
+    from agent.permissions.rules import RuleError, parse_rule  # only when rules are given
+
+    rules: list[str] = []
+    for index, text in enumerate(value):
+        try:
+            rules.append(str(parse_rule(text)))
+        except RuleError as error:
+            raise ConfigError(
+                f"{source}: {label}[{index}] {quoted(text)} is not a rule: {error}"
+            ) from None
+    return tuple(rules)

@@ -19,7 +19,7 @@ from pathlib import Path
 from agent.hooks.answer import MAX_HOOK_OUTPUT_BYTES, HookRun
 from agent.hooks.config import HookSpec
 from agent.terminal_text import visible
-from tools.sandbox.denials import sandbox_cause
+from tools.sandbox.denials import OPTED_IN, sandbox_cause
 from tools.sandbox.policy import Sandbox
 
 # Bytes per pipe read.
@@ -85,10 +85,7 @@ def refused_by_sandbox(run: HookRun, sandbox: Sandbox, stdin: bytes = b"") -> Ho
     cause = sandbox_cause("\n".join(own), sandbox)
     if cause is None:
         return run
-    problem = (
-        f"was refused by the sandbox ({cause}); it runs confined because its settings say "
-        "sandbox = true: remove that to run it as you"
-    )
+    problem = f"was refused by the sandbox ({cause}); {OPTED_IN}"
     return HookRun(run.spec, None, run.stdout, run.stderr, problem)
 
 

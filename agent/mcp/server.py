@@ -19,6 +19,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent.mcp.confined import failed_start, with_sandbox_note
 from agent.mcp.listing import screen
 from agent.mcp.settings import ServerSettings, SettingsError
 from agent.mcp.stderr_tail import StderrTail
@@ -26,7 +27,6 @@ from agent.mcp.surrogates import readable
 from agent.mcp.tool import McpTool, adapt
 from agent.mcp.transport import confining, open_transport
 from tools.base import ToolError
-from tools.sandbox.denials import sandbox_cause
 from tools.sandbox.policy import Sandbox
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ class McpServer:
         timeout = self.settings.tool_timeout
         try:
             result = await session.call_tool(remote, arguments, read_timeout_seconds=timeout)
-            return self._with_sandbox_note(result)
+            return with_sandbox_note(self.name, result, self.confined)
         except MCPError as error:
             if error.code == REQUEST_TIMEOUT:
                 raise ToolError(
@@ -205,27 +205,6 @@ class McpServer:
             ) from None
         except Exception as error:  # a broken stream, a malformed result: the call's result
             raise ToolError(f"the MCP server {self.name} failed: {one_line(error)}") from None
-
-    def _with_sandbox_note(self, result: CallToolResult) -> CallToolResult:
-        """A confined server's failed call whose words show the sandbox refused it something
-        (a write, a connection) gets a line saying so and how to let it out."""
-        confined = self.confined
-        if confined is None or not result.is_error:
-            return result
-        words = "\n".join(str(getattr(item, "text", "")) for item in result.content)
-        cause = sandbox_cause(words, confined)
-        if cause is None:
-            return result
-        from mcp_types import TextContent
-
-        note = (
-            f"[pleat: the sandbox refused the MCP server {self.name} {cause}: it runs confined "
-            "because its settings say sandbox = true; the user can remove that to run it as "
-            "themselves]"
-        )
-        return result.model_copy(
-            update={"content": [*result.content, TextContent(type="text", text=note)]}
-        )
 
     # -- the connection's task ----------------------------------------------------------------
 
@@ -270,13 +249,7 @@ class McpServer:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.stderr.ended.wait(), STDERR_DRAIN_SECONDS)
         last = self.stderr.last()
-        confined = self.confined
-        cause = sandbox_cause("\n".join(self.stderr.lines()), confined) if confined else None
-        if cause is not None:  # the sandbox's doing, not the server's: said, with the way out
-            what += (
-                f"; the sandbox refused it {cause}: it runs confined because its settings say "
-                "sandbox = true (remove that to run it as you)"
-            )
+        what = failed_start(what, self.stderr.lines(), self.confined)
         self._set("failed", f"{what} (stderr: {last})" if last else what)
 
     async def _connect(self) -> None:

@@ -84,6 +84,11 @@ def sandbox_cause(text: str, sandbox: Sandbox, *, network: bool = False) -> str 
     return "; ".join(causes) if causes else None
 
 
+# How a hook's or a server's refusal says why it was confined and how to let it out: it is the
+# user's, confined only because its settings opted in (agent/hooks/process.py, agent/mcp/).
+OPTED_IN = "it runs confined because its settings say sandbox = true: remove that to run it as you"
+
+
 def denial_note(cause: str, sandbox: Sandbox) -> str:
     """What the model reads after the output of a command the sandbox refused something."""
     return (
