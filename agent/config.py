@@ -19,10 +19,10 @@ from agent.config_checks import (
     ENVIRONMENT,
     WORD_OR_BOOL,
     WORD_OR_NUMBER,
-    ConfigError,
     checked_rules,
     only_in_file,
 )
+from agent.config_checks import ConfigError as ConfigError  # the settings' one error
 from agent.config_claude import claude_layers
 from agent.hooks.config import HookConfigError, HookSpec, parse_hooks
 from agent.mcp.settings import ServerSettings, SettingsError, from_config
