@@ -191,9 +191,14 @@ async def sandbox(host: Host, _: str) -> None:
 
 
 async def add_dir(host: Host, arg: str) -> None:
-    from tui.add_dir_command import add_dir as add_or_list
+    from agent.session.add_dir import add_dir as add_or_list
 
-    await add_or_list(host, arg)
+    assert host.agent is not None
+    line, error = await asyncio.to_thread(add_or_list, host.agent, arg, host.workspace)
+    if error:
+        await host.conversation.add_notice(line, "error")
+    else:
+        await host.conversation.add_notice(line)
 
 
 async def skills(host: Host, _: str) -> None:

@@ -1,13 +1,14 @@
-"""/add-dir in the TUI: add a directory outside the workspace for this session, or list them
-(agent/permissions/added_dirs.py checks it, agent/turn/added_dirs.py adds it)."""
+"""/add-dir for any front end: add a directory outside the workspace for this session, or list
+them (agent/permissions/added_dirs.py checks it, agent/turn/added_dirs.py adds it); the answer
+is one line for the front end to show."""
 
 from __future__ import annotations
 
-import asyncio
+from pathlib import Path
 
 from agent.permissions.added_dirs import checked_dirs
 from agent.turn.added_dirs import add_directory
-from tui.host import Host
+from agent.turn.loop import Agent
 
 # Said by /add-dir alone when none is added.
 NONE_ADDED = (
@@ -18,35 +19,28 @@ NONE_ADDED = (
 QUOTES = ("'", '"')
 
 
-async def add_dir(host: Host, text: str) -> None:
+def add_dir(agent: Agent, text: str, workspace: Path) -> tuple[str, bool]:
     """`/add-dir` lists the added directories; `/add-dir DIR` checks DIR and adds it: the model
-    is told with the next prompt, and its sandboxed commands may write there."""
-    agent = host.agent
-    assert agent is not None
+    is told with the next prompt, and its sandboxed commands may write there. Returns the line
+    to show and whether it is an error (blocking: it looks at the file system)."""
     wanted = text.strip()
     if len(wanted) > 1 and wanted[0] in QUOTES and wanted[-1] == wanted[0]:
         wanted = wanted[1:-1]
     if not wanted:
         roots = agent.context.extra_roots
-        said = "\n".join(["added directories:", *map(str, roots)]) if roots else NONE_ADDED
-        await host.conversation.add_notice(said)
-        return
-    found, problems = await asyncio.to_thread(checked_dirs, [wanted], host.workspace)
+        return ("\n".join(["added directories:", *map(str, roots)]) if roots else NONE_ADDED), False
+    found, problems = checked_dirs([wanted], workspace)
     if problems:
-        await host.conversation.add_notice(f"/add-dir: {problems[0]}", "error")
-        return
+        return f"/add-dir: {problems[0]}", True
     if not found:
-        await host.conversation.add_notice(f"/add-dir: {wanted} is in the workspace already")
-        return
+        return f"/add-dir: {wanted} is in the workspace already", False
     directory = found[0]
     if directory in agent.context.extra_roots:
-        await host.conversation.add_notice(f"/add-dir: {directory} is added already")
-        return
+        return f"/add-dir: {directory} is added already", False
     refused = add_directory(agent, directory)
     if refused is not None:
-        await host.conversation.add_notice(f"/add-dir: {refused}", "error")
-        return
-    await host.conversation.add_notice(
+        return f"/add-dir: {refused}", True
+    return (
         f"added {directory} for this session: the model may read and write it (told with your "
         "next prompt), and commands in the sandbox may write there"
-    )
+    ), False
