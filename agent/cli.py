@@ -333,7 +333,7 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
                 resume=args.resume,
                 continue_latest=args.continue_latest,
                 notes=claude.notes,
-                plugin_settings=(claude.enabled_plugins, claude.marketplaces),
+                plugin_settings=claude.plugin_settings,
             )
     if args.resume == "":
         return fail("--resume needs an ID with -p (pleat sessions lists them), or --continue", 2)
@@ -354,7 +354,7 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
             continue_latest=args.continue_latest,
             output_format=args.output_format,
             goal=goal,
-            plugin_settings=(claude.enabled_plugins, claude.marketplaces),
+            plugin_settings=claude.plugin_settings,
         )
 
 

@@ -91,6 +91,11 @@ class ClaudeSettings:
     marketplaces: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def plugin_settings(self) -> tuple[dict[str, bool], dict[str, Any]]:
+        """enabledPlugins and extraKnownMarketplaces, as agent/plugins/loaded.py takes them."""
+        return self.enabled_plugins, self.marketplaces
+
     def rules(self, kind: str) -> list[tuple[str, str]]:
         return {"allow": self.allow, "ask": self.ask, "deny": self.deny}[kind]
 
