@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Coroutine, Mapping, Sequence
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -101,12 +100,7 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
         )
         permissions = modes.starting_permissions(config, approve_everything)
         permissions.on_change(self.permission_mode_changed)
-        self.approvals = SessionApprovals(
-            partial(asking.ask_approval, self),
-            partial(asking.review_plan, self),
-            permissions,
-            partial(asking.ask_user, self),
-        )
+        self.approvals = SessionApprovals(asking.TerminalAsking(self), permissions)
         self.controller: SessionController | None = None  # made after the first frame
         self.opened = asyncio.Event()  # set once the session is open (or cannot be)
         self.files = WorkspaceFiles(workspace)

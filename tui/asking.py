@@ -1,4 +1,5 @@
-"""The questions a turn asks the user in a modal: approve a call, review a plan, the model's own."""
+"""The terminal's side of the asking protocol (agent/session/asking.py): every question a session
+puts, as a modal (approve a call, review a plan, the model's own question, a project's files)."""
 
 from __future__ import annotations
 
@@ -13,33 +14,44 @@ if TYPE_CHECKING:
     from agent.permissions.plan_mode import PlanVerdict
     from agent.permissions.policy import ApprovalRequest
     from agent.session.asking import Answer
+    from agent.session.project_questions import ProjectQuestion
     from tools.ask_user import Question, Reply
 
 
-async def ask_approval(app: Host, request: ApprovalRequest) -> Answer:
-    """Show the approval modal from the turn's worker and wait for the answer."""
-    from tui.screens.approval import ApprovalScreen
+class TerminalAsking:
+    """Asks in modals over the app (agent.session.asking.Asking)."""
 
-    answer: Answer = await modal(app, ApprovalScreen(request), f"approve {request.tool}?")
-    return answer
+    def __init__(self, app: Host) -> None:
+        self.app = app
 
+    async def approve(self, request: ApprovalRequest) -> Answer:
+        """Show the approval modal from the turn's worker and wait for the answer."""
+        from tui.screens.approval import ApprovalScreen
 
-async def review_plan(app: Host, plan: str) -> PlanVerdict:
-    """Plan mode's exit_plan_mode: the plan in the conversation, then accept it or not."""
-    from agent.terminal_text import visible
-    from tui.screens.plan import PlanScreen
+        answer: Answer = await modal(self.app, ApprovalScreen(request), f"approve {request.tool}?")
+        return answer
 
-    await app.conversation.add_markdown(visible(plan), "plan")
-    verdict: PlanVerdict = await modal(app, PlanScreen(plan), "review the plan")
-    return verdict
+    async def review_plan(self, plan: str) -> PlanVerdict:
+        """Plan mode's exit_plan_mode: the plan in the conversation, then accept it or not."""
+        from agent.terminal_text import visible
+        from tui.screens.plan import PlanScreen
 
+        await self.app.conversation.add_markdown(visible(plan), "plan")
+        verdict: PlanVerdict = await modal(self.app, PlanScreen(plan), "review the plan")
+        return verdict
 
-async def ask_user(app: Host, question: Question) -> Reply | None:
-    """The model's question (ask_user): its options, or an answer typed; None: none given."""
-    from tui.screens.ask_user import AskUserScreen
+    async def ask_user(self, question: Question) -> Reply | None:
+        """The model's question (ask_user): its options, or an answer typed; None: none given."""
+        from tui.screens.ask_user import AskUserScreen
 
-    reply: Reply | None = await modal(app, AskUserScreen(question), "answer the question")
-    return reply
+        reply: Reply | None = await modal(self.app, AskUserScreen(question), "answer the question")
+        return reply
+
+    async def approve_project(self, question: ProjectQuestion) -> bool:
+        """A project's files (hooks, settings, .mcp.json) or a plugin's parts: run them or not."""
+        from tui.screens.project_approval import approval_screen
+
+        return bool(await self.app.ask_screen(approval_screen(question)))
 
 
 async def modal(app: Host, screen: Screen[Any], state: str) -> Any:

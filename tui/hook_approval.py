@@ -12,6 +12,7 @@ async def start(host: Host) -> None:
     """Say what the hooks' sources left out, then ask about each project settings file whose
     hooks were never approved in this content (agent/hooks/claude_settings.py). Once per run."""
     from agent.hooks.claude_settings import approve
+    from agent.session.project_questions import hooks_question
 
     controller = host.controller
     if controller is None:
@@ -22,9 +23,7 @@ async def start(host: Host) -> None:
         await host.conversation.add_notice(note, "error")
     waiting, controller.hooks_waiting = controller.hooks_waiting, ()
     for found in waiting:
-        from tui.screens.project_approval import HookApprovalScreen
-
-        if not await host.ask_screen(HookApprovalScreen(found)):
+        if not await host.approvals.asking.approve_project(hooks_question(found)):
             line = f"{found.label}'s hooks do not run; asked again next time"
             await host.conversation.add_notice(line)
             continue

@@ -24,6 +24,7 @@ async def start(host: Host) -> None:
     (a later call, after /model opened the first session, does nothing)."""
     from agent.mcp.project_file import approve, is_approved
     from agent.mcp.sources import gather_servers
+    from agent.session.project_questions import mcp_question
 
     servers = _servers(host)
     if servers is None or host.controller is None or host.controller.mcp_opened:
@@ -44,9 +45,7 @@ async def start(host: Host) -> None:
         return
     approved = await asyncio.to_thread(is_approved, host.workspace, project)
     if not approved:
-        from tui.screens.project_approval import McpApprovalScreen
-
-        approved = bool(await host.ask_screen(McpApprovalScreen(project)))
+        approved = await host.approvals.asking.approve_project(mcp_question(project))
         if not approved:
             names = ", ".join(server.name for server in project.servers)
             line = f".mcp.json's MCP servers ({names}) were not started; asked again next time"

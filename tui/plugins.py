@@ -46,15 +46,14 @@ async def ask_approvals(host: Host) -> None:
     """Ask about each enabled plugin whose hooks and servers were never approved in this
     content; those allowed run from now on (and are remembered). Once per run."""
     from agent.plugins.parts import approve
+    from agent.session.project_questions import plugin_question
 
     controller = host.controller
     if controller is None:
         return
     waiting, controller.plugins_waiting = controller.plugins_waiting, []
     for parts in waiting:
-        from tui.screens.project_approval import PluginApprovalScreen
-
-        if not await host.ask_screen(PluginApprovalScreen(parts)):
+        if not await host.approvals.asking.approve_project(plugin_question(parts)):
             line = f"{parts.label}'s hooks and servers do not run; asked again next time"
             await host.conversation.add_notice(line)
             continue

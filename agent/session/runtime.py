@@ -243,4 +243,4 @@ class SessionController:
             self.session.close()
             self.left = self.agent  # its SessionEnd hooks run next (tui/lifecycle.py)
         self.session, self.agent = session, agent
-        self.approvals.permissions.forget_session()  # "always" was said for the one before
+        self.approvals.forget_session()  # "always" and "never" were said for the one before

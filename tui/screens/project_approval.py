@@ -1,10 +1,9 @@
-"""The questions at start about what a project's files would run: its .mcp.json's servers, its
-Claude Code hooks. Each lists all of it; used (y) or not (n)."""
+"""The questions at start about what a project's files would run (its .mcp.json's servers, its
+Claude Code hooks and settings, a plugin's parts), as a modal: all of it listed; used (y) or not
+(n). What is asked is the core's (agent/session/project_questions.py)."""
 
 from __future__ import annotations
 
-import os
-import re
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -12,12 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Label, Static
 
-from agent.hooks.claude_settings import SettingsHooks
-from agent.hooks.config import HookSpec
-from agent.mcp.disclosure import server_lines, shown
-from agent.mcp.project_file import PROJECT_FILE, ProjectServers
-from agent.plugins.parts import ROOT_VARIABLE, RunParts
-from agent.terminal_text import visible
+from agent.session.project_questions import ProjectQuestion
 from tui.screens.question import QuestionScreen
 
 
@@ -34,19 +28,17 @@ class ProjectApprovalScreen(QuestionScreen[bool]):
     # Enter on the focused button must never run a program by accident: start on "Not now".
     AUTO_FOCUS = "#no"
 
-    def __init__(self, title: str, items: list[str], note: str) -> None:
+    def __init__(self, question: ProjectQuestion) -> None:
         super().__init__()
-        self.title_text = title
-        self.items = items
-        self.note = note
+        self.question = question
 
     def compose(self) -> ComposeResult:
         with Vertical(id="project-approval"):
-            yield Label(self.title_text, id="project-approval-title", markup=False)
+            yield Label(self.question.title, id="project-approval-title", markup=False)
             with VerticalScroll(id="project-approval-items"):
-                for item in self.items:
+                for item in self.question.items:
                     yield Static(item, markup=False, classes="project-approval-item")
-            yield Static(self.note, id="project-approval-note", markup=False)
+            yield Static(self.question.note, id="project-approval-note", markup=False)
             with Horizontal(id="project-approval-buttons"):
                 yield Button("Use them (y)", id="yes", variant="success")
                 yield Button("Not now (n)", id="no", variant="error")
@@ -60,60 +52,25 @@ class ProjectApprovalScreen(QuestionScreen[bool]):
 
 
 class McpApprovalScreen(ProjectApprovalScreen):
-    """What each server of the project's .mcp.json would run, all of it (command, args, cwd,
-    env, url, headers: agent/mcp/disclosure.py)."""
-
-    def __init__(self, project: ProjectServers) -> None:
-        count = len(project.servers)
-        super().__init__(
-            f"This project's {PROJECT_FILE} would start {count} MCP "
-            f"server{'s' if count != 1 else ''}:",
-            ["\n".join(server_lines(server, os.environ)) for server in project.servers],
-            "They run with your permissions. Yes is remembered for this workspace until "
-            f"{PROJECT_FILE} changes; No asks again next time.",
-        )
+    """A project's .mcp.json servers."""
 
 
 class HookApprovalScreen(ProjectApprovalScreen):
-    """Every hook of a project's Claude Code settings file: its event, matcher and command."""
-
-    def __init__(self, hooks: SettingsHooks) -> None:
-        count = len(hooks.specs)
-        plural = "s" if count != 1 else ""
-        items = [hook_line(spec) for spec in hooks.specs]
-        items += [f"setting {shown(line)}" for line in hooks.others]
-        what = f"would run {count} hook{plural} (shell commands, at the events named)"
-        if hooks.others:
-            what = f"{what if count else 'has'} and settings that loosen pleat or run a command"
-        super().__init__(
-            f"This project's {visible(hooks.label)} {what}:",
-            items,
-            "They run with your permissions, outside the sandbox. Yes is remembered for this "
-            "workspace until any of these change, or a script of the workspace they name; the "
-            "settings other than hooks take effect from the next start. No asks again next "
-            "time.",
-        )
+    """A project's Claude Code hooks and the settings that loosen pleat."""
 
 
 class PluginApprovalScreen(ProjectApprovalScreen):
-    """Every hook and MCP server of an enabled plugin, in full."""
-
-    def __init__(self, parts: RunParts) -> None:
-        hooks = [hook_line(spec) for spec in parts.hooks]
-        servers = ["\n".join(server_lines(server, os.environ)) for server in parts.servers]
-        super().__init__(
-            f"The {visible(parts.label)} would run these hooks and MCP servers "
-            f"({ROOT_VARIABLE} is {visible(str(parts.root))}):",
-            [*hooks, *servers],
-            "They run with your permissions, outside the sandbox. Yes is remembered until the "
-            "plugin's hooks or servers change (a new install); No asks again next time.",
-        )
+    """An enabled plugin's hooks and MCP servers."""
 
 
-def hook_line(spec: HookSpec) -> str:
-    """A hook on one line, every character of it visible: the file is the repository's, so a
-    line break or a run of spaces must not hide the rest of a command."""
-    where = f" ({shown(spec.matcher.pattern)})" if spec.matcher.pattern else ""
-    condition = f" if {shown(spec.condition)}" if spec.condition else ""
-    command = re.sub(r" {4,}", lambda run: f" ⟨{len(run.group())} spaces⟩ ", spec.command)
-    return f"{spec.event}{where}{condition}: {shown(command)}"
+# The screen of each kind of question (agent/session/project_questions.py ProjectQuestion.kind).
+SCREENS: dict[str, type[ProjectApprovalScreen]] = {
+    "mcp": McpApprovalScreen,
+    "hooks": HookApprovalScreen,
+    "plugin": PluginApprovalScreen,
+}
+
+
+def approval_screen(question: ProjectQuestion) -> ProjectApprovalScreen:
+    """The modal that asks `question`."""
+    return SCREENS.get(question.kind, ProjectApprovalScreen)(question)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.hooks.config import HookSpec, Matcher
-from tui.screens.project_approval import hook_line
+from agent.session.project_questions import hook_line
 
 
 def test_a_hook_line_hides_no_part_of_its_command() -> None:
