@@ -225,3 +225,30 @@ Event = (
     | CompactionFailed
     | FoldDropped
 )
+
+
+# What a session says outside a turn's answer, and the events only a session (not a turn) yields.
+NoticeLevel = Literal["note", "error"]
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A line the session says to its user outside an answer: a repair made on resuming, a
+    SessionStart hook's output, a server that failed, a setting not used (level "error": shown
+    as a problem)."""
+
+    message: str
+    level: NoticeLevel = "note"
+
+
+@dataclass(frozen=True)
+class CommandOutput:
+    """What a built-in slash command answers, as markdown: the TUI shows it in the conversation,
+    `pleat -p` prints it on stdout, ACP sends it as the agent's message."""
+
+    text: str
+    failed: bool = False  # the command could not do what it was asked (its text says why)
+
+
+# Everything a session runtime yields: a turn's events and its own.
+SessionEvent = Event | Notice | CommandOutput
