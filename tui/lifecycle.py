@@ -99,8 +99,8 @@ async def show_session(
     (when given), its id and model, its meter (`count`: now, in a thread; at start-up the
     warm-up counts it); start its SessionStart hooks (`source`: "startup", "resume", "clear"
     for /new, "fork") in the background (a prompt sent meanwhile waits for them)."""
+    from agent.conversation.transcript import describer, entries_from_history
     from agent.turn.instruction_set import instruction_notes
-    from tui.transcript import describer, entries_from_history
 
     agent, session, controller = host.agent, host.session, host.controller
     assert agent is not None and session is not None and controller is not None

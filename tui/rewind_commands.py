@@ -101,7 +101,7 @@ async def _rewind(host: Host, rewinder: Rewinder, number: int | None, scope: Sco
 async def _show(host: Host, outcome: RewindOutcome, *, undo: bool) -> None:
     """The conversation as it is now, then what happened, one notice per line."""
     if outcome.plan.history is not None:
-        from tui.transcript import describer, entries_from_history
+        from agent.conversation.transcript import describer, entries_from_history
 
         agent, session = host.agent, host.session
         assert agent is not None and session is not None

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncio
 
+from agent.conversation.entries import ToolEntry
 from agent.conversation.export import ExportRefused, export_conversation
 from agent.conversation.session_diff import this_sessions_diff
 from agent.terminal_text import hidden_count, visible
 from sessions.messages import Message
-from tui.entries import ToolEntry
 from tui.host import Host
 
 # The most /copy puts on the clipboard: OSC 52 sends it base64 in one escape sequence, which

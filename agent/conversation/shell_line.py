@@ -19,7 +19,7 @@ from sessions.messages import Message
 # The tool whose path a `!` line takes: the one the model runs commands with.
 COMMAND_TOOL = "run_command"
 # The meta key of the user message a `!` line adds: the command as typed (the transcript of a
-# resumed session shows it as a command block, tui/transcript.py).
+# resumed session shows it as a command block, agent/conversation/transcript.py).
 SHELL_KEY = "shell"
 # The line before the command in what the model reads: who ran it, and why it is there.
 CONTEXT_NOTE = "The user ran this command in the workspace themselves (pleat's `!` shell mode):"

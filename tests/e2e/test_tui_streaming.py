@@ -13,11 +13,11 @@ from textual.pilot import Pilot
 from textual.widgets import Markdown
 
 import tui.widgets.assistant_message as assistant_message
+from agent.conversation.entries import ReplyEntry
 from agent.events import TextDelta
 from tests.support.constants import REPO_ROOT
 from tests.support.scripted_server import DELTA_CHARS, ScriptedServer, Text
 from tests.support.tui_support import make_app, send, wait_for, work_finished
-from tui.entries import ReplyEntry
 from tui.turn_view import INTERRUPTED_NOTE, TurnView
 from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.conversation import Conversation

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.conversation.entries import FoldEntry, ReplyEntry, UserEntry
 from tests.support.scripted_server import ScriptedServer, Text
 from tests.support.tui_support import (
     exchange,
@@ -16,7 +17,6 @@ from tests.support.tui_support import (
     started,
     wait_for,
 )
-from tui.entries import FoldEntry, ReplyEntry, UserEntry
 from tui.widgets.compaction_marker import CompactionMarker
 from tui.widgets.conversation import INITIAL, LOAD_BATCH, MAX_WIDGETS, PRUNE_SLACK
 from tui.widgets.status_bar import StatusBar

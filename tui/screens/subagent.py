@@ -13,13 +13,13 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Label
 
+from agent.conversation.entries import Entry, NoticeEntry
+from agent.conversation.transcript import Describe, describer, entries_from_history
 from agent.terminal_text import visible
 from agent.turn.loop import Agent
 from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.messages import ToolCall
 from sessions.paths import session_dir
-from tui.entries import Entry, NoticeEntry
-from tui.transcript import Describe, describer, entries_from_history
 from tui.widgets.conversation import Conversation
 
 # Seconds between looks at the journal while the screen is open: a running sub-agent's new

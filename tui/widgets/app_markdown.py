@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Markdown
 
-from tui.entries import MarkdownEntry
+from agent.conversation.entries import MarkdownEntry
 
 
 class AppMarkdown(Markdown):

@@ -12,8 +12,8 @@ from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 from textual.worker import Worker
 
+from agent.conversation.entries import ReplyEntry
 from agent.terminal_text import visible
-from tui.entries import ReplyEntry
 from tui.widgets.markdown_lists import FLAT_LIST_BLOCKS
 from tui.widgets.reply_window import KEEP_SCREENS, BlockWindow
 from tui.widgets.stream_pacing import pause_after

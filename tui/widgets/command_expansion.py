@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import Collapsible, Static
 
+from agent.conversation.entries import ExpansionEntry
 from agent.terminal_text import visible
-from tui.entries import ExpansionEntry
 
 # Characters of the expanded prompt shown when the block is opened: enough to check what the
 # command asked; a long include is the file the user already has.

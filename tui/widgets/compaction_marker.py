@@ -9,8 +9,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Static
 
+from agent.conversation.entries import FoldEntry, FoldState
 from agent.terminal_text import visible
-from tui.entries import FoldEntry, FoldState
 
 # The sign before every fold line, the same as the headless CLI's.
 FOLD_SIGN = "⟳"

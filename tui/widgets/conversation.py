@@ -10,7 +10,7 @@ from textual import events
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
-from tui.entries import (
+from agent.conversation.entries import (
     Entry,
     ExpansionEntry,
     FoldEntry,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from agent.conversation.entries import NoticeEntry, NoticeKind
 from agent.terminal_text import visible
-from tui.entries import NoticeEntry, NoticeKind
 
 
 class Notice(Static):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.timer import Timer
 from textual.widgets import Collapsible, Static
 
+from agent.conversation.entries import ThinkingEntry
 from agent.terminal_text import visible
-from tui.entries import ThinkingEntry
 from tui.widgets.stream_pacing import MIN_PAUSE_SECONDS
 
 # Characters of reasoning shown when the block is opened: a long think is summarized by its

@@ -10,9 +10,9 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 from textual.widgets._collapsible import CollapsibleTitle
 
+from agent.conversation.entries import ToolEntry
 from agent.terminal_text import visible
 from sessions.paths import is_session_id
-from tui.entries import ToolEntry
 from tui.widgets.diff_view import DiffView
 
 # Lines of a tool result shown in the block: enough to recognise a file or a test run, short

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from agent.conversation.entries import UserEntry
 from agent.terminal_text import visible
-from tui.entries import UserEntry
 
 
 class UserMessage(Static):

@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agent.conversation.shell_line import SHELL_KEY, shown_output
-from agent.turn.loop import Agent
-from sessions.archive import ChunkArchive
-from sessions.messages import SOURCE_KEY, TYPED_KEY, Message, ToolCall, is_summary
-from tools.result_facts import ResultFacts
-from tui.entries import (
+from agent.conversation.entries import (
     Entry,
     ExpansionEntry,
     FoldEntry,
@@ -18,6 +13,11 @@ from tui.entries import (
     ToolEntry,
     UserEntry,
 )
+from agent.conversation.shell_line import SHELL_KEY, shown_output
+from agent.turn.loop import Agent
+from sessions.archive import ChunkArchive
+from sessions.messages import SOURCE_KEY, TYPED_KEY, Message, ToolCall, is_summary
+from tools.result_facts import ResultFacts
 
 Describe = Callable[[ToolCall], str]
 
