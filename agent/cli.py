@@ -18,7 +18,6 @@ from agent.permissions.modes import CLAUDE_ALIASES, MODES_LINE, YES_MODE, mode_n
 from agent.terminal_text import VisibleStream
 
 if TYPE_CHECKING:
-    from agent.claude_code.settings import ClaudeSettings
     from agent.config import Config
 
 
@@ -52,6 +51,7 @@ examples:
   pleat -p "go on" --continue --goal "all tests pass on 3.13"   set the goal the folds keep
   pleat sessions                          this workspace's sessions (--all for every one)
   pleat plugin install build-kit@market  a Claude Code plugin (pleat plugin --help)
+  pleat acp                               serve editors over the Agent Client Protocol (Zed ...)
   pleat replay sessions.jsonl             recorded sessions through each compaction strategy
   pleat replay sessions.jsonl --report r.html   the same, charted in one offline page
 
@@ -194,19 +194,26 @@ def compaction_flags(args: argparse.Namespace) -> dict[str, str] | None:
     return table or None
 
 
-def with_claude_status_line(config: Config, claude: ClaudeSettings) -> Config:
-    """The status line command: config.toml's [status_line], else Claude Code's `statusLine`
-    (the user's file, or a project's once approved: agent/claude_code/settings.py)."""
-    if config.status_line is not None or claude.status_line is None:
-        return config
-    import dataclasses
-
-    from agent.status_line.spec import parse_status_line
-
-    value, label = claude.status_line
-    spec, problems = parse_status_line(value, label)
-    claude.notes.extend(problems)
-    return config if spec is None else dataclasses.replace(config, status_line=spec)
+def config_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """The flags that override the configuration (load_config's overrides; None: not given).
+    Raises ValueError for a bad --compaction."""
+    return {
+        "model": args.model,
+        "api_base": args.api_base,
+        "api_key": args.api_key,
+        "max_tool_iterations": args.max_tool_iterations,
+        "thinking": args.thinking,
+        "max_budget_usd": args.max_budget_usd,
+        "permission_mode": YES_MODE if args.yes else args.permission_mode,
+        "sandbox": args.sandbox,
+        "allow": args.allow,
+        "deny": args.deny,
+        # Relative to where the shell is, as the user typed it (not to --cwd).
+        "add_dirs": [os.path.abspath(os.path.expanduser(d)) for d in args.add_dir]
+        if args.add_dir
+        else None,
+        "compaction": compaction_flags(args),
+    }
 
 
 @contextlib.contextmanager
@@ -241,6 +248,40 @@ def list_sessions_command(argv: list[str]) -> int:
     return 0
 
 
+def acp_command(argv: list[str]) -> int:
+    """`pleat acp [flags]`: an Agent Client Protocol agent on stdio, for editors
+    (agent/acp/); the configuration flags as for the UI, each session's workspace the editor's."""
+    parser = build_parser()
+    parser.prog = "pleat acp"
+    parser.description = "serve the Agent Client Protocol on stdin/stdout (docs/EDITORS.md)"
+    parser.epilog = None
+    args = parser.parse_args(argv)
+    given = [
+        flag
+        for flag, value in (
+            ("-p", args.prompt),
+            ("--goal", args.goal),
+            ("--resume", args.resume),
+            ("--continue", args.continue_latest or None),
+            ("--cwd", args.cwd),
+            ("--output-format", None if args.output_format == "text" else args.output_format),
+        )
+        if value is not None
+    ]
+    if given:
+        return fail(f"pleat acp does not take {', '.join(given)}: the editor opens the sessions", 2)
+    named = None if args.permission_mode is None else mode_named(args.permission_mode)
+    if args.yes and named not in (None, YES_MODE):
+        return fail(f"--yes means --permission-mode {YES_MODE}", 2)
+    try:
+        flags = config_flags(args)
+    except ValueError as error:
+        return fail(str(error), 2)
+    from agent.acp.command import serve
+
+    return serve(flags, approve_everything=args.yes)
+
+
 def main(argv: list[str] | None = None, start_ui: StartUI | None = None) -> int:
     """Everything printed (answers, tool lines, errors, the sessions list) has its control
     characters made visible (agent/terminal_text.py); the UI draws through its own stream."""
@@ -260,6 +301,8 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
         from agent.plugins.command import main as plugin
 
         return plugin(argv[1:])
+    if argv[:1] == ["acp"]:
+        return acp_command(argv[1:])
     if argv[:1] == ["replay"]:
         from agent.replay.command import main as replay
 
@@ -275,42 +318,13 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
     workspace = (args.cwd or Path.cwd()).expanduser().resolve()
     if not workspace.is_dir():
         return fail(f"workspace {workspace} is not a directory", 2)
-    from agent.claude_code.settings import read_claude_settings
-    from agent.config import ConfigError, load_config
+    from agent.config import ConfigError
+    from agent.session.configure import configure
 
-    # Claude Code's settings files (agent/claude_code/settings.py): their `env` is set for pleat
-    # and everything it starts (as Claude Code sets it) before the configuration is read.
-    claude = read_claude_settings(workspace, os.environ, approve_all=args.yes)
-    os.environ.update(claude.env)
     try:
-        config = load_config(
-            {
-                "model": args.model,
-                "api_base": args.api_base,
-                "api_key": args.api_key,
-                "max_tool_iterations": args.max_tool_iterations,
-                "thinking": args.thinking,
-                "max_budget_usd": args.max_budget_usd,
-                "permission_mode": YES_MODE if args.yes else args.permission_mode,
-                "sandbox": args.sandbox,
-                "allow": args.allow,
-                "deny": args.deny,
-                # Relative to where the shell is, as the user typed it (not to --cwd).
-                "add_dirs": [os.path.abspath(os.path.expanduser(d)) for d in args.add_dir]
-                if args.add_dir
-                else None,
-                "compaction": compaction_flags(args),
-            },
-            claude=claude,
-        )
+        config, claude = configure(workspace, config_flags(args), approve_all=args.yes)
     except (ConfigError, ValueError) as error:
         return fail(str(error), 2)
-    config = with_claude_status_line(config, claude)
-    if config.output_style:
-        from agent.commands.output_styles import find_style
-
-        if problem := find_style(config.output_style, workspace, os.environ).problem:
-            claude.notes.append(problem)
     goal = None
     if args.goal is not None:
         from sessions.goal import GoalError, checked_goal

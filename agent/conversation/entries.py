@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from sessions.messages import ToolCall
+
 NoticeKind = Literal["error", "note"]
 # A fold marker's life: compacting now, folded, failed (history unchanged), or interrupted.
 FoldState = Literal["running", "done", "failed", "cancelled"]
@@ -53,6 +55,9 @@ class ToolEntry:
     # and what it is doing now (a tool call's line, while it runs).
     subsession: str | None = None
     activity: str = ""
+    # The call itself, when the entry comes from a saved history (its tool and arguments: what
+    # an editor shows its kind and file by, agent/acp/replay.py).
+    call: ToolCall | None = None
 
 
 @dataclass(eq=False)

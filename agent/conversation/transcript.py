@@ -85,6 +85,7 @@ def entries_from_history(
                         result=(result.content or "") if result is not None else None,
                         is_error=bool(result is not None and result.meta.get("is_error")),
                         subsession=facts.subsession if facts is not None else None,
+                        call=call,
                     )
                 )
     return entries

@@ -1,0 +1,128 @@
+"""One editor session: pleat's session runtime for a workspace, the editor's way of asking, and
+the prompt that runs in it (streamed as updates, cancelled by session/cancel)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, Literal
+
+from agent.acp.asking import call_key
+from agent.acp.prompt_blocks import prompt_from
+from agent.acp.updates import UpdateStream, message, notice_text
+from agent.events import (
+    ErrorEvent,
+    Notice,
+    SessionEvent,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnDone,
+)
+
+if TYPE_CHECKING:
+    from acp.interfaces import Client
+
+    from agent.session.runtime import SessionController
+
+StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+# How a turn's end reads in ACP's words.
+STOP_REASONS: dict[str, StopReason] = {
+    "answer": "end_turn",
+    "cancelled": "cancelled",
+    "iteration_cap": "max_turn_requests",
+    "error": "end_turn",
+}
+
+
+class EditorSession:
+    """A session the editor opened (new or loaded): its controller (the session, its agent, its
+    servers and hooks), the calls open now (what an approval is about), the notices waiting
+    for the next prompt, and the prompt running (at most one)."""
+
+    def __init__(
+        self, client: Client, controller: SessionController, open_calls: dict[str, str]
+    ) -> None:
+        self.client = client
+        self.controller = controller
+        self.open_calls = open_calls  # shared with the session's EditorAsking
+        self.background: set[asyncio.Task[None]] = set()  # updates sent outside a prompt
+        self.pending: list[SessionEvent] = []  # said at the start of the next prompt
+        self.turn: asyncio.Task[StopReason] | None = None
+        self.cancelled = False
+        self._updates: UpdateStream | None = None
+
+    @property
+    def id(self) -> str:
+        assert self.controller.session is not None
+        return self.controller.session.id
+
+    async def send(self, update: Any) -> None:
+        await self.client.session_update(session_id=self.id, update=update)
+
+    async def say(self, events: list[SessionEvent]) -> None:
+        """Send events outside a turn (a command's answer, notices) as updates."""
+        stream = self._stream()
+        for event in events:
+            for update in await stream.updates(event):
+                await self.send(update)
+
+    def _stream(self) -> UpdateStream:
+        agent = self.controller.agent
+        assert agent is not None
+        if self._updates is None or self._updates.agent is not agent:  # a model switch
+            self._updates = UpdateStream(agent, self.id)
+        return self._updates
+
+    async def prompt(self, blocks: list[Any], run: Any) -> StopReason:
+        """Run the prompt (`run`: given the request's text and images, the events of the work
+        it starts: a turn, a command) to its end, streaming its updates; "cancelled" when
+        session/cancel stopped it."""
+        if self.turn is not None and not self.turn.done():
+            from acp import RequestError
+
+            raise RequestError.invalid_request({"details": "a prompt is running in this session"})
+        self.cancelled = False
+        self.turn = asyncio.create_task(self._work(blocks, run))
+        try:
+            return await self.turn
+        except asyncio.CancelledError:
+            if not self.cancelled:
+                raise
+            return "cancelled"
+        finally:
+            self.turn = None
+
+    def cancel(self) -> None:
+        """session/cancel: stop the running prompt (its command killed, its open calls answered
+        "cancelled" by the agent)."""
+        if self.turn is not None and not self.turn.done():
+            self.cancelled = True
+            self.turn.cancel()
+
+    async def _work(self, blocks: list[Any], run: Any) -> StopReason:
+        agent = self.controller.agent
+        assert agent is not None
+        pending, self.pending = self.pending, []
+        await self.say(pending)
+        request = await prompt_from(blocks, agent)
+        for note in request.notes:
+            await self.send(message(notice_text(note)))
+        stream = self._stream()
+        reason: StopReason = "end_turn"
+        async for event in run(request.text, request.images):
+            if isinstance(event, ToolCallStarted):
+                self.open_calls[call_key(event.call.name, event.call.parsed_arguments())] = (
+                    event.call.id
+                )
+            elif isinstance(event, ToolCallFinished):
+                self.open_calls.pop(call_key(event.call.name, event.call.parsed_arguments()), None)
+            for update in await stream.updates(event):
+                await self.send(update)
+            if isinstance(event, TurnDone):
+                reason = STOP_REASONS.get(event.reason, "end_turn")
+            elif isinstance(event, ErrorEvent) and event.kind == "truncated":
+                reason = "max_tokens"
+        return reason
+
+    def notes(self, lines: list[str], level: Literal["note", "error"] = "note") -> None:
+        """Lines said at the start of the next prompt (nothing is shown between prompts)."""
+        self.pending.extend(Notice(line, level) for line in lines)

@@ -1,0 +1,131 @@
+"""The editor's side in the ACP tests: the SDK's own client connection to a real `pleat acp`
+process (spawn_agent_process, real pipes), recording every update and answering permission
+requests and file requests as a script says."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from acp import spawn_agent_process
+from acp.client.connection import ClientSideConnection
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    FileSystemCapabilities,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    WriteTextFileResponse,
+)
+
+from tests.support.constants import TEST_API_KEY, TEST_MODEL
+from tests.support.pleat_process import PLEAT, process_environment
+from tests.support.scripted_server import ScriptedServer
+
+# Seconds any one exchange with pleat may take before a test gives up (a hang, not a speed
+# goal: import litellm alone takes about 4 s, a busy machine many times that).
+EXCHANGE_TIMEOUT = 120.0
+
+
+class EditorClient:
+    """An editor: keeps the updates per session, answers request_permission with the next
+    option id of `answers` (None: cancelled), and serves fs requests from `buffers` (its
+    unsaved buffers; a write lands there, never on disk)."""
+
+    def __init__(self) -> None:
+        self.updates: list[tuple[str, Any]] = []
+        self.permission_requests: list[Any] = []
+        self.answers: list[str | None] = []
+        self.buffers: dict[str, str] = {}
+        self.reads: list[str] = []
+        self.writes: list[tuple[str, str]] = []
+        self.changed = asyncio.Event()
+
+    async def request_permission(
+        self, options: list[Any], session_id: str, tool_call: Any, **_: Any
+    ) -> RequestPermissionResponse:
+        self.permission_requests.append((tool_call, options))
+        self.changed.set()
+        answer = self.answers.pop(0) if self.answers else None
+        if answer is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=answer)
+        )
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        self.updates.append((session_id, update))
+        self.changed.set()
+
+    async def read_text_file(self, path: str, session_id: str, **_: Any) -> ReadTextFileResponse:
+        self.reads.append(path)
+        if path in self.buffers:
+            return ReadTextFileResponse(content=self.buffers[path])
+        return ReadTextFileResponse(content=await asyncio.to_thread(Path(path).read_text))
+
+    async def write_text_file(
+        self, content: str, path: str, session_id: str, **_: Any
+    ) -> WriteTextFileResponse:
+        self.writes.append((path, content))
+        self.buffers[path] = content
+        return WriteTextFileResponse()
+
+    def kinds(self, session_id: str | None = None) -> list[str]:
+        return [u.session_update for s, u in self.updates if session_id in (None, s)]
+
+    def text(self, session_id: str | None = None) -> str:
+        return "".join(
+            u.content.text
+            for s, u in self.updates
+            if session_id in (None, s) and u.session_update == "agent_message_chunk"
+        )
+
+    async def wait_for(self, done: Callable[[], bool], what: str) -> None:
+        async def waiting() -> None:
+            while not done():
+                self.changed.clear()
+                await self.changed.wait()
+
+        try:
+            await asyncio.wait_for(waiting(), EXCHANGE_TIMEOUT)
+        except TimeoutError:
+            raise AssertionError(f"timed out waiting for {what}") from None
+
+
+def acp_env(home: Path) -> dict[str, str]:
+    return process_environment({"PLEAT_HOME": str(home)})
+
+
+@contextlib.asynccontextmanager
+async def pleat_acp(
+    server: ScriptedServer,
+    home: Path,
+    *flags: str,
+    client: EditorClient | None = None,
+    fs: bool = False,
+) -> AsyncIterator[tuple[ClientSideConnection, EditorClient, Any]]:
+    """`pleat acp` against the scripted server, initialized (with the client's fs offered
+    when `fs`)."""
+    editor = client or EditorClient()
+    args = (
+        "acp",
+        "--model",
+        TEST_MODEL,
+        "--api-base",
+        server.base_url,
+        "--api-key",
+        TEST_API_KEY,
+        *flags,
+    )
+    async with spawn_agent_process(editor, *PLEAT, *args, env=acp_env(home)) as (conn, process):
+        capabilities = ClientCapabilities(
+            fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs)
+        )
+        await asyncio.wait_for(
+            conn.initialize(protocol_version=1, client_capabilities=capabilities), EXCHANGE_TIMEOUT
+        )
+        yield conn, editor, process

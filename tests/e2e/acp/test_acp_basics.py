@@ -1,0 +1,62 @@
+"""`pleat acp` driven by the ACP SDK's own client over real pipes: the handshake, a streamed
+answer, tool calls with their kinds and statuses."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from acp import spawn_agent_process
+from acp.schema import TextContentBlock
+
+from tests.e2e.acp.client import EXCHANGE_TIMEOUT, EditorClient, acp_env, pleat_acp
+from tests.support.pleat_process import PLEAT
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+
+
+def text(value: str) -> list[TextContentBlock]:
+    return [TextContentBlock(type="text", text=value)]
+
+
+async def test_the_handshake_names_pleat_and_what_it_offers(
+    server: ScriptedServer, pleat_home: Path
+) -> None:
+    editor = EditorClient()
+    async with spawn_agent_process(editor, *PLEAT, "acp", env=acp_env(pleat_home)) as (conn, _):
+        answer = await asyncio.wait_for(conn.initialize(protocol_version=1), EXCHANGE_TIMEOUT)
+        newer = await asyncio.wait_for(conn.initialize(protocol_version=7), EXCHANGE_TIMEOUT)
+    assert answer.protocol_version == 1
+    assert newer.protocol_version == 1  # a newer client is offered the version pleat speaks
+    assert answer.agent_info is not None and answer.agent_info.name == "pleat"
+    capabilities = answer.agent_capabilities
+    assert capabilities is not None and capabilities.load_session
+    assert capabilities.prompt_capabilities is not None
+    assert (
+        capabilities.prompt_capabilities.image and capabilities.prompt_capabilities.embedded_context
+    )
+
+
+async def test_an_answer_streams_and_a_tool_call_shows_its_kind_and_status(
+    server: ScriptedServer, pleat_home: Path, workspace: Path
+) -> None:
+    (workspace / "notes.txt").write_text("alpha\nbeta\n")
+    server.push(
+        ToolCalls([("read_file", {"path": "notes.txt"})]),
+        Text("The file says alpha and beta."),
+    )
+    async with pleat_acp(server, pleat_home) as (conn, editor, _):
+        session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+        done = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=text("what is in notes.txt?")),
+            EXCHANGE_TIMEOUT,
+        )
+    assert done.stop_reason == "end_turn"
+    sid = session.session_id
+    assert "The file says alpha and beta." in editor.text(sid)
+    started = [u for s, u in editor.updates if u.session_update == "tool_call"]
+    ended = [u for s, u in editor.updates if u.session_update == "tool_call_update"]
+    assert [(u.kind, u.status) for u in started] == [("read", "in_progress")]
+    assert started[0].locations[0].path == str(workspace / "notes.txt")
+    assert [(u.tool_call_id, u.status) for u in ended] == [(started[0].tool_call_id, "completed")]
+    assert "alpha" in ended[0].content[0].content.text
+    assert "usage_update" in editor.kinds(sid)
