@@ -4,11 +4,12 @@ the prompt that runs in it (streamed as updates, cancelled by session/cancel).""
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent.acp.asking import call_key
 from agent.acp.prompt_blocks import prompt_from
-from agent.acp.updates import UpdateStream, message, notice_text
+from agent.acp.updates import UpdateStream, message, notice_text, usage_update
 from agent.events import (
     ErrorEvent,
     Notice,
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from acp.interfaces import Client
 
     from agent.session.runtime import SessionController
+
+log = logging.getLogger("pleat.acp")
 
 StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
 # How a turn's end reads in ACP's words.
@@ -88,6 +91,10 @@ class EditorSession:
             if not self.cancelled:
                 raise
             return "cancelled"
+        except Exception as error:  # a bug: one line to the editor, the trace to the log
+            log.exception("the prompt failed")
+            await self.send(message(notice_text(f"{type(error).__name__}: {error}", failed=True)))
+            return "end_turn"
         finally:
             self.turn = None
 
@@ -103,6 +110,7 @@ class EditorSession:
         assert agent is not None
         pending, self.pending = self.pending, []
         await self.say(pending)
+        await self.controller.mcp.settled()  # the servers' tools offered from the first request
         request = await prompt_from(blocks, agent)
         for note in request.notes:
             await self.send(message(notice_text(note)))
@@ -121,6 +129,8 @@ class EditorSession:
                 reason = STOP_REASONS.get(event.reason, "end_turn")
             elif isinstance(event, ErrorEvent) and event.kind == "truncated":
                 reason = "max_tokens"
+        if (usage := await usage_update(agent)) is not None:  # the answer is in the context now
+            await self.send(usage)
         return reason
 
     def notes(self, lines: list[str], level: Literal["note", "error"] = "note") -> None:

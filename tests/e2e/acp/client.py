@@ -121,11 +121,17 @@ async def pleat_acp(
         TEST_API_KEY,
         *flags,
     )
-    async with spawn_agent_process(editor, *PLEAT, *args, env=acp_env(home)) as (conn, process):
-        capabilities = ClientCapabilities(
-            fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs)
-        )
-        await asyncio.wait_for(
-            conn.initialize(protocol_version=1, client_capabilities=capabilities), EXCHANGE_TIMEOUT
-        )
-        yield conn, editor, process
+    home.mkdir(parents=True, exist_ok=True)
+    log = home / "acp-stderr.log"  # read by a failing test; a pipe nobody reads could fill up
+    with log.open("ab") as stderr:
+        async with spawn_agent_process(
+            editor, *PLEAT, *args, env=acp_env(home), transport_kwargs={"stderr": stderr}
+        ) as (conn, process):
+            capabilities = ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs)
+            )
+            await asyncio.wait_for(
+                conn.initialize(protocol_version=1, client_capabilities=capabilities),
+                EXCHANGE_TIMEOUT,
+            )
+            yield conn, editor, process
