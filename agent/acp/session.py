@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agent.acp.asking import call_key
 from agent.acp.prompt_blocks import prompt_from
-from agent.acp.updates import UpdateStream, message, notice_text, usage_update
+from agent.acp.updates import (
+    UpdateStream,
+    cancelled_call,
+    message,
+    notice_text,
+    usage_update,
+)
 from agent.events import (
     ErrorEvent,
     Notice,
@@ -90,6 +96,7 @@ class EditorSession:
         except asyncio.CancelledError:
             if not self.cancelled:
                 raise
+            await self._close_open_calls()
             return "cancelled"
         except Exception as error:  # a bug: one line to the editor, the trace to the log
             log.exception("the prompt failed")
@@ -97,6 +104,17 @@ class EditorSession:
             return "end_turn"
         finally:
             self.turn = None
+
+    async def _close_open_calls(self) -> None:
+        """After a cancel: the calls (and the fold) the turn left open end as failed in the
+        editor, as the agent answered them ("cancelled")."""
+        ids = list(self.open_calls.values())
+        self.open_calls.clear()
+        updates = [cancelled_call(call_id) for call_id in ids]
+        if self._updates is not None:
+            updates += self._updates.interrupted()
+        for update in updates:
+            await self.send(update)
 
     def cancel(self) -> None:
         """session/cancel: stop the running prompt (its command killed, its open calls answered

@@ -104,6 +104,16 @@ def tool_finished(event: ToolCallFinished) -> ToolCallProgress:
     )
 
 
+def cancelled_call(call_id: str) -> ToolCallProgress:
+    """A call a cancel cut short: failed, as the agent answered it."""
+    return ToolCallProgress(
+        session_update="tool_call_update",
+        tool_call_id=call_id,
+        status="failed",
+        content=text_content("cancelled"),
+    )
+
+
 def plan_update(agent: Agent) -> AgentPlanUpdate | None:
     """The session's task list (todo_write) as ACP's plan; None when it never had one."""
     todos = current_todos(agent.history)
@@ -175,6 +185,11 @@ class UpdateStream:
         if isinstance(event, ErrorEvent):
             return [message(notice_text(event.message, failed=event.kind != "truncated"))]
         return []
+
+    def interrupted(self) -> list[Update]:
+        """The fold a cancel cut short, ended (nothing of it was applied)."""
+        fold_id, self._open_fold = self._open_fold, None
+        return [cancelled_call(fold_id)] if fold_id is not None else []
 
     async def _fold(
         self, event: CompactionStarted | CompactionDone | CompactionFailed | FoldDropped

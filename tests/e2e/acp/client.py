@@ -121,7 +121,7 @@ async def pleat_acp(
         TEST_API_KEY,
         *flags,
     )
-    home.mkdir(parents=True, exist_ok=True)
+    await asyncio.to_thread(home.mkdir, parents=True, exist_ok=True)
     log = home / "acp-stderr.log"  # read by a failing test; a pipe nobody reads could fill up
     with log.open("ab") as stderr:
         async with spawn_agent_process(

@@ -40,7 +40,7 @@ async def test_a_rejected_write_leaves_the_file_and_an_allowed_one_is_made(
         editor.answers = ["allow"]
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=text("again")), EXCHANGE_TIMEOUT)
     assert target.read_text() == "allowed\n"
-    first, second = editor.permission_requests
+    first, _ = editor.permission_requests
     tool_call, options = first
     assert {o.kind for o in options} >= {
         "allow_once",

@@ -20,7 +20,6 @@ from tests.support.pleat_process import headless_args, pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tests.support.tui_support import summary_reply
 
-
 # Long exchanges before /compact: enough that a fold leaves the context smaller than it was.
 EXCHANGES = 4
 # How long the command a cancel must stop sleeps: a number no other process on the machine
