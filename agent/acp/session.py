@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from agent.acp.asking import call_key
 from agent.acp.prompt_blocks import prompt_from
 from agent.acp.updates import (
+    Update,
     UpdateStream,
     cancelled_call,
     message,
@@ -110,7 +111,7 @@ class EditorSession:
         editor, as the agent answered them ("cancelled")."""
         ids = list(self.open_calls.values())
         self.open_calls.clear()
-        updates = [cancelled_call(call_id) for call_id in ids]
+        updates: list[Update] = [cancelled_call(call_id) for call_id in ids]
         if self._updates is not None:
             updates += self._updates.interrupted()
         for update in updates:
