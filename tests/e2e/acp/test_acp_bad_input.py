@@ -1,0 +1,99 @@
+"""Bad input from the editor gets JSON-RPC errors and the agent stays up; stdout carries
+JSON-RPC alone (read raw here, line by line, as an editor reads it)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from acp import RequestError
+from acp.schema import TextContentBlock
+
+from tests.e2e.acp.client import EXCHANGE_TIMEOUT, acp_env, pleat_acp
+from tests.support.pleat_process import PLEAT
+from tests.support.scripted_server import ScriptedServer, Text
+
+
+async def test_every_bad_line_is_answered_and_stdout_is_json_only(
+    pleat_home: Path, workspace: Path
+) -> None:
+    await asyncio.to_thread(pleat_home.mkdir, parents=True, exist_ok=True)
+    process = await asyncio.create_subprocess_exec(
+        *PLEAT,
+        "acp",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=acp_env(pleat_home),
+    )
+    assert process.stdin is not None and process.stdout is not None
+    lines = [
+        b"this is not json",
+        b"[1, 2, 3]",
+        b'{"id": 7, "method": "initialize"}',  # no "jsonrpc": "2.0"
+        json.dumps({"jsonrpc": "2.0", "id": 8, "method": "no/such/method", "params": {}}).encode(),
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 9, "method": "session/new", "params": {"cwd": 5}}
+        ).encode(),
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 10, "method": "session/new", "params": {"cwd": "relative"}}
+        ).encode(),
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 11, "method": "initialize", "params": {"protocolVersion": 1}}
+        ).encode(),
+    ]
+    for line in lines:
+        process.stdin.write(line + b"\n")
+    await process.stdin.drain()
+    answers: dict[Any, dict[str, Any]] = {}
+    nulls: list[dict[str, Any]] = []
+    while len(answers) < 5 or len(nulls) < 2:
+        raw = await asyncio.wait_for(process.stdout.readline(), EXCHANGE_TIMEOUT)
+        assert raw, "pleat acp closed its stdout"
+        message = json.loads(raw)  # every line is JSON
+        assert message["jsonrpc"] == "2.0"
+        if message.get("id") is None:
+            nulls.append(message)
+        else:
+            answers[message["id"]] = message
+    process.stdin.close()
+    assert await asyncio.wait_for(process.wait(), EXCHANGE_TIMEOUT) == 0
+    assert sorted(m["error"]["code"] for m in nulls) == [-32700, -32600]
+    assert answers[7]["error"]["code"] == -32600
+    assert answers[8]["error"]["code"] == -32601  # method not found
+    assert answers[9]["error"]["code"] == -32602  # invalid params
+    assert answers[10]["error"]["code"] == -32602
+    assert answers[11]["result"]["protocolVersion"] == 1  # still up after all of that
+
+
+async def test_the_agent_stays_up_after_errors_and_answers_a_prompt(
+    server: ScriptedServer, pleat_home: Path, workspace: Path
+) -> None:
+    server.push(Text("fine"))
+    async with pleat_acp(server, pleat_home) as (conn, editor, _):
+        for bad in (
+            conn.set_session_mode(session_id="missing", mode_id="ask"),
+            conn.prompt(session_id="missing", prompt=[TextContentBlock(type="text", text="x")]),
+        ):
+            try:
+                await asyncio.wait_for(bad, EXCHANGE_TIMEOUT)
+            except RequestError as error:
+                assert error.code == -32002
+            else:
+                raise AssertionError("a request to an unknown session succeeded")
+        session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+        try:
+            await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
+        except RequestError as error:
+            assert error.code == -32602
+        else:
+            raise AssertionError("an unknown mode was taken")
+        done = await asyncio.wait_for(
+            conn.prompt(
+                session_id=session.session_id, prompt=[TextContentBlock(type="text", text="hi")]
+            ),
+            EXCHANGE_TIMEOUT,
+        )
+    assert done.stop_reason == "end_turn" and "fine" in editor.text()
