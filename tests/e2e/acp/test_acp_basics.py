@@ -60,3 +60,34 @@ async def test_an_answer_streams_and_a_tool_call_shows_its_kind_and_status(
     assert [(u.tool_call_id, u.status) for u in ended] == [(started[0].tool_call_id, "completed")]
     assert "alpha" in ended[0].content[0].content.text
     assert "usage_update" in editor.kinds(sid)
+
+
+async def test_reasoning_is_a_thought_and_the_task_list_a_plan(
+    server: ScriptedServer, pleat_home: Path, workspace: Path
+) -> None:
+    todos = [
+        {"content": "read the code", "status": "done"},
+        {"content": "write the fix", "status": "in_progress"},
+        {"content": "run the tests", "status": "pending"},
+    ]
+    server.push(
+        ToolCalls([("todo_write", {"todos": todos})], reasoning="first, a plan"),
+        Text("Planned."),
+    )
+    async with pleat_acp(server, pleat_home) as (conn, editor, _):
+        session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+        await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=text("plan it")), EXCHANGE_TIMEOUT
+        )
+    thoughts = "".join(
+        u.content.text for _, u in editor.updates if u.session_update == "agent_thought_chunk"
+    )
+    assert thoughts == "first, a plan"
+    plans = [u for _, u in editor.updates if u.session_update == "plan"]
+    assert [(e.content, e.status) for e in plans[-1].entries] == [
+        ("read the code", "completed"),
+        ("write the fix", "in_progress"),
+        ("run the tests", "pending"),
+    ]
+    started = [u for _, u in editor.updates if u.session_update == "tool_call"]
+    assert started[0].kind == "think"
