@@ -20,7 +20,9 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
     SessionInfo,
+    SessionListCapabilities,
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
@@ -32,6 +34,7 @@ from agent.acp.replay import replayed
 from agent.acp.session import EditorSession
 from agent.permissions.modes import MODE_HELP, MODES
 from agent.session.asking import SessionApprovals
+from agent.terminal_text import visible
 
 if TYPE_CHECKING:
     from acp.interfaces import Client
@@ -103,6 +106,7 @@ class PleatAgent:
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(name="pleat", title="pleat", version=pleat_version()),
         )
@@ -138,12 +142,23 @@ class PleatAgent:
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **_: Any
     ) -> ListSessionsResponse:
+        """pleat's sessions of `cwd` (every workspace's without it), newest first; sub-agents'
+        sessions are not listed (they open with their parent's)."""
+        from datetime import UTC, datetime
+
         from sessions.store import list_sessions
 
         workspace = workspace_of(cwd) if cwd else None
+        found = await asyncio.to_thread(list_sessions, workspace)
         listed = [
-            SessionInfo(session_id=s.id, cwd=str(s.workspace), title=s.title or None)
-            for s in list_sessions(workspace)
+            SessionInfo(
+                session_id=s.id,
+                cwd=s.workspace,
+                title=visible(s.title) or None,
+                updated_at=datetime.fromtimestamp(s.last_active, UTC).isoformat(),
+            )
+            for s in found
+            if s.kind != "subagent"
         ]
         return ListSessionsResponse(sessions=listed)
 

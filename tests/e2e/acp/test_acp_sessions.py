@@ -180,3 +180,19 @@ async def test_the_editors_stdio_mcp_server_is_used(
     ended = [u for _, u in editor.updates if u.session_update == "tool_call_update"]
     assert ended[0].status == "completed"
     assert "echo: from the editor" in ended[0].content[0].content.text
+
+
+async def test_the_editor_lists_this_workspaces_sessions(
+    server: ScriptedServer, pleat_home: Path, workspace: Path
+) -> None:
+    server.push(Text("one"))
+    async with pleat_acp(server, pleat_home) as (conn, _, _process):
+        first = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+        await asyncio.wait_for(
+            conn.prompt(session_id=first.session_id, prompt=text("the first request")),
+            EXCHANGE_TIMEOUT,
+        )
+        listed = await asyncio.wait_for(conn.list_sessions(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+    by_id = {s.session_id: s for s in listed.sessions}
+    assert by_id[first.session_id].title == "the first request"
+    assert by_id[first.session_id].cwd == str(workspace)
