@@ -3,6 +3,7 @@ embedded file's content in a tagged block, and its images kept in the session.""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 from dataclasses import dataclass
@@ -55,8 +56,6 @@ def embedded(uri: str, text: str) -> tuple[str, str | None]:
 async def prompt_from(blocks: list[Any], agent: Agent) -> Prompt:
     """The request's text and images (copied into the session); blocks pleat cannot take
     (audio, a binary resource) are named in a note instead of being dropped silently."""
-    import asyncio
-
     parts: list[str] = []
     notes: list[str] = []
     loaded: list[LoadedImage] = []
@@ -88,7 +87,7 @@ async def prompt_from(blocks: list[Any], agent: Agent) -> Prompt:
             notes.append(f"a {getattr(block, 'type', 'kind of')} block is not sent")
     images: Images = ()
     if loaded:
-        why = agent.attachments.refusal()
+        why = await asyncio.to_thread(agent.attachments.refusal)  # may ask litellm's facts
         if why is not None:
             notes.append(f"images not attached: {why}")
         else:

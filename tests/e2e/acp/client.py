@@ -96,8 +96,8 @@ class EditorClient:
             raise AssertionError(f"timed out waiting for {what}") from None
 
 
-def acp_env(home: Path) -> dict[str, str]:
-    return process_environment({"PLEAT_HOME": str(home)})
+def acp_env(home: Path, env: dict[str, str] | None = None) -> dict[str, str]:
+    return process_environment({"PLEAT_HOME": str(home), **(env or {})})
 
 
 @contextlib.asynccontextmanager
@@ -107,6 +107,7 @@ async def pleat_acp(
     *flags: str,
     client: EditorClient | None = None,
     fs: bool = False,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[tuple[ClientSideConnection, EditorClient, Any]]:
     """`pleat acp` against the scripted server, initialized (with the client's fs offered
     when `fs`)."""
@@ -125,7 +126,7 @@ async def pleat_acp(
     log = home / "acp-stderr.log"  # read by a failing test; a pipe nobody reads could fill up
     with log.open("ab") as stderr:
         async with spawn_agent_process(
-            editor, *PLEAT, *args, env=acp_env(home), transport_kwargs={"stderr": stderr}
+            editor, *PLEAT, *args, env=acp_env(home, env), transport_kwargs={"stderr": stderr}
         ) as (conn, process):
             capabilities = ClientCapabilities(
                 fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs)

@@ -4,12 +4,19 @@ answer, tool calls with their kinds and statuses."""
 from __future__ import annotations
 
 import asyncio
+from base64 import b64encode
 from pathlib import Path
 
 from acp import spawn_agent_process
-from acp.schema import TextContentBlock
+from acp.schema import (
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    TextContentBlock,
+    TextResourceContents,
+)
 
 from tests.e2e.acp.client import EXCHANGE_TIMEOUT, EditorClient, acp_env, pleat_acp
+from tests.support.images import png
 from tests.support.pleat_process import PLEAT
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
@@ -91,3 +98,30 @@ async def test_reasoning_is_a_thought_and_the_task_list_a_plan(
     ]
     started = [u for _, u in editor.updates if u.session_update == "tool_call"]
     assert started[0].kind == "think"
+
+
+async def test_an_image_and_an_embedded_file_reach_the_model(
+    server: ScriptedServer, pleat_home: Path, workspace: Path
+) -> None:
+    server.push(Text("seen"))
+    blocks = [
+        TextContentBlock(type="text", text="what is this?"),
+        ImageContentBlock(type="image", mime_type="image/png", data=b64encode(png()).decode()),
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=TextResourceContents(uri=f"file://{workspace}/open.py", text="x = 1\n"),
+        ),
+        ImageContentBlock(type="image", mime_type="image/png", data="bm90IGFuIGltYWdl"),
+    ]
+    async with pleat_acp(server, pleat_home, env={"PLEAT_VISION": "true"}) as (conn, editor, _):
+        session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+        await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=blocks), EXCHANGE_TIMEOUT
+        )
+    sent = server.requests[0].body["messages"][-1]["content"]
+    parts = sent if isinstance(sent, list) else [{"type": "text", "text": sent}]
+    texts = "".join(p.get("text", "") for p in parts)
+    assert "what is this?" in texts and f'<file path="{workspace}/open.py">' in texts
+    assert "x = 1" in texts
+    assert [p["type"] for p in parts].count("image_url") == 1
+    assert "an image was not attached" in editor.text()  # the bad one, said, not dropped silently
