@@ -11,6 +11,7 @@ from typing import Any, Literal, Protocol
 from sessions.image_ref import ImageRef
 from sessions.output_spool import SpooledOutput
 from tools.call_summary import shown_arguments
+from tools.editor_files import EditorFiles
 from tools.errors import ToolError as ToolError  # where tools have always found it
 from tools.image_file import LoadedImage
 from tools.output_budget import DEFAULT_OUTPUT_TOKENS, OutputBudget
@@ -91,6 +92,9 @@ class ToolContext:
     # `Read(./.env)`): grep does not search it either, so its content reaches the model by no
     # tool of pleat's (a command's output is the command's deny rules' business). None: none.
     unreadable: Callable[[str], bool] | None = None
+    # The editor a front end lends (ACP's fs/*: tools/editor_files.py): write_file and
+    # edit_file read and write through it, read_file reads text through it; None: the disk.
+    editor: EditorFiles | None = None
 
 
 @dataclass(frozen=True)

@@ -1,21 +1,14 @@
-"""The edit_file tool: replace an exact string in a file, refusing ambiguous or missing matches."""
+"""The edit_file tool: replace an exact string in a file (on disk, or in the editor a front end
+lent: tools/editor_files.py), refusing ambiguous or missing matches."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.file_changes import (
-    atomic_write,
-    decode_lossless,
-    encode_lossless,
-    load_existing,
-    unified_diff,
-)
-from tools.paths import display_path, resolve_in_roots
+from tools.file_changes import decode_lossless, encode_lossless, unified_diff
+from tools.file_sources import Target, planned, store
 from tools.result_facts import ResultFacts
 from tools.text_io import BINARY_SNIFF_BYTES, looks_binary
 
@@ -83,19 +76,16 @@ def apply_edit(text: str, old: str, new: str, replace_all: bool, rel: str) -> Re
 class _Plan:
     """An edit worked out but not yet written."""
 
-    path: Path
-    root: Path  # the workspace or the added directory it lies in (tools/paths.py root_of)
-    rel: str
+    target: Target
     replacement: Replacement
     data: bytes
     diff: str
 
 
-def _plan(ctx: ToolContext, args: dict[str, Any]) -> _Plan:
-    """Load the file, apply the edit in memory and diff the result."""
-    path, root = resolve_in_roots(ctx.workspace, args["path"], ctx.extra_roots)
-    rel = display_path(ctx.workspace, path)
-    data = load_existing(root, path, rel)
+def _plan(args: dict[str, Any], target: Target, data: bytes | None) -> _Plan:
+    """The edit applied in memory to the file's current bytes (`data`; None: no such file),
+    and the diff of the result."""
+    rel = target.rel
     if data is None:
         raise ToolError(f"file not found: {rel} (use write_file to create a new file)")
     if looks_binary(data[:BINARY_SNIFF_BYTES]):
@@ -108,7 +98,12 @@ def _plan(ctx: ToolContext, args: dict[str, Any]) -> _Plan:
         new_data = encode_lossless(replacement.text)
     except UnicodeEncodeError as exc:
         raise ToolError(f"new_string is not valid Unicode text ({exc.reason}); not edited") from exc
-    return _Plan(path, root, rel, replacement, new_data, unified_diff(rel, text, replacement.text))
+    return _Plan(target, replacement, new_data, unified_diff(rel, text, replacement.text))
+
+
+async def _planned(ctx: ToolContext, args: dict[str, Any]) -> _Plan:
+    """The edit of this call, applied to the file as the editor or the disk has it."""
+    return await planned(ctx, args["path"], lambda target, data: _plan(args, target, data))
 
 
 class EditFileTool(Tool):
@@ -131,23 +126,20 @@ class EditFileTool(Tool):
 
     async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         try:
-            plan = await asyncio.to_thread(_plan, ctx, args)
+            plan = await _planned(ctx, args)
         except ToolError as exc:
             return f"{self.describe_call(args)}\n(this call will fail: {exc})"
         return plan.diff
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        def work() -> _Plan:
-            plan = _plan(ctx, args)
-            atomic_write(plan.root, plan.path, plan.rel, plan.data)
-            return plan
-
-        plan = await asyncio.to_thread(work)
+        plan = await _planned(ctx, args)
+        await store(ctx, plan.target, plan.data)
+        rel = plan.target.rel
         count = plan.replacement.count
         where = f"line {plan.replacement.first_line}"
         text = (
-            f"edited {plan.rel}: replaced {count} occurrence{'s' if count != 1 else ''} "
+            f"edited {rel}: replaced {count} occurrence{'s' if count != 1 else ''} "
             f"({'first at ' if count > 1 else 'at '}{where})"
         )
-        meta = {"diff": plan.diff, "path": plan.rel}
-        return ToolOutput(text, meta=meta, facts=ResultFacts(files_edited=(plan.rel,)))
+        meta = {"diff": plan.diff, "path": rel}
+        return ToolOutput(text, meta=meta, facts=ResultFacts(files_edited=(rel,)))

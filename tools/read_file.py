@@ -1,17 +1,21 @@
-"""The read_file tool: a numbered window of a text file, streamed so huge files stay cheap; an
-image file is attached as an image for a model that accepts images."""
+"""The read_file tool: a numbered window of a text file, streamed so huge files stay cheap (its text
+as the editor a front end lent has it, when there is one: tools/editor_reads.py); an image file is
+attached as an image for a model that accepts images."""
 
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
+from tools.editor_files import EditorFiles
+from tools.editor_reads import disk_answers, editor_read, editor_text
 from tools.image_file import ImageRefused, byte_size, format_name, read_image
 from tools.output_budget import (
     NOTE_TOKENS,
@@ -60,7 +64,9 @@ class _Window:
     cut_lines: bool
     replaced: bool
     size: int  # bytes of the file
-    mtime_ns: int  # its modification time, as opened (a later read compares both)
+    # Its modification time as opened, or a hash of the editor's text (a later read compares
+    # both: tools/rereads.py).
+    version: int
     line_chars: int  # characters a line was cut to
     last_page: int = 0  # first line of the last window that fits, when the window is cut
 
@@ -89,71 +95,89 @@ def _check_kind(info: os.stat_result, rel: str) -> None:
 def _read_window(
     workspace: Path, path: Path, rel: str, offset: int, limit: int, budget: OutputBudget
 ) -> _Window:
-    """Stream the file once: skip to `offset`, gather up to `limit` lines (as many as could fit
-    the budget), count the rest. Opened without following a symlink swapped in since the check
-    (tools/paths.py). The exact fit, note included, is made by _fitted."""
-    room = budget.minus(NOTE_TOKENS)
-    line_chars = line_chars_for(budget, MAX_LINE_CHARS)
+    """The window of the file on disk, opened without following a symlink swapped in since
+    the check (tools/paths.py)."""
     try:
         _check_kind(path.stat(), rel)  # devices and pipes are refused before being opened
         fd = open_in_workspace(workspace, path, os.O_RDONLY | os.O_NONBLOCK, rel)
         with os.fdopen(fd, "rb") as stream:
             opened = os.fstat(stream.fileno())
             _check_kind(opened, rel)  # what was opened, not what was checked
-            head = stream.read(BINARY_SNIFF_BYTES)
-            if (encoding := wide_encoding(head)) is not None:
-                raise ToolError(
-                    f"{rel} is {encoding.upper()} text, which read_file does not show (grep "
-                    f"searches it); convert it with: iconv -f {encoding.upper()} -t UTF-8 {rel}"
-                )
-            if looks_binary(head):
-                raise ToolError(f"{rel} looks like a binary file (it has NUL bytes); not shown")
-            stream.seek(0)
-            window = _Window(
-                lines=[],
-                first=offset,
-                last=offset - 1,
-                total=0,
-                total_exact=True,
-                hit_budget=False,
-                cut_lines=False,
-                replaced=False,
-                size=opened.st_size,
-                mtime_ns=opened.st_mtime_ns,
-                line_chars=line_chars,
-            )
-            chars = 0
-            lineno = 0
-            for raw, cut in iter_lines(stream, MAX_LINE_BYTES):
-                lineno += 1
-                if lineno < offset:
-                    continue
-                text, replaced = decode_line(raw, cut)
-                window.replaced |= replaced
-                shown = numbered(lineno, text, line_chars)
-                if cut and len(text) <= line_chars:  # the rest of the line was never read
-                    shown += " [line cut]"
-                window.cut_lines |= cut or len(text) > line_chars
-                if window.lines and chars + len(shown) + 1 > budget.gather_chars:
-                    window.hit_budget = True  # this line starts the next window
-                    break
-                window.lines.append(shown)
-                chars += len(shown) + 1
-                window.last = lineno
-                if len(window.lines) >= limit:
-                    break
-            rest = 0
-            if window.hit_budget or len(window.lines) >= limit:
-                rest, window.total_exact = _count_rest(stream)
-            window.total = lineno + rest
-            if window.last < window.total and window.total_exact:
-                window.last_page = _last_page_start(stream, window, room)
+            version = opened.st_mtime_ns
+            return _window_of(stream, opened.st_size, version, rel, offset, limit, budget)
     except FileNotFoundError as exc:
         raise ToolError(f"file not found: {rel}") from exc
     except PermissionError as exc:
         raise ToolError(f"cannot read {rel}: permission denied") from exc
     except OSError as exc:
         raise ToolError(f"cannot read {rel}: {exc.strerror or exc}") from exc
+
+
+def _window_of(
+    stream: BinaryIO,
+    size: int,
+    version: int,
+    rel: str,
+    offset: int,
+    limit: int,
+    budget: OutputBudget,
+    complete: bool = True,
+) -> _Window:
+    """Walk the stream once: skip to `offset`, gather up to `limit` lines (as many as could fit
+    the budget), count the rest. The stream holds the file's `size` bytes, or only their first
+    part when not `complete` (the count is then a lower bound). The exact fit, note included,
+    is made by _fitted."""
+    room = budget.minus(NOTE_TOKENS)
+    line_chars = line_chars_for(budget, MAX_LINE_CHARS)
+    head = stream.read(BINARY_SNIFF_BYTES)
+    if (encoding := wide_encoding(head)) is not None:
+        raise ToolError(
+            f"{rel} is {encoding.upper()} text, which read_file does not show (grep "
+            f"searches it); convert it with: iconv -f {encoding.upper()} -t UTF-8 {rel}"
+        )
+    if looks_binary(head):
+        raise ToolError(f"{rel} looks like a binary file (it has NUL bytes); not shown")
+    stream.seek(0)
+    window = _Window(
+        lines=[],
+        first=offset,
+        last=offset - 1,
+        total=0,
+        total_exact=True,
+        hit_budget=False,
+        cut_lines=False,
+        replaced=False,
+        size=size,
+        version=version,
+        line_chars=line_chars,
+    )
+    chars = 0
+    lineno = 0
+    for raw, cut in iter_lines(stream, MAX_LINE_BYTES):
+        lineno += 1
+        if lineno < offset:
+            continue
+        text, replaced = decode_line(raw, cut)
+        window.replaced |= replaced
+        shown = numbered(lineno, text, line_chars)
+        if cut and len(text) <= line_chars:  # the rest of the line was never read
+            shown += " [line cut]"
+        window.cut_lines |= cut or len(text) > line_chars
+        if window.lines and chars + len(shown) + 1 > budget.gather_chars:
+            window.hit_budget = True  # this line starts the next window
+            break
+        window.lines.append(shown)
+        chars += len(shown) + 1
+        window.last = lineno
+        if len(window.lines) >= limit:
+            break
+    rest = 0
+    if window.hit_budget or len(window.lines) >= limit:
+        rest, window.total_exact = _count_rest(stream)
+    window.total = lineno + rest
+    window.total_exact &= complete
+    if window.last < window.total and window.total_exact:
+        window.last_page = _last_page_start(stream, window, room)
     return window
 
 
@@ -269,6 +293,27 @@ def _image_output(ctx: ToolContext, path: Path, rel: str, root: Path) -> ToolOut
     return ToolOutput(text, meta=meta, facts=facts, images=(attached,))
 
 
+class _InEditor(NamedTuple):
+    """A text file read_file reads through the editor (its unsaved buffer) instead of the disk."""
+
+    editor: EditorFiles
+    path: Path
+    rel: str
+
+
+def _editor_window(
+    text: str, rel: str, offset: int, limit: int, budget: OutputBudget
+) -> tuple[_Window, str]:
+    """The window of the editor's text, walked as the file on disk would be, holding no more of
+    it than the disk reader counts (COUNT_BYTES_BUDGET; past that, the total is a lower bound)."""
+    held = editor_text(text, COUNT_BYTES_BUDGET)
+    stream = io.BytesIO(held.data)
+    window = _window_of(
+        stream, held.size, held.version, rel, offset, limit, budget, complete=held.complete
+    )
+    return window, _fitted(window, rel, offset, budget)
+
+
 # The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
 _PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -305,20 +350,30 @@ class ReadFileTool(Tool):
         if offset < 1 or limit < 1:
             raise ToolError("offset and limit must be at least 1")
 
-        def work() -> tuple[_Window, str, str] | ToolOutput:
+        def work() -> tuple[_Window, str, str] | ToolOutput | _InEditor:
             base, extra = reading_roots(ctx, args["path"])
             path, root = resolve_in_roots(base, args["path"], extra)
             rel = display_path(ctx.workspace, path)
             if (image := _image_output(ctx, path, rel, root)) is not None:
                 return image
+            # A skill's directory (base, not the workspace) is never the editor's to answer.
+            editor = ctx.editor if base == ctx.workspace else None
+            if editor is not None and not disk_answers(root, path, rel):
+                return _InEditor(editor, path, rel)
             window = _read_window(root, path, rel, offset, limit, ctx.budget)
             return window, rel, _fitted(window, rel, offset, ctx.budget)  # counted off the loop
 
         done = await asyncio.to_thread(work)
         if isinstance(done, ToolOutput):
             return done
+        if isinstance(done, _InEditor):
+            buffer = await editor_read(done.editor, done.path, done.rel)
+            shown = await asyncio.to_thread(
+                _editor_window, buffer, done.rel, offset, limit, ctx.budget
+            )
+            done = (shown[0], done.rel, shown[1])
         window, rel, text = done
-        stamp = ReadStamp(offset, limit, window.size, window.mtime_ns)
+        stamp = ReadStamp(offset, limit, window.size, window.version)
         if ctx.reads is not None and (earlier := ctx.reads.same_read(rel, stamp, text)):
             note = unchanged_note(rel, earlier)
             if len(note) < len(text):  # a few short lines are cheaper than the note

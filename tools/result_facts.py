@@ -18,8 +18,9 @@ FileKind = Literal["read", "written", "edited"]
 
 class ReadStamp(NamedTuple):
     """What one read_file call read: the lines asked for (its offset and limit, defaults filled
-    in) and the file as it was opened (its size in bytes and modification time in nanoseconds).
-    A later read with the same stamp whose text is the same is not sent again (tools/rereads.py)."""
+    in) and the file as it was opened (its size in bytes and modification time in nanoseconds;
+    read through an editor, a hash of its text instead: tools/editor_reads.py). A later read
+    with the same stamp whose text is the same is not sent again (tools/rereads.py)."""
 
     offset: int
     limit: int

@@ -1,21 +1,14 @@
-"""The write_file tool: create or overwrite a whole file, atomically, with a diff to approve."""
+"""The write_file tool: create or overwrite a whole file, atomically (or through the editor a front
+end lent: tools/editor_files.py), with a diff to approve."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
-from tools.file_changes import (
-    atomic_write,
-    decode_lossless,
-    line_count,
-    load_existing,
-    unified_diff,
-)
-from tools.paths import display_path, resolve_in_roots
+from tools.file_changes import decode_lossless, line_count, unified_diff
+from tools.file_sources import Target, planned, store
 from tools.result_facts import ResultFacts
 
 # The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
@@ -34,26 +27,27 @@ _PARAMETERS: dict[str, Any] = {
 class _Plan:
     """A write worked out but not yet done: where, what was there, and the diff."""
 
-    path: Path
-    root: Path  # the workspace or the added directory it lies in (tools/paths.py root_of)
-    rel: str
+    target: Target
     existed: bool
     data: bytes
     diff: str
 
 
-def _plan(ctx: ToolContext, args: dict[str, Any]) -> _Plan:
-    """Resolve the path, load what is there now and diff it against the new content."""
-    path, root = resolve_in_roots(ctx.workspace, args["path"], ctx.extra_roots)
-    rel = display_path(ctx.workspace, path)
-    old = load_existing(root, path, rel)
+def _plan(args: dict[str, Any], target: Target, old: bytes | None) -> _Plan:
+    """The new content diffed against what is there now (`old`; None: nothing)."""
     content: str = args["content"]
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ToolError(f"content is not valid Unicode text ({exc.reason}); not written") from exc
     old_text = None if old is None else decode_lossless(old)
-    return _Plan(path, root, rel, old is not None, data, unified_diff(rel, old_text, content))
+    diff = unified_diff(target.rel, old_text, content)
+    return _Plan(target, old is not None, data, diff)
+
+
+async def _planned(ctx: ToolContext, args: dict[str, Any]) -> _Plan:
+    """The write of this call, against the file as the editor or the disk has it."""
+    return await planned(ctx, args["path"], lambda target, old: _plan(args, target, old))
 
 
 class WriteFileTool(Tool):
@@ -75,22 +69,19 @@ class WriteFileTool(Tool):
 
     async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         try:
-            plan = await asyncio.to_thread(_plan, ctx, args)
+            plan = await _planned(ctx, args)
         except ToolError as exc:
             return f"{self.describe_call(args)}\n(this call will fail: {exc})"
-        return plan.diff or f"(no change to {plan.rel})"
+        return plan.diff or f"(no change to {plan.target.rel})"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
-        def work() -> _Plan:
-            plan = _plan(ctx, args)
-            atomic_write(plan.root, plan.path, plan.rel, plan.data)
-            return plan
-
-        plan = await asyncio.to_thread(work)
+        plan = await _planned(ctx, args)
+        await store(ctx, plan.target, plan.data)
+        rel = plan.target.rel
         verb = "overwrote" if plan.existed else "created"
         lines = line_count(args["content"])
-        text = f"{verb} {plan.rel} ({lines} lines, {len(plan.data)} bytes)"
+        text = f"{verb} {rel} ({lines} lines, {len(plan.data)} bytes)"
         if plan.existed and not plan.diff:
             text += "; the content was already identical"
-        meta = {"diff": plan.diff, "path": plan.rel, "created": not plan.existed}
-        return ToolOutput(text, meta=meta, facts=ResultFacts(files_written=(plan.rel,)))
+        meta = {"diff": plan.diff, "path": rel, "created": not plan.existed}
+        return ToolOutput(text, meta=meta, facts=ResultFacts(files_written=(rel,)))

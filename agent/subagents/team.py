@@ -167,8 +167,11 @@ class Subagents:
             else None,
         )
         agent.cap = parent.cap.sharing(llm)
-        # What a deny rule keeps from read_file, grep keeps from the sub-agent too.
-        agent.context = dataclasses.replace(agent.context, unreadable=parent.context.unreadable)
+        # What a deny rule keeps from read_file, grep keeps from the sub-agent too; its file
+        # tools go through the parent's editor when a front end lent one (tools/editor_files.py).
+        agent.context = dataclasses.replace(
+            agent.context, unreadable=parent.context.unreadable, editor=parent.context.editor
+        )
         return agent
 
     def _tools(

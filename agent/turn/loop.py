@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from pathlib import Path
@@ -45,6 +46,7 @@ from sessions.image_store import SessionImages
 from sessions.messages import Message, ToolCall
 from sessions.usage import UsageTally
 from tools.base import OutputKeeper, ToolContext, ToolOutput
+from tools.editor_files import EditorFiles
 from tools.registry import ToolRegistry
 from tools.sandbox.policy import Sandbox
 
@@ -118,6 +120,12 @@ class Agent:
         # Called as each user turn starts (the skills loaded last turn stop being active:
         # agent/skills/tool.py); a sub-agent's turn is not the user's, so it has none.
         self.turn_starts: list[Callable[[], None]] = []
+
+    def use_editor(self, editor: EditorFiles | None) -> None:
+        """From the next tool call on, the file tools read and write through `editor` (a front
+        end's, ACP's fs/*: tools/editor_files.py), the sub-agents started after too; None: the
+        disk again."""
+        self.context = dataclasses.replace(self.context, editor=editor)
 
     def new_id(self) -> str:
         """The next stable message id of this session."""

@@ -20,13 +20,12 @@ from typing import Any
 
 import pytest
 
-import tools.edit_file
+import tools.file_sources
 import tools.git_process
 import tools.list_dir
 import tools.read_file
 import tools.search
 import tools.visible_files
-import tools.write_file
 from agent.assemble import build_agent
 from agent.config import Config
 from agent.permissions.policy import ApprovalRequest, Decision
@@ -119,18 +118,19 @@ def added_context(workspace: Path, args: dict[str, Any]) -> tuple[ToolContext, d
     return ToolContext(elsewhere, extra_roots=(root,)), {**args, "path": str(root / args["path"])}
 
 
-# (tool, arguments, module whose path check gets the hook, which swap)
+# (tool, arguments, module whose path check gets the hook, which swap): write_file and edit_file
+# check their paths in tools/file_sources.py
 SWAPS = [
     ("read_file", {"path": "a.txt"}, tools.read_file, swap_file),
     ("read_file", {"path": "sub/a.txt"}, tools.read_file, swap_parent),
     ("list_dir", {"path": "sub"}, tools.list_dir, swap_parent),
-    ("edit_file", {"path": "a.txt", "old_string": "SECRET", "new_string": "x"}, tools.edit_file,
+    ("edit_file", {"path": "a.txt", "old_string": "SECRET", "new_string": "x"}, tools.file_sources,
      swap_file),
     ("edit_file", {"path": "sub/a.txt", "old_string": "SECRET", "new_string": "x"},
-     tools.edit_file, swap_parent),
-    ("write_file", {"path": "a.txt", "content": "pwned"}, tools.write_file, swap_file),
-    ("write_file", {"path": "sub/a.txt", "content": "pwned"}, tools.write_file, swap_parent),
-    ("write_file", {"path": "sub/new/deep.txt", "content": "pwned"}, tools.write_file,
+     tools.file_sources, swap_parent),
+    ("write_file", {"path": "a.txt", "content": "pwned"}, tools.file_sources, swap_file),
+    ("write_file", {"path": "sub/a.txt", "content": "pwned"}, tools.file_sources, swap_parent),
+    ("write_file", {"path": "sub/new/deep.txt", "content": "pwned"}, tools.file_sources,
      swap_parent),
 ]  # fmt: skip
 
