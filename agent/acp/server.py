@@ -30,6 +30,7 @@ from acp.schema import (
 
 from agent.acp.asking import EditorAsking
 from agent.acp.client_servers import client_servers
+from agent.acp.editor import ClientFiles
 from agent.acp.replay import replayed
 from agent.acp.session import EditorSession
 from agent.permissions.modes import MODE_HELP, MODES
@@ -238,6 +239,9 @@ class PleatAgent:
             raise RequestError.invalid_params({"session": str(error)}) from None
         editor = EditorSession(self.client, controller, open_calls)
         opened.append(editor.id)
+        if all(self.client_fs):  # reads and writes through the editor's buffers
+            editor.files = ClientFiles(self.client, lambda: opened[0])
+            editor.lend_files()
         self.sessions[editor.id] = editor
         editor.notes([f"resumed with a repair: {r}" for r in repairs])
         added, skipped = client_servers(servers)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from acp.interfaces import Client
 
     from agent.session.runtime import SessionController
+    from tools.editor_files import EditorFiles
 
 log = logging.getLogger("pleat.acp")
 
@@ -55,6 +56,8 @@ class EditorSession:
         self.controller = controller
         self.open_calls = open_calls  # shared with the session's EditorAsking
         self.background: set[asyncio.Task[None]] = set()  # updates sent outside a prompt
+        # The editor's buffers for the file tools, when it offers fs/* (agent/acp/editor.py).
+        self.files: EditorFiles | None = None
         self.pending: list[SessionEvent] = []  # said at the start of the next prompt
         self.turn: asyncio.Task[StopReason] | None = None
         self.cancelled = False
@@ -124,7 +127,15 @@ class EditorSession:
             self.cancelled = True
             self.turn.cancel()
 
+    def lend_files(self) -> None:
+        """The file tools of the session's agent (a new one after a switch too) go through the
+        editor's buffers, when it offers them."""
+        agent = self.controller.agent
+        if agent is not None and self.files is not None and agent.context.editor is not self.files:
+            agent.use_editor(self.files)
+
     async def _work(self, blocks: list[Any], run: Any) -> StopReason:
+        self.lend_files()
         agent = self.controller.agent
         assert agent is not None
         pending, self.pending = self.pending, []

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from acp import spawn_agent_process
+from acp import RequestError, spawn_agent_process
 from acp.client.connection import ClientSideConnection
 from acp.schema import (
     AllowedOutcome,
@@ -65,7 +65,10 @@ class EditorClient:
         self.reads.append(path)
         if path in self.buffers:
             return ReadTextFileResponse(content=self.buffers[path])
-        return ReadTextFileResponse(content=await asyncio.to_thread(Path(path).read_text))
+        try:
+            return ReadTextFileResponse(content=await asyncio.to_thread(Path(path).read_text))
+        except FileNotFoundError:
+            raise RequestError.resource_not_found(path) from None
 
     async def write_text_file(
         self, content: str, path: str, session_id: str, **_: Any
