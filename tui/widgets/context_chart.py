@@ -9,7 +9,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from sessions.call_history import CallHistory
-from tui.context_report import ContextReport
+from agent.slash.context_report import ContextReport
 
 if TYPE_CHECKING:
     from textual_plotext.plot import Plot

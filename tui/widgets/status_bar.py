@@ -14,7 +14,7 @@ from agent.terminal_text import visible
 
 if TYPE_CHECKING:
     from sessions.usage import Usage
-    from tui.context_report import ContextGauge
+    from agent.slash.context_report import ContextGauge
 
 # Separates the fields of the status line.
 SEPARATOR = " · "
