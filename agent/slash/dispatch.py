@@ -5,7 +5,7 @@ failures become a failed CommandOutput, and the context keeps how it ended (its 
 from __future__ import annotations
 
 import importlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,7 +31,7 @@ def body_of(command: Builtin) -> Body:
 
 async def run_builtin(
     ctx: CommandContext, command: Builtin, arg: str
-) -> AsyncIterator[SessionEvent]:
+) -> AsyncGenerator[SessionEvent, None]:
     """Run one built-in: its events; a refusal or failure is one failed CommandOutput, and
     `ctx.outcome` says how it ended (pleat -p's exit code)."""
     if command.needs_agent and ctx.agent is None:
