@@ -1,32 +1,23 @@
-"""The built-in slash commands in the TUI: what each one does (its row is in the one table,
-agent/commands/builtin.py, which completion, /help and the palette read), which command a typed
-line names (agent/commands/resolution.py decides between a command file and a built-in), and
-running one."""
+"""The built-in slash commands in the TUI: which command a typed line names
+(agent/commands/resolution.py decides between a command file and a built-in), running one (its
+row in agent/commands/builtin.py names its body in agent/slash/, which every front end runs the
+same way), and the /help text."""
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent.commands.builtin import BUILTIN_NAMESPACE, BY_NAME, NAMESPACE_MARK, Builtin
-from tui import lifecycle
-from tui.host import BUSY, Host
+from agent.events import CommandOutput, CompactionStarted, Notice
+from tui.host import Host
 from tui.keys import key_help
 
 if TYPE_CHECKING:
     from agent.commands.catalog import CustomCommand
     from agent.commands.resolution import Listed
-    from agent.session.runtime import SessionController
 
-# The handlers import the screens and the agent's machinery where they use them: the table is
-# read at start-up (completion, palette), the rest is not needed for the first frame.
-
-Handler = Callable[[Host, str], Awaitable[None]]
-
-# Said when a command needs the agent and there is none (no model configured).
-NO_AGENT = "There is no model to work with yet (see the configuration help above)."
 # A typed slash command: its name, then (after whitespace, a newline too) its argument.
 TYPED = re.compile(r"/(\S*)\s*(.*)", re.DOTALL)
 # What a prompt `# note` runs: /memory's built-in, whatever command files exist.
@@ -37,238 +28,7 @@ QUALIFIED_HELP = (
     "of a built-in's name is what `/NAME` runs, the built-in staying "
     f"`/{BUILTIN_NAMESPACE}{NAMESPACE_MARK}NAME` (`/help` and `/quit` are always pleat's)."
 )
-
-
-def _controller(host: Host) -> SessionController:
-    """The session controller; commands that use it run only once there is an agent."""
-    assert host.controller is not None
-    return host.controller
-
-
-async def compact(host: Host, arg: str) -> None:
-    from agent.turn.folds import compact_argument
-    from tui.summary_review import review_summary
-    from tui.tasks import run_compaction
-
-    assert host.agent is not None
-    preview, focus = compact_argument(arg)
-    review = (lambda summary: review_summary(host, summary)) if preview else None
-    host.start_work("compact", run_compaction(host, host.agent, "manual", focus, review=review))
-
-
-async def goal(host: Host, text: str) -> None:
-    from tui.goal_command import goal as set_or_show
-
-    await set_or_show(host, text)
-
-
-async def fork(host: Host, _: str) -> None:
-    from tui.tasks import run_fork
-
-    host.start_work("fork", run_fork(host))
-
-
-async def context(host: Host, _: str) -> None:
-    from tui.context_report import context_report
-    from tui.screens.context import ContextScreen
-
-    assert host.agent is not None
-    report = await asyncio.to_thread(context_report, host.agent)
-    if report is None:
-        await host.conversation.add_notice("this session has no compactor", "error")
-        return
-    host.status.context = report.gauge
-    host.show_screen(ContextScreen(report))
-
-
-async def chunks(host: Host, _: str) -> None:
-    from tui.screens.chunks import ChunkBrowserScreen
-
-    assert host.session is not None
-    host.show_screen(ChunkBrowserScreen(host.session.archive))
-
-
-async def sessions(host: Host, _: str) -> None:
-    from tui.resume_picker import pick_session
-
-    chosen = await pick_session(host)
-    if chosen is not None and chosen != (host.session.id if host.session else None):
-        await resume(host, chosen)
-
-
-async def resume(host: Host, wanted: str) -> None:
-    from sessions.lock import SessionBusy
-    from sessions.store import SessionError
-
-    if not wanted:
-        await sessions(host, "")
-        return
-    if host.working:  # a turn started while the sessions list was open
-        host.notify(BUSY)
-        return
-    try:
-        history, notes = await asyncio.to_thread(_controller(host).resume, wanted)
-    except (SessionError, SessionBusy) as error:
-        await host.conversation.add_notice(f"cannot resume: {error}", "error")
-        return
-    await lifecycle.show_session(host, history, notes, source="resume")
-
-
-async def rename(host: Host, name: str) -> None:
-    from tui.resume_picker import rename as name_session
-
-    await name_session(host, name)
-
-
-async def copy(host: Host, arg: str) -> None:
-    from tui import take_away
-
-    await take_away.copy(host, arg)
-
-
-async def export(host: Host, file_name: str) -> None:
-    from tui import take_away
-
-    await take_away.export(host, file_name)
-
-
-async def diff(host: Host, arg: str) -> None:
-    from tui import take_away
-
-    await take_away.diff(host, arg)
-
-
-async def new(host: Host, _: str) -> None:
-    await asyncio.to_thread(_controller(host).new)
-    await lifecycle.show_session(host, [], source="clear")
-
-
-async def model(host: Host, name: str) -> None:
-    from tui import models
-
-    if name:
-        await models.use(host, models.typed(host, name), save=False)
-    elif (picked := await models.pick(host)) is not None:
-        await models.use(host, *picked)
-
-
-async def undo(host: Host, arg: str) -> None:
-    from tui.rewind_commands import undo as undo_last
-
-    await undo_last(host, arg)
-
-
-async def rewind(host: Host, arg: str) -> None:
-    from tui.rewind_commands import rewind as rewind_to
-
-    await rewind_to(host, arg)
-
-
-async def mcp(host: Host, arg: str) -> None:
-    from tui import mcp_servers
-
-    await mcp_servers.show(host, arg)
-
-
-async def plugin(host: Host, arg: str) -> None:
-    from tui.plugins import plugin as run_plugin
-
-    await run_plugin(host, arg)
-
-
-async def shells(host: Host, arg: str) -> None:
-    from tui.shells import shells as list_shells
-
-    await list_shells(host, arg)
-
-
-async def sandbox(host: Host, _: str) -> None:
-    from agent.permissions.sandbox_report import sandbox_report
-
-    assert host.agent is not None
-    report = sandbox_report(host.agent.context.sandbox, host.agent.permissions)
-    await host.conversation.add_notice(report)
-
-
-async def add_dir(host: Host, arg: str) -> None:
-    from agent.session.add_dir import add_dir as add_or_list
-
-    assert host.agent is not None
-    line, error = await asyncio.to_thread(add_or_list, host.agent, arg, host.workspace)
-    if error:
-        await host.conversation.add_notice(line, "error")
-    else:
-        await host.conversation.add_notice(line)
-
-
-async def skills(host: Host, _: str) -> None:
-    from agent.skills.catalog import listing_lines
-    from agent.skills.files import load_skills
-
-    found = await asyncio.to_thread(load_skills, host.workspace)
-    await host.conversation.add_notice("\n".join(listing_lines(found)))
-
-
-async def memory(host: Host, arg: str) -> None:
-    from tui.memory_command import memory as instruction_files
-
-    await instruction_files(host, arg)
-
-
-async def init(host: Host, focus: str) -> None:
-    from tui.builtin_prompts import run_prompt
-
-    await run_prompt(host, "init", focus)
-
-
-async def review(host: Host, focus: str) -> None:
-    from tui.builtin_prompts import run_prompt
-
-    await run_prompt(host, "review", focus)
-
-
-async def show_help(host: Host, _: str) -> None:
-    from agent.commands.resolution import listing
-    from tui.command_catalog import refresh
-
-    catalog = await refresh(host)  # the files as they are now
-    await host.conversation.add_markdown(help_text(listing(catalog.commands)), "help")
-
-
-async def quit_app(host: Host, _: str) -> None:
-    host.quit_safely()
-
-
-# What each built-in does in the TUI, by its name in the table (agent/commands/builtin.py).
-HANDLERS: dict[str, Handler] = {
-    "compact": compact,
-    "goal": goal,
-    "context": context,
-    "chunks": chunks,
-    "fork": fork,
-    "sessions": sessions,
-    "resume": resume,
-    "rename": rename,
-    "new": new,
-    "undo": undo,
-    "rewind": rewind,
-    "model": model,
-    "mcp": mcp,
-    "plugin": plugin,
-    "shells": shells,
-    "sandbox": sandbox,
-    "add-dir": add_dir,
-    "skills": skills,
-    "memory": memory,
-    "init": init,
-    "review": review,
-    "copy": copy,
-    "export": export,
-    "diff": diff,
-    "help": show_help,
-    "quit": quit_app,
-}
-__all__ = ["BY_NAME", "HANDLERS", "help_text", "parse", "resolve", "run"]
+__all__ = ["BY_NAME", "help_text", "parse", "resolve", "run"]
 
 
 def help_text(rows: Sequence[Listed] | None = None) -> str:
@@ -311,15 +71,51 @@ async def resolve(host: Host, name: str) -> Builtin | CustomCommand | None:
 
 
 async def run(host: Host, command: Builtin, arg: str) -> None:
-    """Run one command, unless it needs an agent and there is none (the app runs a command
-    that changes the conversation only when nothing else runs: PleatApp.run_slash)."""
-    if command.needs_agent and host.agent is None:
-        await host.conversation.add_notice(NO_AGENT, "error")
-        return
+    """Run one command's body (agent/slash/dispatch.py, as every front end does) and show what it
+    says; a fold or a turn it starts goes on as the app's work (Esc cancels it). The app runs a
+    command that changes the conversation only when nothing else runs (PleatApp.run_slash)."""
+    from agent.slash.context import CommandContext
+    from agent.slash.dispatch import run_builtin
+    from tui.command_front import TerminalFront
+
+    spelled = command.qualified if _shadowed(host, command) else f"/{command.name}"
+    ctx = CommandContext(
+        host.workspace,
+        TerminalFront(host),
+        host.agent,
+        host.session,
+        host.controller,
+        typed=f"{spelled} {arg}".rstrip(),
+    )
+    events = run_builtin(ctx, command, arg)
     try:
-        await HANDLERS[command.name](host, arg)
+        async for event in events:
+            if isinstance(event, CommandOutput | Notice):
+                await _say(host, event)
+            else:  # the rest is the app's work, shown as a turn's
+                from tui.tasks import run_command_work
+
+                host.start_work(
+                    "compact" if isinstance(event, CompactionStarted) else "turn",
+                    run_command_work(host, ctx.typed, event, events),
+                )
+                return
     except Exception as error:  # a bug: one red line, the log has the rest
         host.log.error(error)
         await host.conversation.add_notice(
             f"/{command.name} failed: {type(error).__name__}: {error}", "error"
         )
+    if host.agent is not None:
+        host.status.goal = host.agent.goal or ""
+
+
+def _shadowed(host: Host, command: Builtin) -> bool:
+    files = host.custom_commands
+    return bool(files and files.get(command.name))
+
+
+async def _say(host: Host, event: CommandOutput | Notice) -> None:
+    if isinstance(event, CommandOutput):
+        await host.conversation.add_notice(event.text, "error" if event.failed else "note")
+    else:
+        await host.conversation.add_notice(event.message, event.level)

@@ -10,7 +10,7 @@ from textual.widget import Widget
 
 from agent.conversation.fork import ForkRefused
 from agent.conversation.model_switch import switch_model
-from agent.events import FoldReason, PromptBlocked
+from agent.events import FoldReason, PromptBlocked, SessionEvent
 from agent.images.prompt import attach_images
 from agent.model.discovery import FoundModel
 from agent.terminal_text import visible
@@ -219,3 +219,49 @@ def session_cost(host: Host) -> float | None:
     """The open session's cost so far: its agent's usage tally, the one source the status bar
     shows (every call of the session: turns, folds, sub-agents)."""
     return host.agent.usage.cost if host.agent is not None else None
+
+
+async def run_command_work(
+    host: Host, typed: str, first: AnyEvent, events: AsyncGenerator[SessionEvent, None]
+) -> None:
+    """The fold or the turn a built-in command started (/compact, /init, /review:
+    agent/slash/), from its first event on: shown as the app's own; a turn shows the line as
+    typed first. What the command says besides goes to the conversation as notices."""
+    from agent.events import CommandOutput, CompactionStarted, Notice
+
+    folding = isinstance(first, CompactionStarted)
+    view = TurnView(
+        host.conversation,
+        host.status,
+        lambda: lifecycle.refresh_meter(host),
+        busy_state=COMPACTING if folding else THINKING,
+        tasks=lambda: lifecycle.show_tasks(host),
+        cost=lambda: session_cost(host),
+    )
+    host.status.state = COMPACTING if folding else THINKING
+    assert host.agent is not None
+    try:
+        if not folding:
+            await host.conversation.add_user(typed)
+        async with aclosing(events) as stream:
+            await view.show(first)
+            async for event in stream:
+                if isinstance(event, CommandOutput):
+                    await host.conversation.add_notice(
+                        event.text, "error" if event.failed else "note"
+                    )
+                elif isinstance(event, Notice):
+                    await host.conversation.add_notice(event.message, event.level)
+                else:
+                    await view.show(event)
+        await view.end_reply()
+    except asyncio.CancelledError:
+        await _interrupted(view, host.agent, note=not folding)
+        raise
+    except Exception as error:
+        await _internal_error(host, error)
+    finally:
+        host.status.state = "idle"
+        lifecycle.refresh_meter(host)
+        if not folding:
+            host.idle.arm()

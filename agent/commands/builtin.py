@@ -1,12 +1,13 @@
 """pleat's built-in slash commands: one table, read by both front ends, `/help`, the `/` list and
 the command palette.
 
-A row says what a command is called, how its argument is written, what it does, whether a
+A row says what a command is called, how its argument is written, what it does, which body runs
+it (agent/slash/: an async generator of events, imported only when the command runs), whether a
 headless run takes it (`pleat -p "/undo" --continue`), whether it may run while a turn works,
-and whether it needs a session. Each front end keeps one handler per row it runs
-(tui/slash_commands.py HANDLERS, agent/headless/commands.py HEADLESS_COMMANDS, keyed "/name"), so a
-new command is one row here plus its handler; tests/unit/agent/commands/test_builtin.py checks
-that every row has the handlers it promises and no handler is without a row.
+and whether it needs a session. Every front end runs a row's body the same way
+(agent/slash/dispatch.py run_builtin) and shows its events in its medium, so a new command is
+one row here plus its body; tests/unit/agent/commands/test_builtin.py checks that every row has
+a body and no body is without a row.
 
 A command file of a built-in's name is what `/NAME` runs (it is what the user wrote); the
 built-in stays reachable as `/pleat:NAME`, which every built-in answers to in both front ends
@@ -33,6 +34,7 @@ class Builtin:
     name: str  # without the slash
     args: str  # how its argument is written in help; "" when it takes none
     help: str
+    body: str = ""  # its body, `agent.slash.MODULE.FUNCTION` (agent/slash/dispatch.py runs it)
     headless: bool = False  # `pleat -p "/name"` runs it (otherwise refused before a session opens)
     while_working: bool = True  # may run while a turn, fold or switch runs (else: "busy")
     needs_agent: bool = True  # needs an open session (no model yet: refused with the help)
@@ -55,32 +57,54 @@ BUILTIN: tuple[Builtin, ...] = (
         "fold the conversation now (--preview: see, edit or discard the summary first)",
         headless=True,
         while_working=False,
+        body="agent.slash.fold.compact",
     ),
-    Builtin("goal", "[text|clear]", "show, set or clear the session's goal (kept through folds)"),
-    Builtin("context", "", "what fills the context window"),
-    Builtin("chunks", "", "browse and search the archived chunks"),
+    Builtin(
+        "goal",
+        "[text|clear]",
+        "show, set or clear the session's goal (kept through folds)",
+        body="agent.slash.sessions.goal",
+    ),
+    Builtin("context", "", "what fills the context window", body="agent.slash.listings.context"),
+    Builtin(
+        "chunks", "", "browse and search the archived chunks", body="agent.slash.screens.chunks"
+    ),
     Builtin(
         "fork",
         "",
         "continue in a new session carrying this one's summary",
         headless=True,
         while_working=False,
+        body="agent.slash.fold.fork",
     ),
-    Builtin("sessions", "", "this workspace's sessions (Enter resumes one)", while_working=False),
+    Builtin(
+        "sessions",
+        "",
+        "this workspace's sessions (Enter resumes one)",
+        while_working=False,
+        body="agent.slash.sessions.sessions",
+    ),
     Builtin(
         "resume",
         "[id]",
         "pick a session of this workspace to switch to (type to filter), or switch to ID",
         while_working=False,
+        body="agent.slash.sessions.resume",
     ),
-    Builtin("rename", "NAME", "name this session (its title in /resume)"),
-    Builtin("new", "", "start a new session", while_working=False),
+    Builtin(
+        "rename",
+        "NAME",
+        "name this session (its title in /resume)",
+        body="agent.slash.sessions.rename",
+    ),
+    Builtin("new", "", "start a new session", while_working=False, body="agent.slash.sessions.new"),
     Builtin(
         "undo",
         "",
         "undo the last request: its file changes and messages",
         headless=True,
         while_working=False,
+        body="agent.slash.rewind.undo",
     ),
     Builtin(
         "rewind",
@@ -88,6 +112,7 @@ BUILTIN: tuple[Builtin, ...] = (
         "go back to before an earlier request: files, conversation or both",
         headless=True,
         while_working=False,
+        body="agent.slash.rewind.rewind",
     ),
     Builtin(
         "model",
@@ -95,25 +120,40 @@ BUILTIN: tuple[Builtin, ...] = (
         "pick a model (found: provider keys, local servers), or switch to NAME",
         while_working=False,
         needs_agent=False,
+        body="agent.slash.screens.model",
     ),
-    Builtin("mcp", "", "MCP servers: their state, errors and tools", headless=True),
+    Builtin(
+        "mcp",
+        "",
+        "MCP servers: their state, errors and tools",
+        headless=True,
+        body="agent.slash.listings.mcp",
+    ),
     Builtin(
         "plugin",
         "[enable|disable NAME@MARKET]",
         "Claude Code plugins: installed, enabled or not (pleat plugin installs them)",
         needs_agent=False,
+        body="agent.slash.screens.plugin",
     ),
-    Builtin("shells", "", "background commands, running and ended, with their output files"),
+    Builtin(
+        "shells",
+        "",
+        "background commands, running and ended, with their output files",
+        body="agent.slash.listings.shells",
+    ),
     Builtin(
         "sandbox",
         "",
         "where commands run: the mode, what this machine enforces, the network",
         headless=True,
+        body="agent.slash.listings.sandbox",
     ),
     Builtin(
         "add-dir",
         "[DIR]",
         "let the model read and write DIR (outside the workspace) this session; alone: list them",
+        body="agent.slash.sessions.add_dir",
     ),
     Builtin(
         "skills",
@@ -121,12 +161,14 @@ BUILTIN: tuple[Builtin, ...] = (
         "the skills the model can load (SKILL.md files), and those skipped",
         headless=True,
         needs_agent=False,
+        body="agent.slash.listings.skills",
     ),
     Builtin(
         "memory",
         "[# note]",
         "instruction files in use, opened in $VISUAL/$EDITOR; a prompt `# note` adds to AGENTS.md",
         headless=True,
+        body="agent.slash.listings.memory",
     ),
     Builtin(
         "init",
@@ -134,6 +176,7 @@ BUILTIN: tuple[Builtin, ...] = (
         "ask the model to write or update AGENTS.md for this workspace",
         headless=True,
         while_working=False,
+        body="agent.slash.fold.init",
     ),
     Builtin(
         "review",
@@ -141,20 +184,45 @@ BUILTIN: tuple[Builtin, ...] = (
         "ask the model to review the uncommitted changes (git diff), reading only",
         headless=True,
         while_working=False,
+        body="agent.slash.fold.review",
     ),
-    Builtin("copy", "", "copy the last answer to the clipboard (OSC 52: works over ssh)"),
+    Builtin(
+        "copy",
+        "",
+        "copy the last answer to the clipboard (OSC 52: works over ssh)",
+        body="agent.slash.take_away.copy",
+    ),
     Builtin(
         "export",
         "[FILE]",
         "write the conversation to a markdown file, folded parts from the archive",
         headless=True,
+        body="agent.slash.take_away.export",
     ),
     Builtin(
-        "diff", "", "what this session changed in the workspace (no model call)", headless=True
+        "diff",
+        "",
+        "what this session changed in the workspace (no model call)",
+        headless=True,
+        body="agent.slash.take_away.diff",
     ),
     # Never shadowed (see the module's docstring): the way out, and the list of what is what.
-    Builtin("help", "", "commands and keys", needs_agent=False, shadowable=False),
-    Builtin("quit", "", "leave pleat", needs_agent=False, shadowable=False),
+    Builtin(
+        "help",
+        "",
+        "commands and keys",
+        needs_agent=False,
+        shadowable=False,
+        body="agent.slash.screens.show_help",
+    ),
+    Builtin(
+        "quit",
+        "",
+        "leave pleat",
+        needs_agent=False,
+        shadowable=False,
+        body="agent.slash.screens.quit_front_end",
+    ),
 )
 BY_NAME = {command.name: command for command in BUILTIN}
 BUILTIN_NAMES = frozenset(BY_NAME)

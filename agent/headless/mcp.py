@@ -1,5 +1,5 @@
 """MCP in a headless run: which servers it uses, started before the request and stopped after it,
-their failures one stderr line each, and `pleat -p "/mcp"`."""
+their failures one stderr line each (`pleat -p "/mcp"` is agent/slash/listings.py's)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agent.claude_code.run_writes import written_by_a_run
-from agent.headless.exit_codes import EXIT_OK
 from agent.mcp.disclosure import withheld_line
 from agent.mcp.manager import McpServers
 from agent.mcp.project_file import PROJECT_FILE, is_approved
-from agent.mcp.report import report
 from agent.mcp.server import McpServer
 from agent.mcp.settings import ServerSettings
 from agent.mcp.sources import gather_servers
@@ -22,7 +20,6 @@ from tools.sandbox.policy import Sandbox
 
 if TYPE_CHECKING:
     from agent.turn.loop import Agent
-    from sessions.store import Session
 
 
 def headless_servers(
@@ -100,14 +97,3 @@ async def with_servers(
     finally:
         work.close()  # never started (a failure above): no "never awaited" warning
         await servers.stop()
-
-
-def servers_of(agent: Agent) -> McpServers | None:
-    """The MCP servers whose tools the agent's registry takes."""
-    return next((s for s in agent.registry.sources if isinstance(s, McpServers)), None)
-
-
-async def run_mcp(agent: Agent, session: Session, _: str, out: TextIO, err: TextIO) -> int:
-    """`pleat -p "/mcp"`: every server, its state and its tools (they have started by now)."""
-    out.write(report(servers_of(agent)) + "\n")
-    return EXIT_OK

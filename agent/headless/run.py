@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from agent.assemble import build_agent, open_session, permissions_from
+from agent.commands.builtin import HEADLESS_NAMES
+from agent.commands.builtin_prompts import PROMPTS
 from agent.config import Config, ConfigError, config_path
 from agent.config_file import toml_string
 from agent.events import (
@@ -22,7 +24,7 @@ from agent.events import (
     PromptBlocked,
     TurnDone,
 )
-from agent.headless.commands import HEADLESS_COMMANDS, run_compact
+from agent.headless.builtin_run import run_command
 from agent.headless.custom import CommandRefused, custom_prompt, tui_only_refusal, typed_command
 from agent.headless.exit_codes import (
     EXIT_BUDGET,
@@ -36,7 +38,6 @@ from agent.headless.json_report import OutputFormat, Reporter, reporter_for
 from agent.headless.mcp import headless_servers, with_servers
 from agent.headless.plugins import headless_plugins
 from agent.headless.progress import say_progress
-from agent.headless.skills import skill_notes
 from agent.hooks.claude_settings import gather_hooks, waiting_line
 from agent.hooks.runner import HookSet
 from agent.images.prompt import attach_images
@@ -44,6 +45,7 @@ from agent.model.discovery import first_model
 from agent.permissions.added_dirs import checked_dirs
 from agent.permissions.policy import refuse_headless
 from agent.plugins.loaded import load_plugins
+from agent.skills.tool import skill_notes
 from agent.stop_signals import Stopped, on_stop_signals
 from agent.subagents.team import definition_notes
 from agent.turn.goal import CLEAR, set_goal
@@ -300,16 +302,22 @@ def run_headless(
             sys.stdout,
             sys.stderr,
             mcp=mcp,
-            commands=HEADLESS_COMMANDS,
+            commands=[f"/{name}" for name in HEADLESS_NAMES if name not in PROMPTS],
         )
-        handler = HEADLESS_COMMANDS.get(command)
+        handler = builtin is not None and builtin.headless and builtin.name not in PROMPTS
         errors = _ErrorLines(sys.stderr)  # a command's error line becomes its result's
-        if handler is not None:
+        if handler:
             report.start()
-            if handler is run_compact:  # its fold is reported like a turn's
-                handler = functools.partial(run_compact, report=report)
             work = functools.partial(
-                handler, agent, session, focus.strip(), report.answer_out, errors
+                run_command,
+                agent,
+                session,
+                command[1:],
+                focus.strip(),
+                report,
+                report.answer_out,
+                errors,
+                typed=prompt.strip(),
             )
         else:
             try:
@@ -327,7 +335,7 @@ def run_headless(
         started = until_session_end(agent, after_session_start(agent, work, sys.stderr))
         served = with_servers(mcp, agent, started, sys.stderr)
         code = asyncio.run(until_terminated(served, stopped))
-        if handler is not None:
+        if handler:
             report.command_finished(command, code, errors.lines, errors.last)
     except KeyboardInterrupt:
         print("\npleat: interrupted", file=sys.stderr)

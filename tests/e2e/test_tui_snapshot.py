@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from agent.slash.context_report import ContextGauge, ContextReport
 from sessions.usage import Usage, UsageTally
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tests.support.tui_support import asked, make_app, model, small_policy, wait_for, work_finished
 from tui.app import PleatApp
-from tui.context_report import ContextGauge, ContextReport
 from tui.screens.approval import ApprovalScreen
 from tui.screens.chunks import ChunkBrowserScreen
 from tui.screens.context import ContextScreen

@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
-from tui.context_report import ContextReport
+from agent.slash.context_report import ContextReport
 from tui.widgets.context_chart import calls_chart
 
 # What the figures mean, under the table.

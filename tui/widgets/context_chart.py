@@ -8,8 +8,8 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
+from agent.slash.context_report import ContextReport
 from sessions.call_history import CallHistory
-from tui.context_report import ContextReport
 
 if TYPE_CHECKING:
     from textual_plotext.plot import Plot

@@ -13,8 +13,8 @@ from agent.compaction.fold_line import kilo
 from agent.terminal_text import visible
 
 if TYPE_CHECKING:
+    from agent.slash.context_report import ContextGauge
     from sessions.usage import Usage
-    from tui.context_report import ContextGauge
 
 # Separates the fields of the status line.
 SEPARATOR = " · "

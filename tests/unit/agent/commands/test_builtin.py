@@ -1,22 +1,36 @@
-"""The one table of built-in slash commands: every row has the handlers it promises in both front
-ends, no handler is without a row, and the names a command file cannot take."""
+"""The one table of built-in slash commands: every row names a body that exists, every body in
+agent/slash/ has a row, and the names a command file cannot take."""
 
 from __future__ import annotations
 
-from agent.commands.builtin import BUILTIN, BUILTIN_NAMES, HEADLESS_NAMES, RESERVED_NAMES
-from agent.commands.builtin_prompts import PROMPTS
+import importlib
+import inspect
+import pkgutil
+
+import agent.slash
+from agent.commands.builtin import BUILTIN, BUILTIN_NAMES, RESERVED_NAMES
 from agent.commands.catalog import RESERVED_COMMANDS
-from agent.headless.commands import HEADLESS_COMMANDS
-from tui.slash_commands import HANDLERS, help_text
+from agent.slash.dispatch import body_of
+from tui.slash_commands import help_text
 
 
-def test_every_row_has_its_handlers_and_every_handler_a_row() -> None:
-    assert set(HANDLERS) == {command.name for command in BUILTIN}  # the TUI runs them all
-    # A headless run takes a built-in prompt (/init, /review) as the turn it expands to
-    # (agent/headless/custom.py), the other headless rows through their handlers.
-    prompts = {f"/{name}" for name in PROMPTS}
-    assert not prompts & set(HEADLESS_COMMANDS)
-    assert set(HEADLESS_COMMANDS) | prompts == {f"/{name}" for name in HEADLESS_NAMES}
+def test_every_row_has_a_body_and_every_body_a_row() -> None:
+    named = {command.body for command in BUILTIN}
+    assert all(inspect.isasyncgenfunction(body_of(command)) for command in BUILTIN)
+    # Every public async generator taking (ctx, arg) in agent/slash/ is some row's body.
+    found = set()
+    for info in pkgutil.iter_modules(agent.slash.__path__):
+        module = importlib.import_module(f"agent.slash.{info.name}")
+        for name, value in vars(module).items():
+            if (
+                inspect.isasyncgenfunction(value)
+                and value.__module__ == module.__name__
+                and not name.startswith("_")
+                and list(inspect.signature(value).parameters)[:1] == ["ctx"]
+                and len(inspect.signature(value).parameters) == 2
+            ):
+                found.add(f"{module.__name__}.{name}")
+    assert found == named
     assert len(BUILTIN_NAMES) == len(BUILTIN)  # no name twice
 
 

@@ -1,0 +1,1 @@
+"""The built-in slash commands' bodies: each answers with events, whichever front end runs it."""
