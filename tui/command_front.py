@@ -115,7 +115,7 @@ class TerminalFront:
         elif what == "help":
             from agent.commands.resolution import listing
             from tui.command_catalog import refresh
-            from tui.slash_commands import help_text
+            from tui.command_help import help_text
 
             catalog = await refresh(host)  # the files as they are now
             await host.conversation.add_markdown(help_text(listing(catalog.commands)), "help")

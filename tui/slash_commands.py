@@ -6,43 +6,20 @@ same way), and the /help text."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent.commands.builtin import BUILTIN_NAMESPACE, BY_NAME, NAMESPACE_MARK, Builtin
-from agent.events import CommandOutput, CompactionStarted, Notice
 from tui.host import Host
-from tui.keys import key_help
 
 if TYPE_CHECKING:
     from agent.commands.catalog import CustomCommand
-    from agent.commands.resolution import Listed
+    from agent.events import CommandOutput, Notice
 
 # A typed slash command: its name, then (after whitespace, a newline too) its argument.
 TYPED = re.compile(r"/(\S*)\s*(.*)", re.DOTALL)
 # What a prompt `# note` runs: /memory's built-in, whatever command files exist.
 MEMORY_NOTE = f"{BUILTIN_NAMESPACE}{NAMESPACE_MARK}memory"
-# The /help line after the built-ins: how a built-in is reached when a file takes its name.
-QUALIFIED_HELP = (
-    f"Every built-in also answers to `/{BUILTIN_NAMESPACE}{NAMESPACE_MARK}NAME`: a command file "
-    "of a built-in's name is what `/NAME` runs, the built-in staying "
-    f"`/{BUILTIN_NAMESPACE}{NAMESPACE_MARK}NAME` (`/help` and `/quit` are always pleat's)."
-)
-__all__ = ["BY_NAME", "help_text", "parse", "resolve", "run"]
-
-
-def help_text(rows: Sequence[Listed] | None = None) -> str:
-    """The commands (`rows`: agent/commands/resolution.listing; None: the built-ins alone) and
-    keys."""
-    from agent.commands.resolution import listing
-    from tui.command_catalog import builtin_help_line, help_lines
-
-    listed = listing(()) if rows is None else rows
-    lines = ["**Commands**", ""]
-    lines += [builtin_help_line(row) for row in listed if isinstance(row.command, Builtin)]
-    lines += ["", QUALIFIED_HELP]
-    lines += help_lines([row for row in listed if not isinstance(row.command, Builtin)])
-    return "\n".join(lines) + "\n\n**Keys**\n\n" + key_help()
+__all__ = ["BY_NAME", "parse", "resolve", "run"]
 
 
 def parse(text: str) -> tuple[str, str] | None:
@@ -74,6 +51,7 @@ async def run(host: Host, command: Builtin, arg: str) -> None:
     """Run one command's body (agent/slash/dispatch.py, as every front end does) and show what it
     says; a fold or a turn it starts goes on as the app's work (Esc cancels it). The app runs a
     command that changes the conversation only when nothing else runs (PleatApp.run_slash)."""
+    from agent.events import CommandOutput, CompactionStarted, Notice
     from agent.slash.context import CommandContext
     from agent.slash.dispatch import run_builtin
     from tui.command_front import TerminalFront
@@ -115,6 +93,8 @@ def _shadowed(host: Host, command: Builtin) -> bool:
 
 
 async def _say(host: Host, event: CommandOutput | Notice) -> None:
+    from agent.events import CommandOutput
+
     if isinstance(event, CommandOutput):
         await host.conversation.add_notice(event.text, "error" if event.failed else "note")
     else:

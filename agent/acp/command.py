@@ -57,7 +57,7 @@ async def _run(agent: PleatAgent, rpc: int) -> None:
         writer,
         reader,
         listening=False,
-        observers=[announce_after_new_session(agent)],
+        observers=[announce_after_new_session(agent.sessions)],
     )
     try:
         await connection.listen()

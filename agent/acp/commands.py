@@ -4,7 +4,7 @@ session/new answer is out), and what a prompt runs: a built-in, a command file, 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING
 
 from acp.schema import (
@@ -19,7 +19,6 @@ from agent.terminal_text import visible
 if TYPE_CHECKING:
     from acp.connection import StreamEvent
 
-    from agent.acp.server import PleatAgent
     from agent.acp.session import EditorSession
     from agent.events import SessionEvent
     from agent.images.parts import Images
@@ -63,7 +62,9 @@ def _hint(text: str) -> AvailableCommandInput | None:
     return AvailableCommandInput(root=UnstructuredCommandInput(hint=visible(text)))
 
 
-def announce_after_new_session(agent: PleatAgent) -> Callable[[StreamEvent], None]:
+def announce_after_new_session(
+    sessions: Mapping[str, EditorSession],
+) -> Callable[[StreamEvent], None]:
     """An observer of the connection: once a session/new answer has gone out, the session's
     commands follow (an editor reads them only for a session it knows)."""
 
@@ -71,7 +72,7 @@ def announce_after_new_session(agent: PleatAgent) -> Callable[[StreamEvent], Non
         result = event.message.get("result")
         if event.direction.value != "outgoing" or not isinstance(result, dict):
             return
-        editor = agent.sessions.get(str(result.get("sessionId", "")))
+        editor = sessions.get(str(result.get("sessionId", "")))
         if editor is not None:
             task = asyncio.get_running_loop().create_task(announce(editor))
             editor.background.add(task)

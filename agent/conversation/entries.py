@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from sessions.messages import ToolCall
+if TYPE_CHECKING:
+    from sessions.messages import ToolCall
 
 NoticeKind = Literal["error", "note"]
 # A fold marker's life: compacting now, folded, failed (history unchanged), or interrupted.

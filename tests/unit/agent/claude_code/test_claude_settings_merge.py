@@ -9,9 +9,9 @@ from typing import Any
 
 from agent.claude_code.settings import approve, read_claude_settings
 from agent.claude_code.settings_file import SettingsFile
-from agent.cli import with_claude_status_line
 from agent.config import load_config
 from agent.permissions.policy import Permissions
+from agent.session.configure import with_claude_status_line
 
 
 def write(path: Path, data: Any) -> Path:

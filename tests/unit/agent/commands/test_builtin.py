@@ -11,7 +11,7 @@ import agent.slash
 from agent.commands.builtin import BUILTIN, BUILTIN_NAMES, RESERVED_NAMES
 from agent.commands.catalog import RESERVED_COMMANDS
 from agent.slash.dispatch import body_of
-from tui.slash_commands import help_text
+from tui.command_help import help_text
 
 
 def test_every_row_has_a_body_and_every_body_a_row() -> None:

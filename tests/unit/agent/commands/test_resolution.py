@@ -117,7 +117,7 @@ def test_the_listing_says_which_is_which(workspace: Path) -> None:
     assert [r.typed for r in listing(())] == list(BY_NAME)  # no files: the built-ins alone
 
     from tui.command_catalog import help_lines, label
-    from tui.slash_commands import help_text
+    from tui.command_help import help_text
 
     assert label(custom) == (
         "/review [area]     Our review checklist (project command "

@@ -1,0 +1,33 @@
+"""/help's text: the built-ins, the command files (which is which), and the keys."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from agent.commands.builtin import BUILTIN_NAMESPACE, NAMESPACE_MARK, Builtin
+from tui.keys import key_help
+
+if TYPE_CHECKING:
+    from agent.commands.resolution import Listed
+
+# The /help line after the built-ins: how a built-in is reached when a file takes its name.
+QUALIFIED_HELP = (
+    f"Every built-in also answers to `/{BUILTIN_NAMESPACE}{NAMESPACE_MARK}NAME`: a command file "
+    "of a built-in's name is what `/NAME` runs, the built-in staying "
+    f"`/{BUILTIN_NAMESPACE}{NAMESPACE_MARK}NAME` (`/help` and `/quit` are always pleat's)."
+)
+
+
+def help_text(rows: Sequence[Listed] | None = None) -> str:
+    """The commands (`rows`: agent/commands/resolution.listing; None: the built-ins alone) and
+    keys."""
+    from agent.commands.resolution import listing
+    from tui.command_catalog import builtin_help_line, help_lines
+
+    listed = listing(()) if rows is None else rows
+    lines = ["**Commands**", ""]
+    lines += [builtin_help_line(row) for row in listed if isinstance(row.command, Builtin)]
+    lines += ["", QUALIFIED_HELP]
+    lines += help_lines([row for row in listed if not isinstance(row.command, Builtin)])
+    return "\n".join(lines) + "\n\n**Keys**\n\n" + key_help()
