@@ -14,12 +14,19 @@ from acp.schema import (
     UnstructuredCommandInput,
 )
 
+from agent.acp.front import EditorFront
+from agent.events import CommandOutput, Notice
+from agent.slash.context import CommandContext, Refused
+from agent.slash.custom import expand_command
+from agent.slash.dispatch import run_builtin, typed_builtin
 from agent.terminal_text import visible
 
 if TYPE_CHECKING:
     from acp.connection import StreamEvent
 
     from agent.acp.session import EditorSession
+    from agent.commands.builtin import Builtin
+    from agent.commands.catalog import CustomCommand
     from agent.events import SessionEvent
     from agent.images.parts import Images
 
@@ -27,32 +34,31 @@ Run = Callable[[str, "Images"], AsyncIterator["SessionEvent"]]
 
 
 def available_commands(editor: EditorSession) -> list[AvailableCommand]:
-    """The built-ins an editor can run, then the command files (the user's, the project's,
-    the plugins'), each with its argument hint."""
+    """The built-ins an editor runs (their rows say: agent/commands/builtin.py `editor`), then
+    the command files (the user's, the project's, the plugins'), each with its argument hint; a
+    file of a built-in's name is listed instead of the built-in, as it is what runs."""
     from agent.commands.builtin import BUILTIN
     from agent.commands.catalog import CommandCatalog
 
-    listed = [
-        AvailableCommand(name=row.name, description=row.help, input=_hint(row.args))
-        for row in BUILTIN
-        if row.headless
-    ]
     controller = editor.controller
     catalog = CommandCatalog(
         controller.workspace, plugin_sources=controller.plugins.command_sources()
     )
     catalog.refresh()
-    taken = {command.name for command in listed}
-    for command in catalog.commands:
-        if command.name in taken:  # a file of a built-in's name runs instead of it
-            listed = [c for c in listed if c.name != command.name]
-        listed.append(
-            AvailableCommand(
-                name=command.name,
-                description=visible(command.description),
-                input=_hint(command.argument_hint),
-            )
+    files = {command.name: command for command in catalog.commands}
+    listed = [
+        AvailableCommand(name=row.name, description=row.help, input=_hint(row.args))
+        for row in BUILTIN
+        if row.editor and row.name not in files
+    ]
+    listed += [
+        AvailableCommand(
+            name=command.name,
+            description=visible(command.description),
+            input=_hint(command.argument_hint),
         )
+        for command in files.values()
+    ]
     return listed
 
 
@@ -90,20 +96,94 @@ async def announce(editor: EditorSession) -> None:
 
 
 def runner(editor: EditorSession) -> Run:
-    """What a prompt runs: `/name args` a built-in or a command file, anything else a turn."""
+    """What a prompt runs: `/name args` a built-in (the one table's body, as every front end
+    runs it) or a command file's expanded prompt; anything else is a turn."""
 
     async def run(text: str, images: Images) -> AsyncIterator[SessionEvent]:
-        agent = editor.controller.agent
-        assert agent is not None
-        stripped = text.strip()
-        if stripped.startswith("/compact") and stripped[8:9] in ("", " ", "\n"):
-            from agent.turn.folds import compact_argument
-
-            _, focus = compact_argument(stripped[8:].strip())
-            async for event in agent.compact(focus=focus):
-                yield event
-            return
+        controller = editor.controller
+        agent, session = controller.agent, controller.session
+        assert agent is not None and session is not None
+        line = text.strip()
+        if line.startswith("/"):
+            sources = controller.plugins.command_sources()
+            found = await asyncio.to_thread(typed_builtin, controller.workspace, line, sources)
+            if found is not None:
+                command, arg = found
+                refusal = editor_refusal(editor, command)
+                if refusal is not None:
+                    yield CommandOutput(refusal, failed=True)
+                    return
+                ctx = CommandContext(
+                    controller.workspace, EditorFront(), agent, session, controller, typed=line
+                )
+                async for event in run_builtin(ctx, command, arg):
+                    yield event
+                return
+            custom = await asyncio.to_thread(command_file, editor, line)
+            if custom is not None:
+                async for event in run_command_file(editor, custom, line):
+                    yield event
+                return
         async for event in agent.run_turn(text, images):
             yield event
 
     return run
+
+
+def editor_refusal(editor: EditorSession, command: Builtin) -> str | None:
+    """Why the editor cannot run this built-in (None: it can)."""
+    if not command.editor:
+        return (
+            f"/{command.name} works in pleat's terminal UI only (the editor opens sessions and "
+            "shows its own screens)"
+        )
+    if command.name in ("undo", "rewind") and editor.files is not None:
+        return (
+            f"/{command.name} would write files on disk behind the editor, which holds pleat's "
+            "edits in its buffers: undo them in the editor"
+        )
+    return None
+
+
+def command_file(editor: EditorSession, line: str) -> CustomCommand | None:
+    """The command file `/name` names, if any (read now: a file changed since is read again)."""
+    from agent.commands.catalog import CommandCatalog, CustomCommand, invocation
+    from agent.commands.resolution import resolve
+
+    found = invocation(line)
+    if found is None:
+        return None
+    controller = editor.controller
+    catalog = CommandCatalog(
+        controller.workspace, plugin_sources=controller.plugins.command_sources()
+    )
+    catalog.refresh()
+    command = resolve(found[0], catalog)
+    return command if isinstance(command, CustomCommand) else None
+
+
+async def run_command_file(
+    editor: EditorSession, command: CustomCommand, line: str
+) -> AsyncIterator[SessionEvent]:
+    """The turn a command file's prompt starts (its images those its arguments name), after a
+    line saying which file it is; a prompt that cannot be expanded is refused in one line."""
+    from agent.commands.catalog import invocation
+    from agent.images.prompt import attach_images
+
+    agent = editor.controller.agent
+    assert agent is not None
+    found = invocation(line)
+    arguments = found[1] if found is not None else ""
+    try:
+        custom = expand_command(agent, command, line, arguments)
+    except Refused as error:
+        yield CommandOutput(str(error), failed=True)
+        return
+    yield Notice(f"/{command.name}: {custom.said}")
+    for note in custom.notes:
+        yield Notice(f"/{command.name}: {note}")
+    attached = await attach_images(custom.images, agent.context.workspace, agent.attachments)
+    for note in attached.notes:
+        yield Notice(note)
+    async for event in agent.run_turn(custom.text, attached.images, custom.meta):
+        yield event

@@ -39,6 +39,9 @@ class Builtin:
     while_working: bool = True  # may run while a turn, fold or switch runs (else: "busy")
     needs_agent: bool = True  # needs an open session (no model yet: refused with the help)
     shadowable: bool = True  # a command file of its name runs instead (the built-in: /pleat:NAME)
+    # An editor runs it over ACP (`pleat acp`): it needs no screen of the terminal's, and opens
+    # no other session (the editor opens sessions: their ids are its).
+    editor: bool = True
 
     @property
     def usage(self) -> str:
@@ -67,7 +70,11 @@ BUILTIN: tuple[Builtin, ...] = (
     ),
     Builtin("context", "", "what fills the context window", body="agent.slash.listings.context"),
     Builtin(
-        "chunks", "", "browse and search the archived chunks", body="agent.slash.screens.chunks"
+        "chunks",
+        "",
+        "browse and search the archived chunks",
+        body="agent.slash.screens.chunks",
+        editor=False,
     ),
     Builtin(
         "fork",
@@ -76,6 +83,7 @@ BUILTIN: tuple[Builtin, ...] = (
         headless=True,
         while_working=False,
         body="agent.slash.fold.fork",
+        editor=False,
     ),
     Builtin(
         "sessions",
@@ -83,6 +91,7 @@ BUILTIN: tuple[Builtin, ...] = (
         "this workspace's sessions (Enter resumes one)",
         while_working=False,
         body="agent.slash.sessions.sessions",
+        editor=False,
     ),
     Builtin(
         "resume",
@@ -90,6 +99,7 @@ BUILTIN: tuple[Builtin, ...] = (
         "pick a session of this workspace to switch to (type to filter), or switch to ID",
         while_working=False,
         body="agent.slash.sessions.resume",
+        editor=False,
     ),
     Builtin(
         "rename",
@@ -97,7 +107,14 @@ BUILTIN: tuple[Builtin, ...] = (
         "name this session (its title in /resume)",
         body="agent.slash.sessions.rename",
     ),
-    Builtin("new", "", "start a new session", while_working=False, body="agent.slash.sessions.new"),
+    Builtin(
+        "new",
+        "",
+        "start a new session",
+        while_working=False,
+        body="agent.slash.sessions.new",
+        editor=False,
+    ),
     Builtin(
         "undo",
         "",
@@ -121,6 +138,7 @@ BUILTIN: tuple[Builtin, ...] = (
         while_working=False,
         needs_agent=False,
         body="agent.slash.screens.model",
+        editor=False,
     ),
     Builtin(
         "mcp",
@@ -135,6 +153,7 @@ BUILTIN: tuple[Builtin, ...] = (
         "Claude Code plugins: installed, enabled or not (pleat plugin installs them)",
         needs_agent=False,
         body="agent.slash.screens.plugin",
+        editor=False,
     ),
     Builtin(
         "shells",
@@ -191,6 +210,7 @@ BUILTIN: tuple[Builtin, ...] = (
         "",
         "copy the last answer to the clipboard (OSC 52: works over ssh)",
         body="agent.slash.take_away.copy",
+        editor=False,
     ),
     Builtin(
         "export",
@@ -214,6 +234,7 @@ BUILTIN: tuple[Builtin, ...] = (
         needs_agent=False,
         shadowable=False,
         body="agent.slash.screens.show_help",
+        editor=False,
     ),
     Builtin(
         "quit",
@@ -222,6 +243,7 @@ BUILTIN: tuple[Builtin, ...] = (
         needs_agent=False,
         shadowable=False,
         body="agent.slash.screens.quit_front_end",
+        editor=False,
     ),
 )
 BY_NAME = {command.name: command for command in BUILTIN}

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from agent.slash.custom import CustomPrompt
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -83,16 +85,6 @@ class CommandRefused(Exception):
     """The custom command cannot be expanded; the message is one line."""
 
 
-@dataclass(frozen=True)
-class CustomPrompt:
-    """What a custom command sends, the meta its user message keeps (what was typed, the
-    command's file), and the text its images are attached from (Expanded.images_from)."""
-
-    text: str
-    meta: dict[str, str]
-    images: str
-
-
 def custom_prompt(
     agent: Agent, typed: Typed | None, prompt: str, err: TextIO
 ) -> CustomPrompt | None:
@@ -103,8 +95,8 @@ def custom_prompt(
         return None
     from agent.commands.builtin_prompts import PROMPTS
     from agent.commands.catalog import CustomCommand
-    from agent.commands.expansion import ExpansionError, expand_for
-    from sessions.messages import SOURCE_KEY, TYPED_KEY
+    from agent.slash.context import Refused
+    from agent.slash.custom import expand_command
 
     builtin, name, arguments, command = typed.builtin, typed.name, typed.arguments, typed.command
     if builtin is not None and builtin.name in PROMPTS:  # pleat's own (builtin_prompts.py)
@@ -113,14 +105,13 @@ def custom_prompt(
         err.write(f"pleat: note: /{name} is not a command; sent to the model as written\n")
         return None
     try:
-        expanded = expand_for(agent, command, arguments)
-    except ExpansionError as error:
+        expanded = expand_command(agent, command, prompt, arguments)
+    except Refused as error:
         raise CommandRefused(str(error)) from error
-    err.write(f"pleat: /{name}: the {command.scope} command in {command.shown}\n")
+    err.write(f"pleat: /{name}: {expanded.said}\n")
     for note in expanded.notes:
         err.write(f"pleat: note: /{name}: {note}\n")
-    meta = {TYPED_KEY: prompt.strip(), SOURCE_KEY: command.shown}
-    return CustomPrompt(expanded.text, meta, expanded.images_from)
+    return expanded
 
 
 def builtin_prompt(agent: Agent, name: str, typed: str, focus: str, err: TextIO) -> CustomPrompt:
