@@ -248,6 +248,11 @@ class CommandOutput:
 
     text: str
     failed: bool = False  # the command could not do what it was asked (its text says why)
+    # A diff the command shows (/diff), for a front end that draws diffs as a block: its title
+    # line, the files it lists, and the unified diff (`text` holds all of it as text).
+    diff: str = ""
+    title: str = ""
+    listed: str = ""
 
 
 # Everything a session runtime yields: a turn's events and its own.

@@ -95,7 +95,11 @@ def _shadowed(host: Host, command: Builtin) -> bool:
 async def _say(host: Host, event: CommandOutput | Notice) -> None:
     from agent.events import CommandOutput
 
-    if isinstance(event, CommandOutput):
+    if isinstance(event, CommandOutput) and event.diff:  # as the tool calls' diff block
+        from agent.conversation.entries import ToolEntry
+
+        await host.conversation.add(ToolEntry(event.title, result=event.listed, diff=event.diff))
+    elif isinstance(event, CommandOutput):
         await host.conversation.add_notice(event.text, "error" if event.failed else "note")
     else:
         await host.conversation.add_notice(event.message, event.level)

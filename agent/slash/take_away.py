@@ -39,7 +39,13 @@ async def diff(ctx: CommandContext, _: str) -> AsyncIterator[SessionEvent]:
     """What this session changed in the workspace, as a unified diff."""
     agent, session = ctx.working()
     found = await this_sessions_diff(agent, session)
-    yield CommandOutput(found.text())
+    if not found.files:
+        yield CommandOutput(found.text())
+        return
+    count = len(found.files)
+    title = f"/diff · {count} file{'' if count == 1 else 's'} changed this session"
+    listed = "\n".join([*found.files, *(f"note: {note}" for note in found.notes)])
+    yield CommandOutput(found.text(), diff=found.diff, title=title, listed=listed)
 
 
 def last_answer(history: list[Message]) -> str | None:
