@@ -26,7 +26,6 @@ from tui import (
     command_catalog,
     custom_commands,
     lifecycle,
-    mcp_servers,
     modes,
     queued,
     shell_mode,
@@ -189,11 +188,10 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
             lifecycle.quit_on_stop_signals(self.quit_safely)
 
     async def on_unmount(self) -> None:
-        await mcp_servers.stop(self)  # their processes end with pleat
-        if self.agent is not None:  # the user quits: the session's SessionEnd hooks
-            await self.agent.hooks.session_end("prompt_input_exit")
-        if self.controller is not None:
-            self.controller.close()
+        if self.controller is not None:  # the user quits: SessionEnd, servers and session closed
+            from agent.session.lifecycle import close
+
+            await close(self.controller, "prompt_input_exit")
 
     # -- what the app's helpers use of it (tui.host.Host) -----------------------------------
 

@@ -4,30 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from agent.config import ConfigError
 from agent.stop_signals import on_stop_signals
-from tui import command_catalog, hook_approval, mcp_servers
+from tui import command_catalog
 from tui.help import configuration_help
 from tui.host import Host
-from tui.modes import show_rule_problems
 
 if TYPE_CHECKING:
+    from agent.events import Notice
     from agent.model.discovery import FoundModel
-    from agent.turn.loop import Agent
     from sessions.messages import Message
-
-
-# Claude Code's SessionEnd reason for the session a switch leaves, by what opened the next one.
-SESSION_END_REASONS = {"clear": "clear", "resume": "resume", "fork": "other", "startup": "other"}
 
 
 async def start(host: Host) -> None:
     """After the first frame: open the session (new or resumed) and its agent in a thread,
     with the first model found when none is configured (tui.models), show it, then warm
     litellm up after one more frame."""
+    from agent.session import lifecycle as life
     from tui.first_model import first_found, found_note
     from tui.resume_picker import PICK
 
@@ -46,13 +42,32 @@ async def start(host: Host) -> None:
     await show_session(host, history, notes, source=source, count=False)
     if found is not None:
         await host.conversation.add_notice(found_note(found))
-    await show_rule_problems(host)
+    if host.agent is not None:
+        await show_notices(host, life.rule_notices(host.agent))
     host.opened.set()
     # After that frame too: the import holds the interpreter for seconds.
     host.start_background(warm_up(host))
     host.start_background(command_catalog.load(host))
-    host.start_background(mcp_servers.start(host))  # in parallel, in the background
-    host.start_background(hook_approval.start(host))
+    start_run_parts(host)
+
+
+def start_run_parts(host: Host) -> None:
+    """Once the first session is open: the run's MCP servers and the project's files asked about
+    (the session runtime's: agent/session/servers.py, agent/session/lifecycle.py), in the
+    background, what they say as notices."""
+    from agent.session import lifecycle as life
+    from agent.session.servers import start_servers
+
+    controller = host.controller
+    if controller is None:
+        return
+
+    def say(notice: Notice) -> None:
+        host.start_background(show_notices(host, [notice]))
+
+    asking = host.approvals.asking
+    host.start_background(start_servers(controller, asking, say, host.start_background))
+    host.start_background(_said(host, life.approve_project_files(controller, asking)))
 
 
 async def _pick_then_start(host: Host) -> None:
@@ -100,7 +115,7 @@ async def show_session(
     warm-up counts it); start its SessionStart hooks (`source`: "startup", "resume", "clear"
     for /new, "fork") in the background (a prompt sent meanwhile waits for them)."""
     from agent.conversation.transcript import describer, entries_from_history
-    from agent.turn.instruction_set import instruction_notes
+    from agent.session import lifecycle as life
 
     agent, session, controller = host.agent, host.session, host.controller
     assert agent is not None and session is not None and controller is not None
@@ -108,17 +123,8 @@ async def show_session(
         entries = entries_from_history(history, describer(agent), session.archive)
         await host.conversation.reset(entries)
         host.status.usage = None
-    for note in notes or ():
-        await host.conversation.add_notice(f"resumed with a repair: {note}")
-    for note in instruction_notes(agent.context.workspace):
-        await host.conversation.add_notice(note)
-    sandbox = controller.sandbox
-    if source == "startup" and sandbox.unenforced:  # said once: every command asks instead
-        await host.conversation.add_notice(sandbox.describe())
-    if source == "startup":  # the added directories left out (agent/permissions/added_dirs.py)
-        for problem in controller.added_problems:
-            await host.conversation.add_notice(problem, "error")
-    host.status.sandbox = sandbox.label
+    await show_notices(host, life.opened_notices(controller, list(notes or ()), source))
+    host.status.sandbox = controller.sandbox.label
     show_tasks(host)
     host.status.session = session.id
     host.status.goal = agent.goal or ""  # a resumed or forked session's goal, from its journal
@@ -126,27 +132,24 @@ async def show_session(
     host.status.cost = agent.usage.cost  # the session's bill so far, from its journal
     limit = agent.cap.limit
     host.status.cap = None if limit is None else (limit, agent.cap.start)
-    if (left := controller.left) is not None:  # the session this switch left: SessionEnd
-        controller.left = None
-        host.start_background(session_end_hooks(host, left, SESSION_END_REASONS[source]))
-    agent.hooks.session_started(source)
-    host.start_background(session_start_hooks(host, agent))
+    left = life.arm_session_start(controller, source)
+    if left is not None:  # the session this switch left: its SessionEnd hooks
+        reason = life.SESSION_END_REASONS[source]
+        host.start_background(_said(host, life.session_end(left, reason)))
+    host.start_background(_said(host, life.session_start(agent)))
     if count:
         await refresh_meter_soon(host)
     host.idle.arm()
 
 
-async def session_start_hooks(host: Host, agent: Agent) -> None:
-    """The session's SessionStart hooks (unless its first prompt ran them already), and what
-    they said, as notices."""
-    for notice in await agent.hooks.run_session_start():
-        await host.conversation.add_notice(notice.message, "error" if notice.failed else "note")
+async def show_notices(host: Host, notices: Sequence[Notice]) -> None:
+    """The session's notices in the conversation."""
+    for notice in notices:
+        await host.conversation.add_notice(notice.message, notice.level)
 
 
-async def session_end_hooks(host: Host, agent: Agent, reason: str) -> None:
-    """The SessionEnd hooks of a session left or closed, and what they said, as notices."""
-    for notice in await agent.hooks.session_end(reason):
-        await host.conversation.add_notice(notice.message, "error" if notice.failed else "note")
+async def _said(host: Host, work: Awaitable[list[Notice]]) -> None:
+    await show_notices(host, await work)
 
 
 def show_tasks(host: Host) -> None:

@@ -83,7 +83,7 @@ async def _start_with(host: Host, model: FoundModel) -> None:
     """The first session, with `model`, after a start without one."""
     from sessions.lock import SessionBusy
     from sessions.store import SessionError
-    from tui import hook_approval, lifecycle, mcp_servers
+    from tui import lifecycle
 
     assert host.controller is not None
     try:
@@ -94,8 +94,7 @@ async def _start_with(host: Host, model: FoundModel) -> None:
     host.unavailable = None
     await lifecycle.show_session(host, [], source="startup")
     host.start_background(lifecycle.warm_up(host))  # the meter, and idle folds
-    host.start_background(mcp_servers.start(host))
-    host.start_background(hook_approval.start(host))
+    lifecycle.start_run_parts(host)
     await host.conversation.add_notice(
         f"model: {visible(model.name)} (a new session; Ctrl+S in /model saves it as the default)"
     )

@@ -34,19 +34,3 @@ def show_mode(host: Host, mode: Mode) -> None:
         await host.conversation.add_notice(mode_notice(mode))
 
     host.start_background(say())
-
-
-async def show_rule_problems(host: Host) -> None:
-    """One notice for each configured rule that can never match (a misspelt tool ...), and
-    for each agent definition skipped or partly ignored."""
-    from agent.skills.tool import skill_notes
-    from agent.subagents.team import definition_notes
-
-    agent = host.agent
-    if agent is not None:
-        for problem in agent.permissions.rule_problems(agent.registry):
-            await host.conversation.add_notice(problem, "error")
-        for note in definition_notes(agent.registry):
-            await host.conversation.add_notice(note)
-        for note in skill_notes(agent.registry):
-            await host.conversation.add_notice(note)

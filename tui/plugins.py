@@ -1,5 +1,5 @@
-"""Plugins in the TUI: `/plugin` lists the installed ones and enables or disables one, and at
-start each enabled plugin's hooks and MCP servers are asked about until approved."""
+"""Plugins in the TUI: `/plugin` lists the installed ones and enables or disables one (their
+hooks and servers are asked about at start by the session runtime: agent/session/lifecycle.py)."""
 
 from __future__ import annotations
 
@@ -40,30 +40,3 @@ async def plugin(host: Host, arg: str) -> None:
         await host.conversation.add_notice(str(error), "error")
         return
     await host.conversation.add_notice(line)
-
-
-async def ask_approvals(host: Host) -> None:
-    """Ask about each enabled plugin whose hooks and servers were never approved in this
-    content; those allowed run from now on (and are remembered). Once per run."""
-    from agent.plugins.parts import approve
-    from agent.session.project_questions import plugin_question
-
-    controller = host.controller
-    if controller is None:
-        return
-    waiting, controller.plugins_waiting = controller.plugins_waiting, []
-    for parts in waiting:
-        if not await host.approvals.asking.approve_project(plugin_question(parts)):
-            line = f"{parts.label}'s hooks and servers do not run; asked again next time"
-            await host.conversation.add_notice(line)
-            continue
-        controller.hooks.add(parts.hooks)
-        if host.agent is not None:
-            host.agent.hooks.hooks_added()
-        controller.mcp.add(parts.servers)
-        if controller.mcp_opened:
-            await controller.mcp.start()
-        try:
-            await asyncio.to_thread(approve, parts)
-        except OSError as error:  # used now all the same; asked again next time
-            await host.conversation.add_notice(f"cannot remember the approval: {error}", "error")

@@ -31,6 +31,7 @@ from acp.schema import (
 from agent.acp.asking import EditorAsking
 from agent.acp.client_servers import client_servers
 from agent.acp.editor import ClientFiles
+from agent.acp.lifecycle import begin_session, end_session, start_run_parts
 from agent.acp.replay import replayed
 from agent.acp.session import EditorSession
 from agent.permissions.modes import MODE_HELP, MODES
@@ -179,6 +180,9 @@ class PleatAgent:
         editor = self._session(session_id)
         from agent.acp.commands import runner
 
+        if not editor.started:  # the first prompt: the editor knows the session, it can be asked
+            editor.started = True
+            await start_run_parts(editor)
         reason = await editor.prompt(prompt, runner(editor))
         return PromptResponse(stop_reason=reason)
 
@@ -243,16 +247,13 @@ class PleatAgent:
             editor.files = ClientFiles(self.client, lambda: opened[0])
             editor.lend_files()
         self.sessions[editor.id] = editor
-        editor.notes([f"resumed with a repair: {r}" for r in repairs])
         added, skipped = client_servers(servers)
         editor.notes(skipped, "error")
-        await start_session(editor, added, resumed=resume is not None)
+        await begin_session(editor, added, list(repairs), resumed=resume is not None)
         return editor
 
     async def _close(self, editor: EditorSession) -> None:
         editor.cancel()
-        from agent.acp.lifecycle import end_session
-
         await end_session(editor)
 
     async def close_all(self) -> None:
@@ -260,9 +261,3 @@ class PleatAgent:
         for editor in list(self.sessions.values()):
             await self._close(editor)
         self.sessions.clear()
-
-
-async def start_session(editor: EditorSession, added: list[Any], *, resumed: bool) -> None:
-    from agent.acp.lifecycle import begin_session
-
-    await begin_session(editor, added, resumed=resumed)

@@ -29,6 +29,7 @@ from agent.events import (
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
+    from agent.mcp.settings import ServerSettings
     from agent.session.runtime import SessionController
     from tools.editor_files import EditorFiles
 
@@ -58,6 +59,9 @@ class EditorSession:
         self.background: set[asyncio.Task[None]] = set()  # updates sent outside a prompt
         # The editor's buffers for the file tools, when it offers fs/* (agent/acp/editor.py).
         self.files: EditorFiles | None = None
+        # The editor's own MCP servers, started with the user's at the first prompt.
+        self.client_servers: tuple[ServerSettings, ...] = ()
+        self.started = False  # the project's files asked about, the servers up
         self.pending: list[SessionEvent] = []  # said at the start of the next prompt
         self.turn: asyncio.Task[StopReason] | None = None
         self.cancelled = False
@@ -140,7 +144,6 @@ class EditorSession:
         assert agent is not None
         pending, self.pending = self.pending, []
         await self.say(pending)
-        await self.controller.mcp.settled()  # the servers' tools offered from the first request
         request = await prompt_from(blocks, agent)
         for note in request.notes:
             await self.send(message(notice_text(note)))
