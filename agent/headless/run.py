@@ -14,7 +14,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from agent.assemble import build_agent, open_session, permissions_from
+from agent.assemble import permissions_from
 from agent.commands.builtin import HEADLESS_NAMES
 from agent.commands.builtin_prompts import PROMPTS
 from agent.config import Config, ConfigError, config_path
@@ -24,6 +24,7 @@ from agent.events import (
     PromptBlocked,
     TurnDone,
 )
+from agent.headless.asking import NobodyToAsk
 from agent.headless.builtin_run import run_command
 from agent.headless.custom import CommandRefused, custom_prompt, tui_only_refusal, typed_command
 from agent.headless.exit_codes import (
@@ -36,24 +37,23 @@ from agent.headless.exit_codes import (
 )
 from agent.headless.json_report import OutputFormat, Reporter, reporter_for
 from agent.headless.mcp import headless_servers, with_servers
-from agent.headless.plugins import headless_plugins
 from agent.headless.progress import say_progress
-from agent.hooks.claude_settings import gather_hooks, waiting_line
-from agent.hooks.runner import HookSet
+from agent.hooks.claude_settings import waiting_line
 from agent.images.prompt import attach_images
+from agent.mcp.manager import McpServers
 from agent.model.discovery import first_model
-from agent.permissions.added_dirs import checked_dirs
-from agent.permissions.policy import refuse_headless
-from agent.plugins.loaded import load_plugins
-from agent.skills.tool import skill_notes
+from agent.plugins.loaded import Plugins, load_plugins
+from agent.session.asking import SessionApprovals
+from agent.session.lifecycle import opened_notices, rule_notices
+from agent.session.runtime import SessionController
+from agent.session.startup import Startup
 from agent.stop_signals import Stopped, on_stop_signals
-from agent.subagents.team import definition_notes
 from agent.turn.goal import CLEAR, set_goal
-from agent.turn.instruction_set import instruction_notes
 from agent.turn.loop import Agent
 from sessions.lock import SessionBusy
 from sessions.store import SessionError
 from tools.background_tools import close_background
+from tools.sandbox.policy import Sandbox
 
 # Error kinds that are the user's configuration to fix rather than a failed request.
 CONFIG_KINDS = frozenset({"auth", "config"})
@@ -130,18 +130,66 @@ async def until_session_end(agent: Agent, work: Coroutine[Any, Any, int]) -> int
             say_progress(notice, sys.stderr)
 
 
-def headless_hooks(config: Config, workspace: Path, approve: bool, err: TextIO) -> HookSet:
-    """The run's hooks (agent/hooks/claude_settings.py): config.toml's, the user's Claude Code
-    settings', and a project's when approved (`approve`: --yes); a line on `err` for each part
-    not used and for each project file whose hooks wait for approval."""
-    gathered = gather_hooks(config.hooks, workspace, approve_all=approve)
-    hooks = gathered.hooks
-    lines = [*hooks.notes, *map(waiting_line, gathered.waiting)]
+def session_runtime(
+    config: Config,
+    workspace: Path,
+    approve_everything: bool,
+    resume: str | None,
+    continue_latest: bool,
+    plugins: Plugins,
+) -> SessionController:
+    """The run's session runtime (agent/session/runtime.py, as every front end's): nobody to ask
+    (calls that would ask are refused with the fix), --yes approving the project's hooks and the
+    plugins' parts as it does .mcp.json (unless a run wrote them), every MCP server at once."""
+    startup = Startup(config, None, resume, continue_latest)
+    # Calls the mode and rules leave to ask are refused, with the fix (nobody to ask).
+    permissions = permissions_from(config, full_auto=approve_everything)
+    approvals = SessionApprovals(NobodyToAsk(), permissions)
+
+    def servers(sandbox: Sandbox) -> McpServers:
+        return headless_servers(
+            config.mcp_servers,
+            workspace,
+            approve_everything=approve_everything,
+            err=sys.stderr,
+            sandbox=sandbox,
+        )
+
+    return SessionController(
+        startup,
+        workspace,
+        approvals,
+        approve_all=approve_everything,
+        servers=servers,
+        plugins=plugins,
+    )
+
+
+def say_opened(controller: SessionController, repairs: list[str], err: TextIO) -> None:
+    """What the open says on `err` (the session runtime's notices after an open, as headless
+    lines), then what the hooks' and the plugins' sources left out or keep waiting for an
+    approval nobody can give here."""
+    from agent.plugins.parts import waiting_line as plugin_waiting
+
+    for notice in opened_notices(controller, repairs, "startup"):
+        kind = (
+            "note: "
+            if notice.level == "error" or notice.message == sandbox_line(controller)
+            else ""
+        )
+        print(f"pleat: {kind}{notice.message}", file=err)
+    hooks = controller.hooks
+    lines = [*hooks.notes, *map(waiting_line, controller.hooks_waiting)]
+    lines += map(plugin_waiting, controller.plugins_waiting)
     if (idle := hooks.idle_note()) is not None:
         lines.append(idle)
     for line in lines:
         print(f"pleat: note: {line}", file=err)
-    return hooks
+
+
+def sandbox_line(controller: SessionController) -> str | None:
+    sandbox = controller.sandbox
+    return sandbox.describe() if sandbox.unenforced else None
 
 
 async def until_terminated(work: Coroutine[Any, Any, int], stopped: Stopped) -> int:
@@ -242,59 +290,27 @@ def run_headless(
         return EXIT_CONFIG
     if not config.model:
         config = with_found_model(config)
+    builtin = typed.builtin if typed is not None else None
+    command = f"/{builtin.name}" if builtin is not None else ""
+    focus = typed.arguments if typed is not None else ""
     try:
-        config.model_settings()  # no model: say so before creating a session
-        session, history, notes = open_session(
-            config, workspace, resume=resume, continue_latest=continue_latest
+        controller = session_runtime(
+            config, workspace, approve_everything, resume, continue_latest, plugins
         )
+        _, notes = controller.open()
     except (ConfigError, SessionError, SessionBusy) as error:
         found_none = "" if config.model else NONE_AT_API_BASE if config.api_base else NONE_FOUND
         print(f"pleat: error: {error}{found_none}", file=sys.stderr)
         return EXIT_CONFIG
-    for note in notes:
-        print(f"pleat: resumed with a repair: {note}", file=sys.stderr)
-    for note in instruction_notes(workspace):
-        print(f"pleat: {note}", file=sys.stderr)
-    # Calls the mode and rules leave to ask are refused, with the fix (nobody to ask).
-    permissions = permissions_from(config, full_auto=approve_everything)
-    builtin = typed.builtin if typed is not None else None
-    command = f"/{builtin.name}" if builtin is not None else ""
-    focus = typed.arguments if typed is not None else ""
-    added, problems = checked_dirs(config.add_dirs, workspace)  # --add-dir, add_dirs
-    for problem in problems:  # left out, the run goes on without it
-        print(f"pleat: note: {problem}", file=sys.stderr)
-    sandbox = config.sandbox_for(workspace, added)  # the commands', the hooks' and the servers'
-    if sandbox.unenforced:  # said once: every command then asks, which here means refused
-        print(f"pleat: note: {sandbox.describe()}", file=sys.stderr)
-    mcp = headless_servers(
-        config.mcp_servers,
-        workspace,
-        approve_everything=approve_everything,
-        err=sys.stderr,
-        sandbox=sandbox,
-    )
-    hooks = headless_hooks(config, workspace, approve_everything, sys.stderr)
-    headless_plugins(plugins, hooks, mcp, approve_everything=approve_everything, err=sys.stderr)
+    agent, session, mcp = controller.agent, controller.session, controller.mcp
+    assert agent is not None and session is not None
+    say_opened(controller, notes or [], sys.stderr)
     stopped = Stopped()
     try:
-        agent = build_agent(
-            config,
-            workspace,
-            refuse_headless,
-            session=session,
-            history=history,
-            permissions=permissions,
-            mcp=mcp,
-            hooks=hooks,
-            sandbox=sandbox,
-            plugins=plugins,
-        )
         if goal is not None:  # journaled, so --continue keeps it
             set_goal(agent, None if goal == CLEAR else goal)
-        for problem in permissions.rule_problems(agent.registry):
-            print(f"pleat: note: {problem}", file=sys.stderr)
-        for note in (*definition_notes(agent.registry), *skill_notes(agent.registry)):
-            print(f"pleat: note: {note}", file=sys.stderr)
+        for notice in rule_notices(agent):
+            print(f"pleat: note: {notice.message}", file=sys.stderr)
         report = reporter_for(
             output_format,
             agent,
@@ -341,7 +357,7 @@ def run_headless(
         print("\npleat: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
-        session.close()
+        controller.close()
     if code == EXIT_TERMINATED:  # said once the journal is fsynced and the lock released
         line = f"pleat: terminated ({stopped.name}); session saved: pleat --resume {session.id}"
         say_if_heard(line, sys.stderr)

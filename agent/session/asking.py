@@ -28,8 +28,9 @@ class Asking(Protocol):
     by the flags; `pleat acp`: the editor's session/request_permission). Every question a session
     puts goes through one of these four."""
 
-    async def approve(self, request: ApprovalRequest) -> Answer:
-        """A tool call the mode and the rules leave to the user."""
+    async def approve(self, request: ApprovalRequest) -> Answer | Decision:
+        """A tool call the mode and the rules leave to the user: the user's answer, or the
+        front end's own decision when nobody can be asked (`pleat -p`: refused with the fix)."""
         ...
 
     async def review_plan(self, plan: str) -> PlanVerdict:
@@ -76,6 +77,8 @@ class SessionApprovals:
         if key in self._never:
             return Decision(False, NEVER_REASON)
         answer = await self.asking.approve(request)
+        if isinstance(answer, Decision):  # decided by the front end: nobody was asked
+            return answer
         if answer == "always" and request.always:
             self.permissions.remember(request.always)
         if answer == "never":

@@ -9,6 +9,7 @@ import dataclasses
 import gc
 import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from agent.assemble import build_agent, open_session
@@ -20,7 +21,7 @@ from agent.model.discovery import FoundModel
 from agent.model.llm import resolve_model
 from agent.model.offline import prepare_offline_env
 from agent.permissions.added_dirs import checked_dirs
-from agent.plugins.loaded import load_plugins
+from agent.plugins.loaded import Plugins, load_plugins
 from agent.plugins.parts import gate
 from agent.session.asking import SessionApprovals
 from agent.session.startup import Startup
@@ -29,6 +30,7 @@ from agent.turn.loop import Agent
 from sessions.messages import Message
 from sessions.store import Session, SessionError, list_sessions
 from tools.background_tools import background_of
+from tools.sandbox.policy import Sandbox
 
 
 class SessionController:
@@ -37,7 +39,20 @@ class SessionController:
     before the old one closes, so a failure leaves the old one open, and the approvals the
     user gave "always" in the old session are forgotten."""
 
-    def __init__(self, startup: Startup, workspace: Path, approvals: SessionApprovals) -> None:
+    def __init__(
+        self,
+        startup: Startup,
+        workspace: Path,
+        approvals: SessionApprovals,
+        *,
+        approve_all: bool = False,
+        servers: Callable[[Sandbox], McpServers] | None = None,
+        plugins: Plugins | None = None,
+    ) -> None:
+        """`approve_all`: the run's --yes where nobody can be asked (`pleat -p`): a project's
+        hooks and the plugins' parts run unless a run wrote them; `servers`: the run's MCP
+        servers made another way than the front ends' start (headless: all of them at once);
+        `plugins`: the enabled plugins when the front end loaded them already."""
         self.startup = startup
         self.config = startup.config
         self.workspace = workspace
@@ -53,13 +68,17 @@ class SessionController:
         config = self.config or Config()
         added, self.added_problems = checked_dirs(config.add_dirs, workspace)
         self.sandbox = config.sandbox_for(workspace, added)
-        self.mcp = McpServers(
-            workspace, self.config.mcp_servers if self.config else (), self.sandbox
+        configured = self.config.mcp_servers if self.config else ()
+        self.mcp = (
+            servers(self.sandbox)
+            if servers is not None
+            else McpServers(workspace, configured, self.sandbox)
         )
         self.mcp_opened = False
         # The hooks: config.toml's, the user's Claude Code settings', a project's once approved
         # (tui/hook_approval.py asks at start); every agent of this run shares the one set.
-        gathered = gather_hooks(self.config.hooks if self.config else (), workspace)
+        hooks = self.config.hooks if self.config else ()
+        gathered = gather_hooks(hooks, workspace, approve_all=approve_all)
         self.hooks = gathered.hooks
         self.hooks_waiting = gathered.waiting
         # The status line command (tui/widgets/status_line.py reads it here, and only here):
@@ -68,8 +87,8 @@ class SessionController:
         self.status_line: StatusLineSpec | None = self.config.status_line if self.config else None
         # The enabled plugins (agent/plugins/): their skills, agents and commands join every
         # agent; their hooks and servers once approved (tui/plugins.py asks at start).
-        self.plugins = load_plugins(*self.startup.plugin_settings)
-        gated = gate(self.plugins)
+        self.plugins = plugins or load_plugins(*self.startup.plugin_settings)
+        gated = gate(self.plugins, approve_all=approve_all)
         self.hooks.add(gated.hooks)
         self.hooks.notes.extend([*self.plugins.notes, *gated.lines])
         self.mcp.add(gated.servers)
