@@ -114,7 +114,9 @@ class PleatAgent:
         )
 
     async def authenticate(self, method_id: str, **_: Any) -> None:
-        raise RequestError.invalid_params({"details": "pleat needs no authentication here"})
+        """pleat offers no authentication method (the model's keys are its configuration's);
+        a client that authenticates anyway (an adapter made for another agent) is let through."""
+        return None
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
