@@ -172,7 +172,7 @@ async def warm_up(host: Host) -> None:
 
 async def refresh_meter_soon(host: Host) -> None:
     """Count the whole context in a thread (a resumed session: every message), then show it."""
-    from tui.context_report import gauge
+    from agent.slash.context_report import gauge
 
     agent = host.agent
     if agent is not None:
@@ -182,7 +182,7 @@ async def refresh_meter_soon(host: Host) -> None:
 
 def refresh_meter(host: Host) -> None:
     """Show the context meter now (cheap once warm: counts are cached per message)."""
-    from tui.context_report import gauge
+    from agent.slash.context_report import gauge
 
     warm = host.controller is not None and host.controller.warm
     if warm and host.agent is not None:

@@ -66,11 +66,10 @@ class EditorSession:
         self.turn: asyncio.Task[StopReason] | None = None
         self.cancelled = False
         self._updates: UpdateStream | None = None
-
-    @property
-    def id(self) -> str:
-        assert self.controller.session is not None
-        return self.controller.session.id
+        assert controller.session is not None
+        # The editor's name for it: pleat's session id when it opened (an editor opens no
+        # other session in it: agent/commands/builtin.py `editor`).
+        self.id = controller.session.id
 
     async def send(self, update: Any) -> None:
         await self.client.session_update(session_id=self.id, update=update)

@@ -127,17 +127,19 @@ def plan_update(agent: Agent) -> AgentPlanUpdate | None:
 
 
 async def usage_update(agent: Agent) -> UsageUpdate | None:
-    """How full the context is (the next request's size against the window) and what the
-    session cost so far; counted in a thread (the first count loads the tokenizer)."""
-    compactor = agent.compactor
-    if compactor is None:
+    """How full the context is (the next request's size against the window: the terminal's
+    meter) and what the session cost so far; counted in a thread (the first count loads the
+    tokenizer)."""
+    from agent.slash.context_report import gauge
+
+    meter = await asyncio.to_thread(gauge, agent)
+    if meter is None:
         return None
-    used = await asyncio.to_thread(compactor.tokens.size, agent.history)
     cost = agent.usage.cost
     return UsageUpdate(
         session_update="usage_update",
-        used=max(0, used),
-        size=max(0, compactor.budget.window),
+        used=max(0, meter.used),
+        size=max(0, meter.window),
         cost=Cost(amount=cost, currency="USD") if cost is not None else None,
     )
 
