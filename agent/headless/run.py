@@ -294,6 +294,7 @@ def run_headless(
     command = f"/{builtin.name}" if builtin is not None else ""
     focus = typed.arguments if typed is not None else ""
     try:
+        config.model_settings()  # no model: say so before anything of a session is made
         controller = session_runtime(
             config, workspace, approve_everything, resume, continue_latest, plugins
         )

@@ -8,12 +8,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp import RequestError
 from acp.schema import TextContentBlock
 
 from tests.e2e.acp.client import EXCHANGE_TIMEOUT, acp_env, pleat_acp
 from tests.support.pleat_process import PLEAT
 from tests.support.scripted_server import ScriptedServer, Text
+
+# Each test starts `pleat acp` as a process (litellm's import included): not the fast set.
+pytestmark = pytest.mark.slow
 
 
 async def test_every_bad_line_is_answered_and_stdout_is_json_only(

@@ -7,6 +7,7 @@ import asyncio
 from base64 import b64encode
 from pathlib import Path
 
+import pytest
 from acp import spawn_agent_process
 from acp.schema import (
     EmbeddedResourceContentBlock,
@@ -19,6 +20,9 @@ from tests.e2e.acp.client import EXCHANGE_TIMEOUT, EditorClient, acp_env, pleat_
 from tests.support.images import png
 from tests.support.pleat_process import PLEAT
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+
+# Each test starts `pleat acp` as a process (litellm's import included): not the fast set.
+pytestmark = pytest.mark.slow
 
 
 def text(value: str) -> list[TextContentBlock]:

@@ -7,11 +7,15 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from acp.schema import TextContentBlock
 
 from tests.e2e.acp.client import EXCHANGE_TIMEOUT, pleat_acp
 from tests.support.git_support import git_repo
 from tests.support.scripted_server import ScriptedServer, Text
+
+# Each test starts `pleat acp` as a process (litellm's import included): not the fast set.
+pytestmark = pytest.mark.slow
 
 
 def text(value: str) -> list[TextContentBlock]:

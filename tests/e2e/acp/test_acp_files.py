@@ -6,10 +6,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from acp.schema import TextContentBlock
 
 from tests.e2e.acp.client import EXCHANGE_TIMEOUT, EditorClient, pleat_acp
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
+
+# Each test starts `pleat acp` as a process (litellm's import included): not the fast set.
+pytestmark = pytest.mark.slow
 
 
 async def test_reads_and_writes_go_through_the_editor_and_the_disk_is_untouched(

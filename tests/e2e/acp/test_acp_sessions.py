@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp.schema import McpServerStdio, TextContentBlock
 
 from tests.e2e.acp.client import EXCHANGE_TIMEOUT, pleat_acp
@@ -19,6 +20,9 @@ from tests.support.mcp_support import ECHO_SERVER
 from tests.support.pleat_process import headless_args, pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tests.support.tui_support import summary_reply
+
+# Each test starts `pleat acp` as a process (litellm's import included): not the fast set.
+pytestmark = pytest.mark.slow
 
 # Long exchanges before /compact: enough that a fold leaves the context smaller than it was.
 EXCHANGES = 4
