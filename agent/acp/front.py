@@ -7,11 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent.slash.context import NotHere
+from agent.slash.no_screens import NoScreens
 
 if TYPE_CHECKING:
-    from agent.slash.context import Replaced, RewindChoice
-    from sessions.lineage import Turn
+    from agent.slash.context import Replaced
 
 # Said after /undo or /rewind changed the conversation: the editor still shows what it showed.
 REPLACED = (
@@ -20,33 +19,11 @@ REPLACED = (
 )
 
 
-class EditorFront:
-    """agent.slash.context.FrontEnd for `pleat acp`."""
-
-    interactive = False
-
-    async def review_summary(self, summary: str) -> str | None:
-        raise NotHere
-
-    async def pick_turn(self, turns: list[Turn]) -> RewindChoice | None:
-        raise NotHere
-
-    async def overwrite(self, conflicts: list[str]) -> list[str] | None:
-        return []  # never the user's changes made since pleat wrote the files
+class EditorFront(NoScreens):
+    """agent.slash.context.FrontEnd for `pleat acp`: as headless, but a rewritten conversation is
+    said (the editor keeps its own copy of it)."""
 
     async def history_replaced(
         self, source: Replaced, request: str | None = None, notes: Sequence[str] = ()
     ) -> list[str]:
         return [*notes, REPLACED]
-
-    async def pick_session(self) -> str | None:
-        raise NotHere
-
-    async def show(self, what: str, arg: str) -> None:
-        raise NotHere
-
-    def copy(self, text: str) -> None:
-        raise NotHere
-
-    def quit(self) -> None:
-        raise NotHere

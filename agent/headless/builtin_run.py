@@ -4,17 +4,16 @@ its notices and errors on stderr, and its outcome as the exit code."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from agent.events import CommandOutput, HookNotice, Notice
 from agent.headless.exit_codes import EXIT_CONFIG, EXIT_FAILED, EXIT_KEPT, EXIT_OK
 from agent.headless.json_report import Reporter
-from agent.slash.context import CommandContext, NotHere, Outcome, Replaced, RewindChoice
+from agent.slash.context import CommandContext, Outcome
 from agent.slash.dispatch import run_builtin
+from agent.slash.no_screens import NoScreens
 from agent.turn.loop import Agent
-from sessions.lineage import Turn
 from sessions.store import Session
 
 # The exit code of each way a command ends.
@@ -24,40 +23,6 @@ EXIT_OF: dict[Outcome, int] = {
     "failed": EXIT_FAILED,
     "partial": EXIT_KEPT,
 }
-
-
-@dataclass
-class NoScreens:
-    """A front end with nobody to ask and nothing to show: the bodies list instead of picking,
-    keep the user's files, and print a --preview summary."""
-
-    interactive: bool = False
-
-    async def review_summary(self, summary: str) -> str | None:
-        raise NotHere
-
-    async def pick_turn(self, turns: list[Turn]) -> RewindChoice | None:
-        raise NotHere
-
-    async def overwrite(self, conflicts: list[str]) -> list[str] | None:
-        return []  # never the user's changes
-
-    async def history_replaced(
-        self, source: Replaced, request: str | None = None, notes: object = ()
-    ) -> list[str]:
-        return []
-
-    async def pick_session(self) -> str | None:
-        raise NotHere
-
-    async def show(self, what: str, arg: str) -> None:
-        raise NotHere
-
-    def copy(self, text: str) -> None:
-        raise NotHere
-
-    def quit(self) -> None:
-        raise NotHere
 
 
 async def run_command(

@@ -12,10 +12,10 @@ from agent.assemble import build_agent
 from agent.commands.builtin import BY_NAME
 from agent.config import Config
 from agent.events import CommandOutput, Notice, SessionEvent
-from agent.headless.builtin_run import NoScreens
 from agent.permissions.policy import approve_all
 from agent.slash.context import CommandContext
 from agent.slash.dispatch import NO_AGENT, run_builtin
+from agent.slash.no_screens import NoScreens
 from sessions.store import Session
 
 
