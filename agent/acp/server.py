@@ -255,7 +255,12 @@ class PleatAgent:
         return editor
 
     async def _close(self, editor: EditorSession) -> None:
+        """Stop its prompt (and wait for the turn to unwind: every call answered, the journal
+        written), then end it."""
+        turn = editor.turn
         editor.cancel()
+        if turn is not None:
+            await asyncio.wait([turn])
         await end_session(editor)
 
     async def close_all(self) -> None:

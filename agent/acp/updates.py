@@ -157,10 +157,10 @@ class UpdateStream:
     async def updates(self, event: SessionEvent) -> list[Update]:
         agent = self.agent
         workspace = agent.context.workspace
-        if isinstance(event, TextDelta):
-            return [message(event.text)]
+        if isinstance(event, TextDelta):  # the model's bytes: every control character shown
+            return [message(visible(event.text))]
         if isinstance(event, ThinkingDelta):
-            return [thought(event.text)]
+            return [thought(visible(event.text))]
         if isinstance(event, ToolCallStarted):
             return [tool_started(workspace, event)]
         if isinstance(event, ToolCallFinished):

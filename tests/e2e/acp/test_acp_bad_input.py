@@ -101,3 +101,64 @@ async def test_the_agent_stays_up_after_errors_and_answers_a_prompt(
             EXCHANGE_TIMEOUT,
         )
     assert done.stop_reason == "end_turn" and "fine" in editor.text()
+
+
+async def test_the_editor_going_away_mid_turn_ends_pleat_cleanly(
+    server: ScriptedServer, pleat_home: Path, workspace: Path
+) -> None:
+    """stdin closed while a command runs: the command is killed, the session closed, and pleat
+    exits 0; the model's control characters never reached the editor raw."""
+    from tests.e2e.acp.test_acp_sessions import MARKER_SECONDS, sleepers, until
+    from tests.support.constants import TEST_API_KEY, TEST_MODEL
+    from tests.support.scripted_server import ToolCalls
+
+    server.push(
+        ToolCalls([("run_command", {"command": f"sleep {MARKER_SECONDS}"})], text="go\x1b[2J")
+    )
+    await asyncio.to_thread(pleat_home.mkdir, parents=True, exist_ok=True)
+    process = await asyncio.create_subprocess_exec(
+        *PLEAT,
+        "acp",
+        "--model",
+        TEST_MODEL,
+        "--api-base",
+        server.base_url,
+        "--api-key",
+        TEST_API_KEY,
+        "--yes",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=acp_env(pleat_home),
+    )
+    assert process.stdin is not None and process.stdout is not None
+
+    def send(ident: int, method: str, params: dict[str, Any]) -> None:
+        line = {"jsonrpc": "2.0", "id": ident, "method": method, "params": params}
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(line).encode() + b"\n")
+
+    async def answer(ident: int) -> tuple[dict[str, Any], list[str]]:
+        seen: list[str] = []
+        while True:
+            raw = await asyncio.wait_for(process.stdout.readline(), EXCHANGE_TIMEOUT)  # type: ignore[union-attr]
+            assert raw, "pleat acp closed its stdout"
+            seen.append(raw.decode())
+            message = json.loads(raw)
+            if message.get("id") == ident:
+                return message, seen
+
+    send(1, "initialize", {"protocolVersion": 1})
+    await answer(1)
+    send(2, "session/new", {"cwd": str(workspace), "mcpServers": []})
+    session_id = (await answer(2))[0]["result"]["sessionId"]
+    send(3, "session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": "x"}]})
+    await process.stdin.drain()
+    await until(lambda: bool(sleepers()), "the command to run")
+    process.stdin.close()
+    rest = await asyncio.wait_for(process.stdout.read(), EXCHANGE_TIMEOUT)
+    assert await asyncio.wait_for(process.wait(), EXCHANGE_TIMEOUT) == 0
+    await until(lambda: not sleepers(), "the command to end")
+    shown = rest.decode()
+    assert "go\\\\x1b[2J" in shown  # the escape as its text: JSON's "go\\x1b[2J"
+    assert "\x1b" not in shown and "\\u001b" not in shown
