@@ -16,7 +16,13 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from table_row import RESULTS, Row, check, load  # noqa: E402
-from timing_rows import blocking_rows, fold_rows, headless_rows, sandbox_rows  # noqa: E402
+from timing_rows import (  # noqa: E402
+    acp_rows,
+    blocking_rows,
+    fold_rows,
+    headless_rows,
+    sandbox_rows,
+)
 from tui_results import MEMORY_GOAL_RATIO  # noqa: E402
 
 # Where every script writes its JSON and where the table lands beside them (JSON for tools,
@@ -25,7 +31,8 @@ TABLE_JSON = RESULTS / "table.json"
 TABLE_MARKDOWN = RESULTS / "table.md"
 # The scripts, in order: the engine without a model, the replay of the recorded sessions
 # (bench/data/), then the terminal UI's startup, streaming, key latency and memory, grep's
-# regexes, the headless cold start and memory, and one fold's wall time. Each writes its own
+# regexes, the headless cold start and memory, one fold's wall time, the sandbox's start, and an
+# editor's first prompt over ACP. Each writes its own
 # JSON into RESULTS; the table is built from those files alone, so --table-only needs no run.
 SCRIPTS = (
     "engine_overhead.py",
@@ -39,6 +46,7 @@ SCRIPTS = (
     "fold_time.py",
     "fold_blocking.py",
     "sandbox_start.py",
+    "acp_first_prompt.py",
 )
 # The other designs replay compares pleat's (`insert`) with; the first bills a summary request
 # of its own, the second masks old tool outputs, the last never compacts.
@@ -237,6 +245,7 @@ def table_rows() -> list[Row]:
         *fold_rows(),
         *blocking_rows(),
         *sandbox_rows(),
+        *acp_rows(),
     ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from acp_first_prompt import GOAL_FIRST_PROMPT_RATIO
 from cold_start import GOAL_COLD_START_RATIO, GOAL_PEAK_RATIO
 from fold_time import GOAL_OWN_SECONDS as FOLD_GOAL_OWN_SECONDS
 from fold_time import GOAL_SECONDS as FOLD_GOAL_SECONDS
@@ -136,5 +137,30 @@ def sandbox_rows() -> list[Row]:
             f"< {GOAL_ADDED_MS:g} ms",
             GOAL_ADDED_MS,
             added,
+        )
+    ]
+
+
+def acp_rows() -> list[Row]:
+    """An editor's first prompt after typing vs sent at once (bench/acp_first_prompt.py)."""
+    results = load("acp_first_prompt.json")
+
+    def ratio() -> tuple[float, str]:
+        value = float(results["first_prompt_ratio"])
+        return value, (
+            f"{value:.2f}x ({results['first_prompt_after_typing_s']:.2f} s after "
+            f"{results['typing_seconds']:g} s of typing vs "
+            f"{results['first_prompt_at_once_s']:.2f} s at once; "
+            f"handshake {results['handshake_s']:.2f} s, a warm prompt "
+            f"{results['warm_prompt_s'] * 1000:.0f} ms; medians of {results['rounds']} rounds)"
+        )
+
+    return [
+        check(
+            "`pleat acp`: an editor's first prompt after typing vs sent at once (litellm warmed "
+            "up while the user types)",
+            f"<= {GOAL_FIRST_PROMPT_RATIO:g}x",
+            GOAL_FIRST_PROMPT_RATIO,
+            ratio,
         )
     ]

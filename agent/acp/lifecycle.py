@@ -23,8 +23,8 @@ async def begin_session(
     editor: EditorSession, added: list[ServerSettings], repairs: list[str], *, resumed: bool
 ) -> None:
     """After the open: its notes kept for the next prompt, the editor's servers kept for the
-    start, the editor's mode picker kept in step (a plan accepted changes the mode), and
-    SessionStart armed."""
+    start, the editor's mode picker kept in step (a plan accepted changes the mode),
+    SessionStart armed, and litellm warmed up in the background."""
     controller = editor.controller
     agent = controller.agent
     assert agent is not None
@@ -34,6 +34,13 @@ async def begin_session(
     life.arm_session_start(controller, source)
     editor.client_servers = tuple(added)
     controller.approvals.permissions.on_change(lambda mode: _mode_changed(editor, mode))
+    if not controller.warm:  # litellm imported while the user types the first prompt
+        _spawn(editor, _warm_up(editor))
+
+
+async def _warm_up(editor: EditorSession) -> None:
+    await editor.controller.warm_up()
+    editor.controller.warm = True
 
 
 async def start_run_parts(editor: EditorSession) -> None:
