@@ -4,7 +4,6 @@ session/prompt, session/cancel, session/set_mode, session/list) over pleat's ses
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,7 +42,10 @@ if TYPE_CHECKING:
 
     from agent.config import Config
 
-log = logging.getLogger("pleat.acp")
+
+# JSON-RPC's code for bad parameters, and ACP's for a resource (here: a session) not found.
+INVALID_PARAMS = -32602
+NOT_FOUND = -32002
 
 # The configuration for a workspace: the command line's flags over its settings (raises
 # ConfigError or ValueError, said to the editor as the session's error).
@@ -69,10 +71,20 @@ def modes(current: str) -> SessionModeState:
     )
 
 
+def bad_params(line: str) -> RequestError:
+    """JSON-RPC's invalid params, its message the one line an editor shows."""
+    return RequestError(INVALID_PARAMS, f"pleat: {visible(line)}", {"details": visible(line)})
+
+
+def not_found(line: str) -> RequestError:
+    """ACP's resource not found (an unknown or closed session), its message one line."""
+    return RequestError(NOT_FOUND, f"pleat: {visible(line)}", {"details": visible(line)})
+
+
 def workspace_of(cwd: str) -> Path:
     path = Path(cwd).expanduser()
     if not path.is_absolute() or not path.is_dir():
-        raise RequestError.invalid_params({"cwd": f"not an existing absolute directory: {cwd}"})
+        raise bad_params(f"cwd must be an existing absolute directory, not {cwd!r}")
     return path.resolve()
 
 
@@ -133,7 +145,7 @@ class PleatAgent:
 
         workspace = workspace_of(cwd)
         if session_id not in {s.id for s in list_sessions(workspace)}:
-            raise RequestError.resource_not_found(f"session {session_id} of {workspace}")
+            raise not_found(f"no session {session_id!r} in {workspace} (pleat sessions lists them)")
         if (open_one := self.sessions.pop(session_id, None)) is not None:
             await self._close(open_one)  # loaded again: its journal is read afresh
         editor = await self._open(workspace, session_id, mcp_servers)
@@ -172,9 +184,7 @@ class PleatAgent:
         editor = self._session(session_id)
         mode = next((m for m in MODES if m == mode_id), None)
         if mode is None:
-            raise RequestError.invalid_params(
-                {"modeId": f"no mode {mode_id!r}: {', '.join(MODES)}"}
-            )
+            raise bad_params(f"no mode {mode_id!r}: the modes are {', '.join(MODES)}")
         editor.controller.approvals.permissions.set_mode(mode)
         return SetSessionModeResponse()
 
@@ -202,9 +212,7 @@ class PleatAgent:
     def _session(self, session_id: str) -> EditorSession:
         editor = self.sessions.get(session_id)
         if editor is None:
-            raise RequestError.resource_not_found(
-                f"session {session_id} (not open: session/new or session/load it first)"
-            )
+            raise not_found(f"session {session_id!r} is not open here: session/new or session/load")
         return editor
 
     @staticmethod
@@ -227,7 +235,7 @@ class PleatAgent:
         try:
             config, notes, plugin_settings = await asyncio.to_thread(self.configure, workspace)
         except (ConfigError, ValueError) as error:
-            raise RequestError.invalid_params({"configuration": str(error)}) from None
+            raise bad_params(f"the configuration: {error}") from None
         startup = Startup(config, None, resume, False, tuple(notes), plugin_settings)
         permissions = permissions_from(config, full_auto=self.approve_everything)
         opened: list[str] = []  # the session's id, once open (what a question names)
@@ -238,11 +246,10 @@ class PleatAgent:
             controller = await asyncio.to_thread(SessionController, startup, workspace, approvals)
             _, repairs = await asyncio.to_thread(controller.open)
         except ConfigError as error:
-            raise RequestError.invalid_params(
-                {"configuration": str(error) or "no model configured"}
-            ) from None
+            why = str(error) or "no model configured (set model in config.toml, or --model)"
+            raise bad_params(why) from None
         except (SessionError, SessionBusy) as error:
-            raise RequestError.invalid_params({"session": str(error)}) from None
+            raise bad_params(f"cannot open the session: {error}") from None
         editor = EditorSession(self.client, controller, open_calls)
         opened.append(editor.id)
         if all(self.client_fs):  # reads and writes through the editor's buffers
