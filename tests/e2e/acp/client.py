@@ -99,6 +99,12 @@ class EditorClient:
             raise AssertionError(f"timed out waiting for {what}") from None
 
 
+def acp_args(server: ScriptedServer, *flags: str) -> tuple[str, ...]:
+    """`pleat acp`'s arguments against the scripted server, then `flags`."""
+    model = ("--model", TEST_MODEL, "--api-base", server.base_url, "--api-key", TEST_API_KEY)
+    return ("acp", *model, *flags)
+
+
 def acp_env(home: Path, env: dict[str, str] | None = None) -> dict[str, str]:
     return process_environment({"PLEAT_HOME": str(home), **(env or {})})
 
@@ -115,16 +121,7 @@ async def pleat_acp(
     """`pleat acp` against the scripted server, initialized (with the client's fs offered
     when `fs`)."""
     editor = client or EditorClient()
-    args = (
-        "acp",
-        "--model",
-        TEST_MODEL,
-        "--api-base",
-        server.base_url,
-        "--api-key",
-        TEST_API_KEY,
-        *flags,
-    )
+    args = acp_args(server, *flags)
     await asyncio.to_thread(home.mkdir, parents=True, exist_ok=True)
     log = home / "acp-stderr.log"  # read by a failing test; a pipe nobody reads could fill up
     with log.open("ab") as stderr:

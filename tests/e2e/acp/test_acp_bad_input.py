@@ -12,7 +12,7 @@ import pytest
 from acp import RequestError
 from acp.schema import TextContentBlock
 
-from tests.e2e.acp.client import EXCHANGE_TIMEOUT, acp_env, pleat_acp
+from tests.e2e.acp.client import EXCHANGE_TIMEOUT, acp_args, acp_env, pleat_acp
 from tests.support.pleat_process import PLEAT
 from tests.support.scripted_server import ScriptedServer, Text
 
@@ -109,7 +109,6 @@ async def test_the_editor_going_away_mid_turn_ends_pleat_cleanly(
     """stdin closed while a command runs: the command is killed, the session closed, and pleat
     exits 0; the model's control characters never reached the editor raw."""
     from tests.e2e.acp.test_acp_sessions import MARKER_SECONDS, sleepers, until
-    from tests.support.constants import TEST_API_KEY, TEST_MODEL
     from tests.support.scripted_server import ToolCalls
 
     server.push(
@@ -118,14 +117,7 @@ async def test_the_editor_going_away_mid_turn_ends_pleat_cleanly(
     await asyncio.to_thread(pleat_home.mkdir, parents=True, exist_ok=True)
     process = await asyncio.create_subprocess_exec(
         *PLEAT,
-        "acp",
-        "--model",
-        TEST_MODEL,
-        "--api-base",
-        server.base_url,
-        "--api-key",
-        TEST_API_KEY,
-        "--yes",
+        *acp_args(server, "--yes"),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
