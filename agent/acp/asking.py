@@ -3,12 +3,20 @@ puts becomes a session/request_permission the editor shows, with ACP's four opti
 
 from __future__ import annotations
 
-import itertools
+import contextlib
 import json
+import logging
+import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
+from acp.schema import (
+    AllowedOutcome,
+    PermissionOption,
+    ToolCallProgress,
+    ToolCallStart,
+    ToolCallUpdate,
+)
 
 from agent.acp.tool_calls import text_content
 from agent.permissions.plan_mode import PlanVerdict
@@ -22,6 +30,8 @@ if TYPE_CHECKING:
     from agent.session.asking import Answer
     from agent.session.project_questions import ProjectQuestion
     from tools.ask_user import Question
+
+log = logging.getLogger("pleat.acp")
 
 # The options of an approval, by the answer each one gives (agent/session/asking.py Answer).
 ALLOW_ONCE = PermissionOption(option_id="allow", name="Allow", kind="allow_once")
@@ -69,22 +79,52 @@ class EditorAsking:
         self.client = client
         self.session_id = session_id
         self.open_calls = open_calls
-        self._ids = itertools.count(1)
 
     async def _choose(
         self, title: str, body: str, options: list[PermissionOption], call_id: str | None = None
     ) -> str | None:
-        """The option the editor's user picked; None when the prompt was cancelled."""
-        update = ToolCallUpdate(
-            tool_call_id=call_id or f"question-{next(self._ids)}",
-            title=visible(title),
-            content=text_content(body) if body else None,
-        )
-        response = await self.client.request_permission(
-            session_id=self.session_id(), tool_call=update, options=options
-        )
-        outcome = response.outcome
-        return outcome.option_id if isinstance(outcome, AllowedOutcome) else None
+        """The option the editor's user picked; None when the prompt was cancelled or the editor
+        could not ask (an error answer, the connection gone). A question about no tool call is
+        a call of its own in the editor: announced first, ended with the answer."""
+        from acp import RequestError
+
+        question = call_id is None
+        shown_id = call_id or f"question-{uuid.uuid4().hex[:12]}"
+        content = text_content(body) if body else None
+        picked: str | None = None
+        try:
+            if question:
+                await self._update(
+                    ToolCallStart(
+                        session_update="tool_call",
+                        tool_call_id=shown_id,
+                        title=visible(title),
+                        kind="think",
+                        status="pending",
+                        content=content,
+                    )
+                )
+            update = ToolCallUpdate(tool_call_id=shown_id, title=visible(title), content=content)
+            response = await self.client.request_permission(
+                session_id=self.session_id(), tool_call=update, options=options
+            )
+            outcome = response.outcome
+            picked = outcome.option_id if isinstance(outcome, AllowedOutcome) else None
+        except (RequestError, ConnectionError) as error:
+            log.warning("the editor could not ask %r: %s", title, error)
+        finally:
+            if question:
+                ended = ToolCallProgress(
+                    session_update="tool_call_update",
+                    tool_call_id=shown_id,
+                    status="completed" if picked is not None else "failed",
+                )
+                with contextlib.suppress(RequestError, ConnectionError):
+                    await self._update(ended)
+        return picked
+
+    async def _update(self, update: ToolCallStart | ToolCallProgress) -> None:
+        await self.client.session_update(session_id=self.session_id(), update=update)
 
     async def approve(self, request: ApprovalRequest) -> Answer:
         options = [ALLOW_ONCE, *([ALLOW_ALWAYS] if request.always else []), REJECT_ONCE]
@@ -112,7 +152,10 @@ class EditorAsking:
         picked = await self._choose(question.text, "", options)
         if picked is None or not picked.startswith("option-"):
             return None
-        index = int(picked.removeprefix("option-"))
+        try:
+            index = int(picked.removeprefix("option-"))
+        except ValueError:  # an option id pleat never offered: no answer
+            return None
         if not 0 <= index < len(question.options):
             return None
         return Reply(question.options[index], option=index)

@@ -71,14 +71,25 @@ def _hint(text: str) -> AvailableCommandInput | None:
 def announce_after_new_session(
     sessions: Mapping[str, EditorSession],
 ) -> Callable[[StreamEvent], None]:
-    """An observer of the connection: once a session/new answer has gone out, the session's
-    commands follow (an editor reads them only for a session it knows)."""
+    """An observer of the connection: once a session/new or session/load answer has gone out,
+    the session's commands follow (an editor reads them only for a session it knows). A load's
+    answer names no session: its request's id says which it was."""
+    loading: dict[object, str] = {}
 
     def observe(event: StreamEvent) -> None:
-        result = event.message.get("result")
-        if event.direction.value != "outgoing" or not isinstance(result, dict):
+        message = event.message
+        if event.direction.value == "incoming":
+            params = message.get("params")
+            if message.get("method") == "session/load" and isinstance(params, dict):
+                loading[message.get("id")] = str(params.get("sessionId", ""))
             return
-        editor = sessions.get(str(result.get("sessionId", "")))
+        if "result" not in message and "error" not in message:
+            return
+        result = message.get("result")
+        session_id = loading.pop(message.get("id"), None)
+        if session_id is None and isinstance(result, dict):
+            session_id = str(result.get("sessionId", ""))
+        editor = sessions.get(session_id or "") if "result" in message else None
         if editor is not None:
             task = asyncio.get_running_loop().create_task(announce(editor))
             editor.background.add(task)

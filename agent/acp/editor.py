@@ -6,6 +6,7 @@ them alone gets the disk for both: one source of truth for a file's text)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
 
 # JSON-RPC's "resource not found" (ACP's code for a file the editor does not have).
 NOT_FOUND = -32002
+# Characters of an error's data kept in the tool's line (tools/editor_files.py bounds it again).
+MAX_DATA_CHARS = 300
 
 
 class ClientFiles:
@@ -36,7 +39,7 @@ class ClientFiles:
             exists = await asyncio.to_thread(path.exists)
             if error.code == NOT_FOUND or not exists:
                 return None
-            raise EditorFileError(f"the editor could not read {path}: {error}") from None
+            raise EditorFileError(f"the editor could not read {path}: {said(error)}") from None
         except ConnectionError as error:
             raise EditorFileError(f"the editor is gone: {error}") from None
         return answer.content
@@ -49,6 +52,12 @@ class ClientFiles:
                 session_id=self.session_id(), path=str(path), content=text
             )
         except RequestError as error:
-            raise EditorFileError(f"the editor did not write {path}: {error}") from None
+            raise EditorFileError(f"the editor did not write {path}: {said(error)}") from None
         except ConnectionError as error:
             raise EditorFileError(f"the editor is gone: {error}") from None
+
+
+def said(error: Exception) -> str:
+    """What the editor said of a failure: its message and, when it gave one, its data."""
+    data = getattr(error, "data", None)
+    return f"{error} ({json.dumps(data, default=str)[:MAX_DATA_CHARS]})" if data else str(error)

@@ -33,6 +33,7 @@ async def begin_session(
     editor.pending.extend(life.rule_notices(agent))
     life.arm_session_start(controller, source)
     editor.client_servers = tuple(added)
+    editor.starter = lambda: start_run_parts(editor)
     controller.approvals.permissions.on_change(lambda mode: _mode_changed(editor, mode))
     if not controller.warm:  # litellm imported while the user types the first prompt
         _spawn(editor, _warm_up(editor))

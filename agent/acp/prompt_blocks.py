@@ -9,6 +9,7 @@ import binascii
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
+from xml.sax.saxutils import quoteattr
 
 from acp.schema import (
     EmbeddedResourceContentBlock,
@@ -19,6 +20,7 @@ from acp.schema import (
 )
 
 from agent.images.parts import Images
+from agent.terminal_text import visible
 from tools.image_file import ImageRefused, LoadedImage, image_from_bytes
 
 if TYPE_CHECKING:
@@ -27,6 +29,16 @@ if TYPE_CHECKING:
 # Characters of one embedded file taken into the prompt: an editor may attach a whole file, and
 # the request must still fit the window with room to work (about 25,000 tokens).
 MAX_EMBEDDED_CHARS = 100_000
+
+
+# Characters of a whole prompt (its text and embedded files together): about 50,000 tokens, a
+# quarter of a large window; a longer one is refused whole, before anything reaches the session,
+# rather than sent to a model whose window it would fill.
+MAX_PROMPT_CHARS = 200_000
+
+
+class PromptTooLong(ValueError):
+    """The prompt is over MAX_PROMPT_CHARS; the message says by how much and what to do."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +62,7 @@ def embedded(uri: str, text: str) -> tuple[str, str | None]:
     if len(text) > MAX_EMBEDDED_CHARS:
         note = f"{file_path(uri)}: only its first {MAX_EMBEDDED_CHARS} characters were sent"
         text = text[:MAX_EMBEDDED_CHARS]
-    return f'\n<file path="{file_path(uri)}">\n{text}\n</file>\n', note
+    return f"\n<file path={quoteattr(visible(file_path(uri)))}>\n{text}\n</file>\n", note
 
 
 async def prompt_from(blocks: list[Any], agent: Agent) -> Prompt:
@@ -85,6 +97,13 @@ async def prompt_from(blocks: list[Any], agent: Agent) -> Prompt:
                 loaded.append(image)
         else:
             notes.append(f"a {getattr(block, 'type', 'kind of')} block is not sent")
+    size = sum(len(part) for part in parts)
+    if size > MAX_PROMPT_CHARS:
+        raise PromptTooLong(
+            f"the prompt is {size:,} characters (its text and attached files), over the "
+            f"{MAX_PROMPT_CHARS:,} pleat takes at once; attach fewer or smaller files, or name "
+            "them and let the model read them"
+        )
     images: Images = ()
     if loaded:
         why = await asyncio.to_thread(agent.attachments.refusal)  # may ask litellm's facts

@@ -55,7 +55,7 @@ def replayed(agent: Agent, session: Session) -> list[ReplayUpdate]:
             updates.append(
                 ToolCallStart(
                     session_update="tool_call",
-                    tool_call_id=call.id if call is not None else f"replayed-{number}",
+                    tool_call_id=f"replayed-{number}-{call.id if call is not None else ''}",
                     title=visible(entry.summary),
                     kind=kind_of(call.name) if call is not None else "other",
                     status="failed" if failed else "completed",

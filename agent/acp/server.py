@@ -30,7 +30,7 @@ from acp.schema import (
 from agent.acp.asking import EditorAsking
 from agent.acp.client_servers import client_servers
 from agent.acp.editor import ClientFiles
-from agent.acp.lifecycle import begin_session, end_session, start_run_parts
+from agent.acp.lifecycle import begin_session, end_session
 from agent.acp.replay import replayed
 from agent.acp.session import EditorSession
 from agent.permissions.modes import MODE_HELP, MODES
@@ -115,7 +115,8 @@ class PleatAgent:
             bool(getattr(fs, "write_text_file", False)),
         )
         return InitializeResponse(
-            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            # The one version pleat speaks: the same as asked, or else its own (ACP's rule).
+            protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
@@ -192,9 +193,6 @@ class PleatAgent:
         editor = self._session(session_id)
         from agent.acp.commands import runner
 
-        if not editor.started:  # the first prompt: the editor knows the session, it can be asked
-            editor.started = True
-            await start_run_parts(editor)
         reason = await editor.prompt(prompt, runner(editor))
         return PromptResponse(stop_reason=reason)
 

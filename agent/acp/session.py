@@ -4,11 +4,13 @@ the prompt that runs in it (streamed as updates, cancelled by session/cancel).""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent.acp.asking import call_key
-from agent.acp.prompt_blocks import prompt_from
+from agent.acp.prompt_blocks import PromptTooLong, prompt_from
 from agent.acp.updates import (
     Update,
     UpdateStream,
@@ -61,7 +63,9 @@ class EditorSession:
         self.files: EditorFiles | None = None
         # The editor's own MCP servers, started with the user's at the first prompt.
         self.client_servers: tuple[ServerSettings, ...] = ()
-        self.started = False  # the project's files asked about, the servers up
+        # The first prompt's start (agent/acp/lifecycle.py start_run_parts): the project's
+        # files asked about, the servers up; None once done.
+        self.starter: Callable[[], Awaitable[None]] | None = None
         self.pending: list[SessionEvent] = []  # said at the start of the next prompt
         self.turn: asyncio.Task[StopReason] | None = None
         self.cancelled = False
@@ -82,10 +86,13 @@ class EditorSession:
                 await self.send(update)
 
     def _stream(self) -> UpdateStream:
+        """The session's one stream of updates (its call ids unique for the session's life),
+        following the agent a model switch makes."""
         agent = self.controller.agent
         assert agent is not None
-        if self._updates is None or self._updates.agent is not agent:  # a model switch
+        if self._updates is None:
             self._updates = UpdateStream(agent, self.id)
+        self._updates.agent = agent
         return self._updates
 
     async def prompt(self, blocks: list[Any], run: Any) -> StopReason:
@@ -107,21 +114,25 @@ class EditorSession:
             return "cancelled"
         except Exception as error:  # a bug: one line to the editor, the trace to the log
             log.exception("the prompt failed")
-            await self.send(message(notice_text(f"{type(error).__name__}: {error}", failed=True)))
+            await self._close_open_calls()
+            line = notice_text(f"{type(error).__name__}: {error}", failed=True)
+            with contextlib.suppress(ConnectionError):
+                await self.send(message(line))
             return "end_turn"
         finally:
             self.turn = None
 
     async def _close_open_calls(self) -> None:
-        """After a cancel: the calls (and the fold) the turn left open end as failed in the
-        editor, as the agent answered them ("cancelled")."""
+        """After a cancel or a failure: the calls (and the fold) the turn left open end as
+        failed in the editor, as the agent answered them; nothing when the editor is gone."""
         ids = list(self.open_calls.values())
         self.open_calls.clear()
         updates: list[Update] = [cancelled_call(call_id) for call_id in ids]
         if self._updates is not None:
             updates += self._updates.interrupted()
-        for update in updates:
-            await self.send(update)
+        with contextlib.suppress(ConnectionError):
+            for update in updates:
+                await self.send(update)
 
     def cancel(self) -> None:
         """session/cancel: stop the running prompt (its command killed, its open calls answered
@@ -138,24 +149,35 @@ class EditorSession:
             agent.use_editor(self.files)
 
     async def _work(self, blocks: list[Any], run: Any) -> StopReason:
+        if self.starter is not None:  # the first prompt: inside the turn, so a cancel stops it
+            starter, self.starter = self.starter, None
+            try:
+                await starter()
+            except BaseException:
+                self.starter = starter  # tried again with the next prompt
+                raise
         self.lend_files()
         agent = self.controller.agent
         assert agent is not None
         pending, self.pending = self.pending, []
         await self.say(pending)
-        request = await prompt_from(blocks, agent)
+        try:
+            request = await prompt_from(blocks, agent)
+        except PromptTooLong as error:  # refused whole: nothing reaches the session
+            await self.send(message(notice_text(str(error), failed=True)))
+            return "refusal"
         for note in request.notes:
             await self.send(message(notice_text(note)))
         stream = self._stream()
         reason: StopReason = "end_turn"
         async for event in run(request.text, request.images):
+            updates = await stream.updates(event)  # a started call gets its id for the editor
             if isinstance(event, ToolCallStarted):
-                self.open_calls[call_key(event.call.name, event.call.parsed_arguments())] = (
-                    event.call.id
-                )
+                key = call_key(event.call.name, event.call.parsed_arguments())
+                self.open_calls[key] = stream.editor_id(event.call.id)
             elif isinstance(event, ToolCallFinished):
                 self.open_calls.pop(call_key(event.call.name, event.call.parsed_arguments()), None)
-            for update in await stream.updates(event):
+            for update in updates:
                 await self.send(update)
             if isinstance(event, TurnDone):
                 reason = STOP_REASONS.get(event.reason, "end_turn")

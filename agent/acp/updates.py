@@ -76,12 +76,12 @@ def notice_text(text: str, *, failed: bool = False) -> str:
     return f"\n\n> {mark}{visible(text)}\n\n"
 
 
-def tool_started(workspace: Path, event: ToolCallStarted) -> ToolCallStart:
+def tool_started(workspace: Path, event: ToolCallStarted, call_id: str) -> ToolCallStart:
     call = event.call
     args: dict[str, Any] = call.parsed_arguments()
     return ToolCallStart(
         session_update="tool_call",
-        tool_call_id=call.id,
+        tool_call_id=call_id,
         title=visible(event.summary),
         kind=kind_of(call.name),
         status="in_progress",
@@ -91,14 +91,14 @@ def tool_started(workspace: Path, event: ToolCallStarted) -> ToolCallStart:
     )
 
 
-def tool_finished(event: ToolCallFinished) -> ToolCallProgress:
+def tool_finished(event: ToolCallFinished, call_id: str) -> ToolCallProgress:
     content = text_content(event.text)
     diff = event.meta.get("diff") if isinstance(event.meta, dict) else None
     if isinstance(diff, str) and diff:  # the edit as made: the unified diff, after the line
         content = text_content(f"{event.text}\n\n{diff}")
     return ToolCallProgress(
         session_update="tool_call_update",
-        tool_call_id=event.call.id,
+        tool_call_id=call_id,
         status="failed" if event.is_error else "completed",
         content=content,
     )
@@ -153,6 +153,17 @@ class UpdateStream:
         self.session_id = session_id
         self._folds = 0
         self._open_fold: str | None = None
+        # The editor's id of each call: the model's ids repeat (a server that gives none, a
+        # model that reuses them), the editor's must not within a session.
+        self._calls = 0
+        self._ids: dict[str, str] = {}
+
+    def editor_id(self, model_id: str, *, new: bool = False) -> str:
+        """The editor's id of the model's call `model_id` (a fresh one when `new`)."""
+        if new or model_id not in self._ids:
+            self._calls += 1
+            self._ids[model_id] = f"call-{self._calls}-{model_id}"
+        return self._ids[model_id]
 
     async def updates(self, event: SessionEvent) -> list[Update]:
         agent = self.agent
@@ -162,9 +173,9 @@ class UpdateStream:
         if isinstance(event, ThinkingDelta):
             return [thought(visible(event.text))]
         if isinstance(event, ToolCallStarted):
-            return [tool_started(workspace, event)]
+            return [tool_started(workspace, event, self.editor_id(event.call.id, new=True))]
         if isinstance(event, ToolCallFinished):
-            done: list[Update] = [tool_finished(event)]
+            done: list[Update] = [tool_finished(event, self.editor_id(event.call.id))]
             if event.call.name == TODO_TOOL_NAME and (plan := plan_update(agent)) is not None:
                 done.append(plan)
             return done

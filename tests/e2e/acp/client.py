@@ -44,13 +44,18 @@ class EditorClient:
         self.reads: list[str] = []
         self.writes: list[tuple[str, str]] = []
         self.changed = asyncio.Event()
+        self.hold: asyncio.Event | None = None  # set: permission answers wait for it
 
     async def request_permission(
         self, options: list[Any], session_id: str, tool_call: Any, **_: Any
     ) -> RequestPermissionResponse:
         self.permission_requests.append((tool_call, options))
         self.changed.set()
+        if self.hold is not None:  # the user has not answered yet
+            await self.hold.wait()
         answer = self.answers.pop(0) if self.answers else None
+        if answer == "error":  # an editor that answers with an error
+            raise RequestError.method_not_found("session/request_permission")
         if answer is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(

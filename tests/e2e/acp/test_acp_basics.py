@@ -36,8 +36,9 @@ async def test_the_handshake_names_pleat_and_what_it_offers(
     async with spawn_agent_process(editor, *PLEAT, "acp", env=acp_env(pleat_home)) as (conn, _):
         answer = await asyncio.wait_for(conn.initialize(protocol_version=1), EXCHANGE_TIMEOUT)
         newer = await asyncio.wait_for(conn.initialize(protocol_version=7), EXCHANGE_TIMEOUT)
+        older = await asyncio.wait_for(conn.initialize(protocol_version=0), EXCHANGE_TIMEOUT)
     assert answer.protocol_version == 1
-    assert newer.protocol_version == 1  # a newer client is offered the version pleat speaks
+    assert newer.protocol_version == older.protocol_version == 1  # the one pleat speaks
     assert answer.agent_info is not None and answer.agent_info.name == "pleat"
     capabilities = answer.agent_capabilities
     assert capabilities is not None and capabilities.load_session
@@ -129,3 +130,25 @@ async def test_an_image_and_an_embedded_file_reach_the_model(
     assert "x = 1" in texts
     assert [p["type"] for p in parts].count("image_url") == 1
     assert "an image was not attached" in editor.text()  # the bad one, said, not dropped silently
+
+
+async def test_a_prompt_too_long_is_refused_whole_and_nothing_is_sent(
+    server: ScriptedServer, pleat_home: Path, workspace: Path
+) -> None:
+    server.push(Text("a small answer"))
+    huge = [
+        EmbeddedResourceContentBlock(
+            type="resource",
+            resource=TextResourceContents(uri=f"file://{workspace}/f{i}.txt", text="x" * 90_000),
+        )
+        for i in range(3)
+    ]
+    async with pleat_acp(server, pleat_home) as (conn, editor, _):
+        session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+        sid = session.session_id
+        done = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=huge), EXCHANGE_TIMEOUT)
+        assert done.stop_reason == "refusal" and server.requests == []
+        assert "over the 200,000 pleat takes at once" in editor.text(sid)
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=text("small")), EXCHANGE_TIMEOUT)
+    sent = str(server.requests[0].body["messages"])
+    assert "x" * 1000 not in sent  # the refused prompt left no trace

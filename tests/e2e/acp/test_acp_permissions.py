@@ -105,3 +105,19 @@ async def test_a_mode_set_by_the_editor_holds(
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=text("go")), EXCHANGE_TIMEOUT)
     assert (workspace / "m.txt").read_text() == "auto\n"
     assert editor.permission_requests == []
+
+
+async def test_an_editor_that_cannot_ask_refuses_the_call_and_the_turn_goes_on(
+    server: ScriptedServer, pleat_home: Path, workspace: Path
+) -> None:
+    server.push(write("e.txt", "1\n"), Text("could not write"))
+    async with pleat_acp(server, pleat_home) as (conn, editor, _):
+        session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+        editor.answers = ["error"]
+        done = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=text("w")), EXCHANGE_TIMEOUT
+        )
+    assert done.stop_reason == "end_turn" and not (workspace / "e.txt").exists()
+    assert "could not write" in editor.text()
+    ended = [u for _, u in editor.updates if u.session_update == "tool_call_update"]
+    assert [u.status for u in ended] == ["failed"]  # the call ended, refused

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from acp import RequestError
 from acp.schema import McpServerStdio, TextContentBlock
 
 from tests.e2e.acp.client import EXCHANGE_TIMEOUT, pleat_acp
@@ -71,7 +72,11 @@ def test_a_session_made_headless_loads_with_its_whole_conversation(
             await asyncio.wait_for(
                 conn.load_session(cwd=str(workspace), session_id=session_id), EXCHANGE_TIMEOUT
             )
-            return [(u.session_update, u) for _, u in editor.updates]  # all before the answer
+            replayed = [(u.session_update, u) for _, u in editor.updates]  # before the answer
+            await editor.wait_for(
+                lambda: "available_commands_update" in editor.kinds(), "the commands after load"
+            )
+            return replayed
 
     replayed = asyncio.run(load())
     kinds = [kind for kind, _ in replayed]
@@ -200,3 +205,27 @@ async def test_the_editor_lists_this_workspaces_sessions(
     by_id = {s.session_id: s for s in listed.sessions}
     assert by_id[first.session_id].title == "the first request"
     assert by_id[first.session_id].cwd == str(workspace)
+
+
+async def test_cancel_while_the_first_prompt_asks_about_the_project_stops_it(
+    server: ScriptedServer, pleat_home: Path, workspace: Path
+) -> None:
+    echo = {"command": sys.executable, "args": [str(ECHO_SERVER)]}
+    (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"echo": echo}}))
+    async with pleat_acp(server, pleat_home) as (conn, editor, _):
+        session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+        sid = session.session_id
+        editor.hold = asyncio.Event()
+        first = asyncio.create_task(conn.prompt(session_id=sid, prompt=text("first")))
+        await editor.wait_for(lambda: bool(editor.permission_requests), "the project question")
+        try:
+            await conn.prompt(session_id=sid, prompt=text("second"))
+        except RequestError as error:
+            assert "a prompt is running" in str(error.data)
+        else:
+            raise AssertionError("a second prompt ran beside the first")
+        await conn.cancel(session_id=sid)
+        editor.hold.set()  # the editor answers its open question "cancelled", as ACP asks
+        done = await asyncio.wait_for(first, EXCHANGE_TIMEOUT)
+    assert done.stop_reason == "cancelled"
+    assert server.requests == []  # neither prompt reached the model
