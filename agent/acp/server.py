@@ -71,6 +71,25 @@ def modes(current: str) -> SessionModeState:
     )
 
 
+async def with_found_model(config: Config) -> tuple[Config, list[str]]:
+    """No model configured: the first one found (a provider key, a local server:
+    agent/model/discovery.py), and the line saying so and how to keep it; the configuration
+    unchanged when there is none (session/new then says "no model configured")."""
+    import dataclasses
+    import os
+
+    from agent.model.discovery import first_model
+
+    found = await first_model(os.environ, config.local_model_servers, config.api_base)
+    if found is None:
+        return config, []
+    line = (
+        f"no model configured: using {found.name} ({found.source}), the first one found; "
+        f"to keep it, set model in config.toml or pass --model to pleat acp"
+    )
+    return dataclasses.replace(config, model=found.name, api_base=found.api_base), [line]
+
+
 def bad_params(line: str) -> RequestError:
     """JSON-RPC's invalid params, its message the one line an editor shows."""
     return RequestError(INVALID_PARAMS, f"pleat: {visible(line)}", {"details": visible(line)})
@@ -234,6 +253,9 @@ class PleatAgent:
             config, notes, plugin_settings = await asyncio.to_thread(self.configure, workspace)
         except (ConfigError, ValueError) as error:
             raise bad_params(f"the configuration: {error}") from None
+        found: list[str] = []
+        if not config.model:  # as the terminal does: the first model found, said with the fix
+            config, found = await with_found_model(config)
         startup = Startup(config, None, resume, False, tuple(notes), plugin_settings)
         permissions = permissions_from(config, full_auto=self.approve_everything)
         opened: list[str] = []  # the session's id, once open (what a question names)
@@ -254,6 +276,7 @@ class PleatAgent:
             editor.files = ClientFiles(self.client, lambda: opened[0])
             editor.lend_files()
         self.sessions[editor.id] = editor
+        editor.notes(found)
         added, skipped = client_servers(servers)
         editor.notes(skipped, "error")
         await begin_session(editor, added, list(repairs), resumed=resume is not None)

@@ -152,3 +152,21 @@ async def test_a_prompt_too_long_is_refused_whole_and_nothing_is_sent(
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=text("small")), EXCHANGE_TIMEOUT)
     sent = str(server.requests[0].body["messages"])
     assert "x" * 1000 not in sent  # the refused prompt left no trace
+
+
+async def test_without_a_model_the_first_one_found_is_used_and_said(
+    pleat_home: Path, workspace: Path
+) -> None:
+    with ScriptedServer(models={"local-model"}) as local:  # no key needed: a local server
+        local.push(Text("hello from a discovered model"))
+        editor = EditorClient()
+        env = acp_env(pleat_home, {"PLEAT_LOCAL_MODEL_SERVERS": local.base_url})
+        async with spawn_agent_process(editor, *PLEAT, "acp", env=env) as (conn, _):
+            await asyncio.wait_for(conn.initialize(protocol_version=1), EXCHANGE_TIMEOUT)
+            session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+            await asyncio.wait_for(
+                conn.prompt(session_id=session.session_id, prompt=text("hi")), EXCHANGE_TIMEOUT
+            )
+    said = editor.text()
+    assert "hello from a discovered model" in said
+    assert "no model configured: using" in said and "local-model" in said
