@@ -64,6 +64,14 @@ async def shrink_to_fit(
     )
 
 
+def request_too_big(compactor: Compactor, history: list[Message]) -> bool:
+    """Whether the user's own message alone leaves no room: without it, the system prompt and
+    the tool schemas would fit (then the message, not the setup, is what must go)."""
+    system = compactor.tokens.count(history[0]) if history else 0
+    tools = compactor.tokens.scaled(compactor.tokens.tools_tokens)
+    return system + tools + compactor.margin <= compactor.budget.usable
+
+
 def too_small(compactor: Compactor, history: list[Message]) -> str | None:
     """Why no request can fit, when the system prompt, the tool schemas and the user's own
     message alone need more than the window allows (which part to cut included); None

@@ -79,6 +79,10 @@ class CheckpointRecorder:
         self.turn = message.id
         self.record(turn_record(message.id, now()))
 
+    def knows_turn(self, message_id: str) -> bool:
+        """Whether `message_id` opened the turn running now (journaled: a rewind may name it)."""
+        return self.turn == message_id
+
     def for_subagent(self, prefix: str) -> CheckpointRecorder:
         """The recorder of a sub-agent working in this turn (agent/subagents/team.py): its changes
         are kept in this session's journal and store as part of the running turn, so undoing
@@ -235,6 +239,9 @@ class SubagentCheckpoints(CheckpointRecorder):
 
     def start_turn(self, message: Message) -> None:
         """The sub-agent's request is part of the parent's turn: nothing starts."""
+
+    def knows_turn(self, message_id: str) -> bool:
+        return False  # a sub-agent's request opens no turn of the session
 
     async def around(
         self,

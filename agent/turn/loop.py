@@ -43,6 +43,8 @@ from agent.turn.tool_budget import tool_context
 from agent.turn.tool_call import run_tool
 from sessions import messages as msg
 from sessions.image_store import SessionImages
+from sessions.journal import now
+from sessions.lineage import rewind_record
 from sessions.messages import Message, ToolCall
 from sessions.usage import UsageTally
 from tools.base import OutputKeeper, ToolContext, ToolOutput
@@ -243,7 +245,8 @@ class Agent:
                         async for event in self.make_room(overflow=recoveries > 0):
                             yield event
                     except ContextTooSmall as error:
-                        self._end_without_reply(f"[no reply: {error}]")
+                        if not (error.request_too_big and self._take_back_request()):
+                            self._end_without_reply(f"[no reply: {error}]")
                         yield ErrorEvent("context_overflow", str(error))
                         yield TurnDone("error", iterations=iteration)
                         return
@@ -349,6 +352,32 @@ class Agent:
     async def _run_tool(self, call: ToolCall, calls: int = 1) -> ToolOutput:
         """One call: arguments, hooks, permissions, checkpoint (agent/turn/tool_call.py)."""
         return await run_tool(self, call, calls)
+
+    def _take_back_request(self) -> bool:
+        """A request too big for the window by itself leaves the conversation, as a rewind of
+        it (journaled: a resume does not bring it back), so no later request carries it past
+        the window; False when this session keeps no turns to rewind (it then stays, answered
+        by the refusal)."""
+        recorder = self.checkpoints
+        index = next(
+            (
+                i
+                for i in range(len(self.history) - 1, -1, -1)
+                if self.history[i].role == "user" and not self.history[i].meta.get("injected")
+            ),
+            None,
+        )
+        if recorder is None or index is None or not recorder.knows_turn(self.history[index].id):
+            return False
+        request, before = self.history[index], self.history[:index]
+        files: dict[str, list[str]] = {"restored": [], "removed": [], "kept": []}
+        recorder.record(
+            rewind_record(request.id, "conversation", request.content or "", now(), files, before)
+        )
+        self.history = list(before)
+        if self.compactor is not None:
+            self.compactor.tokens.reset_report()
+        return True
 
     def _end_without_reply(self, note: str) -> None:
         """Close a turn whose model call failed, keeping user/assistant alternation, with a

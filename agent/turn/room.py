@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from agent.compaction.last_rung import too_small
+from agent.compaction.last_rung import request_too_big, too_small
 from agent.events import CompactionFailed, Event
 from agent.turn.ports import RoomHost
 
@@ -14,7 +14,12 @@ LADDER_ROUNDS = 2
 
 
 class ContextTooSmall(Exception):
-    """The request cannot fit the window however much is folded or shrunk (one line: why)."""
+    """The request cannot fit the window however much is folded or shrunk (one line: why);
+    `request_too_big`: the user's message is what does not fit (the setup alone would)."""
+
+    def __init__(self, why: str, *, request_too_big: bool = False) -> None:
+        super().__init__(why)
+        self.request_too_big = request_too_big
 
 
 async def make_room(agent: RoomHost, *, overflow: bool = False) -> AsyncIterator[Event]:
@@ -57,4 +62,6 @@ async def make_room(agent: RoomHost, *, overflow: bool = False) -> AsyncIterator
             break
         reason = "overflow"
     if problem_text := too_small(compactor, agent.history):
-        raise ContextTooSmall(problem_text)
+        raise ContextTooSmall(
+            problem_text, request_too_big=request_too_big(compactor, agent.history)
+        )

@@ -117,6 +117,26 @@ async def test_a_request_too_big_by_itself_says_what_to_shorten(
     assert_history_valid(agent.history)
 
 
+async def test_a_request_too_big_by_itself_leaves_the_conversation_for_good(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """Refused, it is taken back (a journaled rewind): the next request does not carry it past
+    the window, and a resume does not bring it back."""
+    server.context_window = WINDOW
+    agent, session = make_agent(server, workspace)
+    await run(agent, "please look at this: " + "pasted log line\n" * 4_000)
+    assert not any("pasted log line" in (m.content or "") for m in agent.history)
+    server.push(Text("a short answer"))
+    events = await run(agent, "a small question")
+    session.close()
+    assert isinstance(events[-1], TurnDone) and events[-1].reason == "answer"
+    assert "pasted log line" not in str(server.requests[-1].body["messages"])
+    replayed = replay_journal(session.directory / JOURNAL_NAME)
+    assert replayed.problems == [] and replayed.torn_lines == 0
+    assert not any("pasted log line" in (m.content or "") for m in replayed.history)
+    assert [m.content for m in replayed.history if m.role == "user"][-1] == "a small question"
+
+
 async def test_a_fold_that_cannot_free_anything_is_not_attempted(
     server: ScriptedServer, workspace: Path
 ) -> None:
