@@ -248,6 +248,17 @@ def list_sessions_command(argv: list[str]) -> int:
     return 0
 
 
+def yes_clash(args: argparse.Namespace) -> str | None:
+    """Why --yes cannot go with the --permission-mode given (None: it can)."""
+    named = None if args.permission_mode is None else mode_named(args.permission_mode)
+    if args.yes and named not in (None, YES_MODE):
+        return (
+            f"--yes means --permission-mode {YES_MODE}; it cannot go with --permission-mode "
+            f"{args.permission_mode}"
+        )
+    return None
+
+
 def acp_command(argv: list[str]) -> int:
     """`pleat acp [flags]`: an Agent Client Protocol agent on stdio, for editors
     (agent/acp/); the configuration flags as for the UI, each session's workspace the editor's."""
@@ -270,9 +281,8 @@ def acp_command(argv: list[str]) -> int:
     ]
     if given:
         return fail(f"pleat acp does not take {', '.join(given)}: the editor opens the sessions", 2)
-    named = None if args.permission_mode is None else mode_named(args.permission_mode)
-    if args.yes and named not in (None, YES_MODE):
-        return fail(f"--yes means --permission-mode {YES_MODE}", 2)
+    if (clash := yes_clash(args)) is not None:
+        return fail(clash, 2)
     try:
         flags = config_flags(args)
     except ValueError as error:
@@ -308,13 +318,8 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
 
         return replay(argv[1:])
     args = build_parser().parse_args(argv)
-    named = None if args.permission_mode is None else mode_named(args.permission_mode)
-    if args.yes and named not in (None, YES_MODE):
-        return fail(
-            f"--yes means --permission-mode {YES_MODE}; it cannot go with --permission-mode "
-            f"{args.permission_mode}",
-            2,
-        )
+    if (clash := yes_clash(args)) is not None:
+        return fail(clash, 2)
     workspace = (args.cwd or Path.cwd()).expanduser().resolve()
     if not workspace.is_dir():
         return fail(f"workspace {workspace} is not a directory", 2)
