@@ -128,6 +128,9 @@ class CompactionStarted:
     # Started early, in the background (agent/turn/background_fold.py): the turn goes on, and
     # the fold is applied (CompactionDone) or dropped (FoldDropped) later.
     background: bool = False
+    # Said once a session, with a background fold: the window is too small for a fold to be
+    # ready at the threshold (agent/compaction/early.py), and what pleat does instead.
+    note: str = ""
 
 
 @dataclass(frozen=True)

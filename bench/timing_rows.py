@@ -4,6 +4,7 @@ time a turn waits for folds, and what the sandbox adds to a command."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from acp_first_prompt import GOAL_FIRST_PROMPT_RATIO
 from cold_start import GOAL_COLD_START_RATIO, GOAL_PEAK_RATIO
@@ -96,27 +97,30 @@ GOAL_BLOCKED_SHARE = 0.10
 
 
 def blocking_rows() -> list[Row]:
-    """The time a turn waits for folds (bench/fold_blocking.py)."""
+    """The time a turn waits for folds, window by window (bench/fold_blocking.py)."""
     results = load("fold-blocking.json")
 
-    def share() -> tuple[float, str]:
-        slow, without = results["slow"], results["without_background"]
-        value = float(results["blocked_share"])
-        return value, (
-            f"{value:.0%} ({results['blocked_seconds']:.1f} s of {results['compression_time']:g} s "
-            f"of compression calls, {slow['folds']} folds; without background folds "
-            f"{without['blocked']:.1f} s)"
-        )
+    def row(case: dict[str, Any]) -> Row:
+        def share() -> tuple[float, str]:
+            slow = case["slow"]
+            value = float(case["blocked_share"])
+            without = case.get("without_background")
+            scale = f"; without background folds {without['blocked']:.1f} s" if without else ""
+            return value, (
+                f"{value:.0%} ({slow['blocked']:.1f} s of {case['compression_time']:g} s of "
+                f"compression calls, {slow['folds']} folds in {slow['steps']} steps{scale})"
+            )
 
-    return [
-        check(
-            f"turn blocked by folds vs the compression calls' time "
-            f"({results.get('compression_seconds', 3):g} s calls, 1 s tool steps)",
+        return check(
+            f"turn blocked by folds vs the compression calls' time, {case['window'] // 1000}k "
+            f"window, {case['step_bytes']:,}-byte steps ({results['compression_seconds']:g} s "
+            f"calls, {results['step_seconds']:g} s tool steps)",
             f"<= {GOAL_BLOCKED_SHARE:.0%}",
             GOAL_BLOCKED_SHARE,
             share,
         )
-    ]
+
+    return [row(case) for case in results["cases"]]
 
 
 def sandbox_rows() -> list[Row]:

@@ -147,6 +147,8 @@ class TurnView:
                 await self.blocked(event)
         elif isinstance(event, CompactionStarted) and event.background:
             self.status.folding = "background"  # the turn goes on; its line comes when applied
+            if event.note:
+                await self.conversation.add_notice(event.note)
         elif isinstance(event, CompactionStarted):
             self.fold = await self.conversation.add_fold(running_text(event))
             self.status.state, self.status.folding = COMPACTING, "running"

@@ -220,6 +220,7 @@ class UpdateStream:
                     title=f"Folding {event.messages} messages ({event.reason}){where}",
                     kind="other",
                     status="in_progress",
+                    content=text_content(event.note) if event.note else None,
                 )
             ]
         fold_id, self._open_fold = self._open_fold, None

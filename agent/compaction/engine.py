@@ -1,9 +1,10 @@
 """The compaction engine: DESIGN.md's eight steps, with overflow recovery, and never a loop.
 
-measure (measure.py) -> trigger (`due`, `early_due`) -> choose tail (tail.py) -> insert the
-instruction (instruction.py) and call the model (summary_call.py; `summarize`) -> archive ->
-rebuild (archive_step.py) -> record -> check the gain (`commit`; the caller swaps the history in
-and journals it in the same uninterruptible step: agent/turn/folds.py).
+measure (measure.py) -> trigger (`due`; early.py starts a background fold) -> choose tail
+(tail.py) -> insert the instruction (instruction.py) and call the model (summary_call.py;
+`summarize`) -> archive -> rebuild (archive_step.py) -> record -> check the gain (`commit`; the
+caller swaps the history in and journals it in the same uninterruptible step:
+agent/turn/folds.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from agent.compaction.fold_parts import (
     archive_failure,
 )
 from agent.compaction.instruction import instruction_message, previous_summary
+from agent.compaction.lead import FoldLead
 from agent.compaction.measure import SUMMARY_OVERHEAD_TOKENS, Measure
 from agent.compaction.pieces import summarize_in_pieces
 from agent.compaction.policy import CompactionPolicy
@@ -84,9 +86,10 @@ class Compactor(Measure):
         # where it cuts when the user chose (its `cut`, for that fold only).
         self._growth = 0
         self._cut: int | None = None
-        # The context's size after the last fold: a background fold waits until it has grown
-        # by the least gain worth a fold since (no fold right after a fold).
-        self._after_last_fold: int | None = None
+        # The context's size after the last fold, and how early a background fold must start
+        # (agent/compaction/early.py decides when one does).
+        self.after_last_fold: int | None = None
+        self.lead = FoldLead()
 
     def step(self, name: str) -> None:
         self.step_hook(name) if self.step_hook is not None else None
@@ -111,32 +114,16 @@ class Compactor(Measure):
             reason = "threshold"
         elif self.policy.max_messages and len(history) >= self.policy.max_messages:
             reason = "message_cap"
-        if reason == "threshold" and self.expected_gain(history) <= 0:
+        if reason == "threshold" and self.expected_gain(history, 0) <= 0:
             # Folding what little is foldable would cost a model call and free nothing (the
             # summary message would be as big): the ladder shrinks tool results instead.
             return None
         return reason
 
-    def early_due(self, history: list[Message]) -> bool:
-        """Whether to start a fold in the background now: past `early_fold_at` of the threshold
-        (past it: due() folds in the foreground), automatic folding not paused, the context
-        grown since the last fold by the least gain worth a fold, and a fold would free
-        something."""
-        budget = self.budget
-        if budget.early_tokens >= budget.trigger_tokens or self.suspended_below is not None:
-            return False
-        if self.tokens.size_at_most(history) < budget.early_tokens:
-            return False  # for sure, without counting (no tokenizer for a small context)
-        size = self.tokens.size(history)
-        start = budget.early_tokens
-        if self._after_last_fold is not None:
-            start = max(start, self._after_last_fold + int(self.policy.min_gain * budget.usable))
-        return start <= size < budget.trigger_tokens and self.expected_gain(history) > 0
-
-    def expected_gain(self, history: list[Message]) -> int:
+    def expected_gain(self, history: list[Message], growth: int | None = None) -> int:
         """Tokens a fold now would free: what it takes out, less the summary message it puts
-        in (the summary asked for plus the message's fixed parts)."""
-        foldable = self.foldable_tokens(history)
+        in (the summary asked for plus the message's fixed parts); `growth` as summarize's."""
+        foldable = self.foldable_tokens(history, growth)
         summary = self.budget.summary_target(self.policy, foldable) + SUMMARY_OVERHEAD_TOKENS
         return foldable - summary
 
@@ -188,6 +175,7 @@ class Compactor(Measure):
             return
         finally:
             self._cut = None
+        self.lead.call_took(time.monotonic() - started)
         for event in calls.reported(model):
             yield event
         self.step("summarized")
@@ -216,7 +204,8 @@ class Compactor(Measure):
         own = summarized.tokens_before
         gain = 1 - folded_to / own if own else 0.0
         new_history += added
-        after = self._after_last_fold = self.tokens.estimate(new_history)
+        after = self.after_last_fold = self.tokens.estimate(new_history)
+        self.lead.restart()
         suspended = gain < self.policy.min_gain
         self.suspended_below = (
             after + int(self.policy.min_gain * self.budget.usable) if suspended else None
@@ -249,7 +238,7 @@ class Compactor(Measure):
 
     # -- steps 3 and 4: choose the tail, insert the instruction, ask ----------------------
 
-    def _split(self, history: list[Message], pull_back: int) -> Split:
+    def _split(self, history: list[Message], pull_back: int, growth: int | None = None) -> Split:
         """Step 3: the tail kept verbatim is the policy's, cut down when the rebuilt history
         would not fit with it: what is pulled back (results the model has not read yet) keeps
         its room, and older exchanges in the tail are folded instead of those being stubbed. A
@@ -258,7 +247,9 @@ class Compactor(Measure):
             if not fold_start(history) < self._cut < len(history):
                 raise SummaryUnavailable("nothing before that request is left to fold")
             return Split(fold_start(history), self._cut, self._cut)
-        tail_tokens = max(0, (self.shape or self.budget).tail_tokens - self._growth)
+        growth = self._growth if growth is None else growth
+        budget = self.shape or self.budget
+        tail_tokens = max(0, min(budget.tail_tokens, self.tail_room(history, budget)) - growth)
         split = self._choose(history, tail_tokens, pull_back)
         over = self._rebuilt_excess(history, split)
         if over > 0:
@@ -338,11 +329,11 @@ class Compactor(Measure):
             return Fold(split, reply, "insert")
         return await self._summarize_in_pieces(history, tools, split, focus, calls, reason)
 
-    def foldable_tokens(self, history: list[Message]) -> int:
+    def foldable_tokens(self, history: list[Message], growth: int | None = None) -> int:
         """Tokens a fold would take out of the live history on its first try (0: nothing to
         fold); the UI uses it to skip an idle fold that would free too little."""
         try:
-            split = self._split(history, PULL_BACK_ROUNDS[0])
+            split = self._split(history, PULL_BACK_ROUNDS[0], growth)
         except SummaryUnavailable:
             return 0
         return sum(self.tokens.count(m) for m in split.folded(history))

@@ -127,3 +127,13 @@ class Measure:
         summary = self.budget.summary_cap + SUMMARY_OVERHEAD_TOKENS
         tools = self.tokens.scaled(self.tokens.tools_tokens)
         return self.budget.usable - self.margin - tools - system - summary
+
+    def tail_room(self, history: list[Message], budget: Budget) -> int:
+        """The most tokens a fold keeps verbatim in its tail: half of what the system prompt,
+        the tool schemas and a summary at its cap leave below the threshold, so that a fold in
+        a small window leaves the other half for the work until the next (and for the next
+        fold's lead: agent/compaction/early.py); in a large window the policy's tail is less."""
+        system = self.tokens.count(history[0]) if history else 0
+        tools = self.tokens.scaled(self.tokens.tools_tokens)
+        fixed = system + tools + budget.summary_cap + SUMMARY_OVERHEAD_TOKENS
+        return max(0, (budget.trigger_tokens - fixed) // 2)

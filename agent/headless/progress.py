@@ -10,6 +10,7 @@ from agent.compaction.fold_line import describe_compaction
 from agent.events import (
     CompactionDone,
     CompactionFailed,
+    CompactionStarted,
     Event,
     FoldDropped,
     HookNotice,
@@ -38,3 +39,5 @@ def say_progress(event: Event, err: TextIO) -> None:
         err.write(f"pleat: {event.message}\n")
     elif isinstance(event, FoldDropped):
         err.write(f"pleat: note: background fold dropped: {event.why}\n")
+    elif isinstance(event, CompactionStarted) and event.note:
+        err.write(f"pleat: note: {event.note}\n")

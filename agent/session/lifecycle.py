@@ -139,5 +139,7 @@ async def close(controller: SessionController, reason: str = "other") -> list[No
     try:
         return await session_end(agent, reason) if agent is not None else []
     finally:
+        if agent is not None:  # a fold still being made is of no use now (nor journaled)
+            agent.folds.drop_background_fold("the session ended")
         await controller.mcp.stop()
         await asyncio.to_thread(controller.close)

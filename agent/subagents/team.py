@@ -119,10 +119,13 @@ class Subagents:
             except (SessionError, SessionBusy, OSError) as error:
                 raise ToolError(f"cannot start the sub-agent: {error}") from None
             background = BackgroundCommands()  # its own: they stop when it ends
+            agent: Agent | None = None
             try:
                 agent = self._build(parent, session, definition, request, background)
                 return await self._drive(parent, agent, session, request)
             finally:
+                if agent is not None:  # a fold still being made is of no use now
+                    agent.folds.drop_background_fold("the sub-agent ended")
                 await background.close("the sub-agent ended")
                 session.close()
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from agent.compaction.engine import Compactor
 from agent.compaction.fold_parts import Summarized
-from agent.events import CompactionFailed, Event
+from agent.events import CompactionFailed, Event, UsageReported
 from sessions.messages import Message
 
 # What a background fold hands back: the events of its compression call (the started event
@@ -79,6 +79,13 @@ class BackgroundFold:
     async def result(self) -> Result:
         """The fold's events, waiting for the rest of its call if it is still running."""
         return await asyncio.shield(self.task)
+
+    def usage(self) -> list[UsageReported]:
+        """What its compression call reported, once the call has finished (none before)."""
+        task = self.task
+        if not task.done() or task.cancelled() or task.exception() is not None:
+            return []
+        return [item for item in task.result() if isinstance(item, UsageReported)]
 
     def drop(self) -> None:
         """Cancel the call (if it still runs); its outcome is never applied."""

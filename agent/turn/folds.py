@@ -9,6 +9,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
+from agent.compaction.early import early_start, observed_size
 from agent.compaction.engine import Compactor
 from agent.compaction.fold_parts import Summarized
 from agent.compaction.last_rung import shrink_to_fit
@@ -163,22 +164,34 @@ class Folds:
                 return
             yield item
 
-    async def fold_early(self) -> AsyncGenerator[Event, None]:
-        """Start a fold in the background when the context is past `early_fold_at` of the
-        threshold (agent/turn/background_fold.py)."""
+    async def fold_early(self, *, at_threshold: bool = False) -> AsyncGenerator[Event, None]:
+        """Start a fold in the background when it is due to be ready at the threshold, or at
+        the threshold itself while the request fits (agent/compaction/early.py;
+        agent/turn/background_fold.py)."""
         agent, compactor = self.agent, self.agent.compactor
-        if compactor is None or self.background is not None:
+        if compactor is None or (size := observed_size(compactor, agent.history)) is None:
             return
-        if not compactor.early_due(agent.history):
+        if self.background is not None:
+            return
+        start = early_start(compactor, agent.history, size, at_threshold=at_threshold)
+        if start is None:
             return
         focus = await agent.hooks.pre_compact("threshold", None)  # PreCompact runs as it starts
         for notice in agent.hooks.take_notices():
             yield notice
-        size = compactor.tokens.size(agent.history)
-        growth = compactor.budget.trigger_tokens - size  # what arrives before the threshold
-        self.background = BackgroundFold(compactor, agent.history, agent.schemas(), focus, growth)
+        self.background = BackgroundFold(
+            compactor, agent.history, agent.schemas(), focus, start.growth
+        )
         self._journal("started", f"on {len(agent.history)} messages, {size} tokens")
-        yield CompactionStarted("threshold", size, len(agent.history), background=True)
+        yield CompactionStarted(
+            "threshold", size, len(agent.history), background=True, note=start.note
+        )
+
+    def folding_beside(self) -> bool:
+        """Whether a background fold of this conversation is still running: at the threshold
+        the turn goes on beside it while the request still fits (agent/turn/room.py)."""
+        fold = self.background
+        return fold is not None and not fold.task.done() and fold.still_fits(self.agent.history)
 
     async def _reviewed(
         self, summarized: Summarized, review: SummaryReview
@@ -197,6 +210,8 @@ class Folds:
         fold, self.background = self.background, None
         if fold is None:
             return None
+        for usage in fold.usage():  # a call that finished was billed, applied or not
+            self.agent.record_usage(usage)
         fold.drop()
         self._journal("dropped", why)
         return FoldDropped(why)

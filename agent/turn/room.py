@@ -11,6 +11,9 @@ from agent.turn.ports import RoomHost
 # Rounds of the ladder (fold, then shrink tool results) before a request is declared too big:
 # the second round folds what the first round's stubs made foldable.
 LADDER_ROUNDS = 2
+# Fold reasons that need not wait for a background fold still running while the request fits:
+# the threshold (and the message cap) are targets set below the window's edge, not the edge.
+BESIDE = frozenset({"threshold", "message_cap"})
 
 
 class ContextTooSmall(Exception):
@@ -33,6 +36,12 @@ async def make_room(agent: RoomHost, *, overflow: bool = False) -> AsyncIterator
     compactor = agent.compactor
     assert compactor is not None
     reason = "overflow" if overflow else compactor.due(agent.history)
+    if reason in BESIDE and compactor.fits(agent.history):
+        if agent.folds.background is None and reason == "threshold":  # none began: one does
+            async for event in agent.folds.fold_early(at_threshold=True):
+                yield event
+        if agent.folds.folding_beside():
+            return  # the background fold is applied once ready; nobody waits while there is room
     if reason is None:  # not due yet: past early_fold_at, the fold starts in the background
         async for event in agent.folds.fold_early():
             yield event

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.compaction_agent import is_compression
 from tests.support.constants import TEST_MODEL
 from tests.support.pleat_process import PLEAT, pleat_bytes, process_environment
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
@@ -157,7 +158,9 @@ def test_a_whole_session_in_a_hostile_workspace(
             *hostile_args(workspace, server, "--continue", "-p", "what did we do?"), env=SECRETS
         )
         bodies = [str(request.body) for request in server.requests]
-        last_request = server.requests[-1].messages
+        # The last request the model answered (a fold begun beside it may come after).
+        answered = [r for r in server.requests if not is_compression(r.body)]
+        last_request = answered[-1].messages
 
     for run in (first, second):
         output = run.stdout + run.stderr

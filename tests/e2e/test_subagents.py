@@ -493,7 +493,10 @@ async def test_a_subagent_folds_its_own_context_into_its_own_archive(
         return Text("parent done")
 
     server.fallback = respond
-    config = make_config(server, compaction=small_policy(tool_output_share=0.4))
+    # Folds made at the threshold (no background folds): a background fold still running when
+    # the sub-agent ends is cancelled, and its call, cut off, has no usage to count.
+    policy = small_policy(tool_output_share=0.4, early_fold_at=1.0)
+    config = make_config(server, compaction=policy)
     agent = build_agent(
         config, workspace, approve_all, session=session, permissions=Permissions("full-auto")
     )
