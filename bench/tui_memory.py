@@ -1,9 +1,10 @@
-"""Peak memory of the TUI holding 2,000 messages against a bare Textual app (and, for scale,
-`import litellm` alone): `.venv/bin/python bench/tui_memory.py`.
+"""Peak memory of the TUI holding 10,000 messages (50 folds) against the same at 100 messages and
+against a bare Textual app (and, for scale, `import litellm` alone):
+`.venv/bin/python bench/tui_memory.py`.
 
 Each runs in a fresh process, interleaved; its peak resident memory is the kernel's account of
 that child (bench/child_run.py). Both apps run headless (`run_test`, 120x40). pleat resumes a
-session of 2,000 messages (bench/tui_latency.py's), waits until it is warm (litellm imported,
+session (bench/long_session.py: a fold per 200 messages), waits until it is warm (litellm imported,
 the context counted), then loads two batches of older messages as a user scrolling back would,
 so the conversation holds a full window of widgets; the bare app (Header, Input, Footer: the
 first-frame comparison's) is mounted and left to settle as long.
@@ -23,10 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
 from child_run import ChildRun, run_child  # noqa: E402
-from tui_results import MEMORY_GOAL_RATIO, save  # noqa: E402
+from tui_results import FLAT_MEMORY_GOAL_RATIO, MEMORY_GOAL_RATIO, save  # noqa: E402
 
-# Messages in the resumed session (the size the key-latency goals are set at).
-MESSAGES = 2_000
+# Messages in the resumed sessions: the size the goals are set at, and a short session that
+# memory at that size must stay within FLAT_MEMORY_GOAL_RATIO of.
+MESSAGES = 10_000
+SMALL = 100
 # Runs of each process, interleaved; peak memory varies little from run to run.
 REPEATS = 3
 # Batches of older messages loaded after the warm-up (as tui_latency.py does).
@@ -76,17 +79,19 @@ def main() -> None:
     if sys.argv[1:2] == ["--pleat"]:
         asyncio.run(pleat_app(Path(sys.argv[2]), sys.argv[3]))
         return
-    from tui_latency import seed
+    from long_session import folds_for, seed
 
     with tempfile.TemporaryDirectory() as tmp:
         home, workspace = Path(tmp) / "home", Path(tmp) / "ws"
         workspace.mkdir()
         os.environ["PLEAT_HOME"] = str(home)
         session_id = seed(workspace, MESSAGES)
+        small_id = seed(workspace, SMALL)
         env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT)}
         commands = {
             "bare": [sys.executable, __file__, "--bare"],
             "pleat": [sys.executable, __file__, "--pleat", str(workspace), session_id],
+            "small": [sys.executable, __file__, "--pleat", str(workspace), small_id],
             "litellm": [sys.executable, "-c", "import litellm"],
         }
         runs: dict[str, list[ChildRun]] = {name: [] for name in commands}
@@ -96,10 +101,16 @@ def main() -> None:
                 if run.exit_code != 0:
                     raise RuntimeError(f"{name} exited {run.exit_code}:\n{run.output[-2000:]}")
                 runs[name].append(run)
-    bare, pleat, litellm = (median_mib(runs[name]) for name in ("bare", "pleat", "litellm"))
+    bare, pleat, litellm, small = (
+        median_mib(runs[name]) for name in ("bare", "pleat", "litellm", "small")
+    )
     result: dict[str, Any] = {
         "repeats": REPEATS,
         "messages": MESSAGES,
+        "folds": folds_for(MESSAGES),
+        "small_messages": SMALL,
+        "small_mib": small,
+        "flat_ratio": pleat / small,
         "bare_mib": bare,
         "pleat_mib": pleat,
         "litellm_mib": litellm,
@@ -110,7 +121,12 @@ def main() -> None:
     print(f"  bare Textual app (Header, Input, Footer)   {bare:7.0f} MiB")
     print(f"  pleat holding {MESSAGES:,} messages             {pleat:7.0f} MiB")
     print(f'  python -c "import litellm"                 {litellm:7.0f} MiB')
+    print(f"  pleat holding {SMALL:,} messages                 {small:7.0f} MiB")
     print(f"ratio {pleat / bare:.2f}x (goal <= {MEMORY_GOAL_RATIO}x)")
+    print(
+        f"{MESSAGES:,} / {SMALL:,} messages {pleat / small:.2f}x "
+        f"(goal <= {FLAT_MEMORY_GOAL_RATIO}x)"
+    )
     save("memory", result)
 
 

@@ -133,3 +133,53 @@ async def test_page_keys_scroll_the_conversation_from_the_prompt(
         await wait_for(pilot, lambda: conversation.scroll_y < bottom, "scrolling up")
         await pilot.press("pagedown", "pagedown")
         await wait_for(pilot, lambda: conversation.scroll_y == bottom, "back at the end")
+
+
+def seed_folded_session(workspace: Path, exchanges: int, every: int, tail: int) -> str:
+    """A session of `exchanges` user/assistant pairs folded every `every` pairs, each fold
+    archiving all but the last `tail` messages into a chunk and journaling the rebuilt history
+    (system, summary, tail), as a real fold does."""
+    from sessions.messages import Message
+    from sessions.store import Session
+
+    session = Session.create(workspace, model="scripted-model")
+    system = Message(role="system", content="You are pleat.", id="m1")
+    live: list[Message] = []
+    try:
+        session.message(system)
+        for n in range(exchanges):
+            for message in (
+                Message(role="user", content=f"question {n}", id=f"m{2 * n + 2}"),
+                Message(role="assistant", content=f"answer {n}", id=f"m{2 * n + 3}"),
+            ):
+                session.message(message)
+                live.append(message)
+            if (n + 1) % every == 0:
+                folded = [m for m in live[:-tail] if m.meta.get("kind") != "summary"]
+                chunk = session.archive.write_chunk(folded, topics=f"to {n}", tokens=1)
+                meta = {"kind": "summary", "injected": True, "summary": "s", "chunk": chunk.number}
+                summary = Message(role="user", content="s", id=f"s{chunk.number}", meta=meta)
+                live = [summary, *live[-tail:]]
+                session.compaction(chunk.number, False, [system, *live])
+    finally:
+        session.close()
+    return session.id
+
+
+async def test_a_long_folded_session_shows_its_live_part_in_a_bounded_window(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    # 2,000 messages, 20 folds: what the conversation holds and mounts does not grow with
+    # the folded past (its messages are in the chunks), and scrolling back reads the live part
+    # back to the last fold's marker, in order.
+    session_id = seed_folded_session(workspace, 1_000, every=50, tail=10)
+    app = make_app(server, workspace, resume=session_id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot, app)
+        conversation = app.conversation
+        assert len(conversation.entries) == 1 + 10  # the marker of fold 20, then its tail
+        assert conversation.mounted_widgets <= MAX_WIDGETS + PRUNE_SLACK
+        marker = conversation.entries[0]
+        assert isinstance(marker, FoldEntry) and marker.chunk == 20
+        users = [w.text for w in app.query(UserMessage)]
+        assert users == [f"question {n}" for n in range(995, 1_000)]

@@ -35,14 +35,15 @@ if TYPE_CHECKING:
     from tui.widgets.user_message import UserMessage
 
 # Widgets kept mounted while the user follows the end, counting those inside an entry (a
-# Markdown reply is a widget per paragraph, list item and code block). Every relayout visits all
-# of them (about 0.04 ms each on a 2-core machine) and the garbage collector scans their
-# objects: 300 keep a relayout near 15 ms and collector pauses short (bench/tui_latency.py; 1,300
-# widgets made pauses of 400 ms), and still hold several screens of scroll-back.
-MAX_WIDGETS = 300
+# Markdown reply is a widget per paragraph, list and code block). Every relayout (a key that
+# changes the prompt's height, a resize) visits all of them: about 0.045 ms each on a 2-core
+# machine, so 225 mounted widgets made such a key cost 10.6 ms median and 20 ms at p95
+# (bench/tui_latency.py, issue 32). 120 still hold several screens of scroll-back (about 24
+# typical replies) and keep that key within one 60 Hz frame; scrolling up mounts more.
+MAX_WIDGETS = 120
 # Pruning waits until the mounted widgets are this many over the budget, so it runs once per
 # batch of new widgets rather than on every one (each prune is one removal and one relayout).
-PRUNE_SLACK = 60
+PRUNE_SLACK = 30
 # Entries kept mounted however heavy they are: the reply being read and what led to it.
 MIN_MOUNTED = 8
 # Entries mounted when a session is shown from its history (resume, /resume): the screen
