@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
 from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
@@ -183,6 +184,7 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
     def on_mount(self) -> None:
         self.status.mode = self.approvals.permissions.mode
         self.prompt.focus()
+        self.call_after_refresh(gc.enable)  # off for the first frame only (tui.main.start_ui)
         self.call_after_refresh(lifecycle.start, self)
         if not self.is_headless:  # SIGTERM, SIGHUP quit as Ctrl+Q does (MCP servers stopped)
             lifecycle.quit_on_stop_signals(self.quit_safely)
