@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tui.json"
-# The goals (issue 13 item 5 for streaming and keys; the first frame's is the start-up item's;
+# The goals (issue 13 item 5 for keys; issue 32 item 2 for the first frame and streaming;
 # memory is issue 24's).
-STARTUP_GOAL_RATIO = 1.5  # first frame, pleat / a bare Textual app
+STARTUP_GOAL_RATIO = 1.3  # first frame, pleat / a bare Textual app
 STREAM_GOAL_TOKENS_PER_S = 1_000  # a reply shown at least this fast ...
-STREAM_GOAL_RATIO = 0.5  # ... and at least this share of the agent alone's rate, same stream
+STREAM_GOAL_RATIO = 0.9  # ... and at least this share of the agent alone's rate, same stream
 KEY_GOAL_MS = 50  # keypress to screen, p95, at 2,000 messages
 RELAYOUT_GOAL_MS = 100  # the same for a key that lays the whole screen out again
 # Peak memory holding 2,000 messages, pleat / a bare Textual app (Header, Input, Footer; 34 MiB

@@ -25,10 +25,10 @@ REPEATS = 5
 # tokens), so 60 of them make a reply of about 9,800 tokens: a long answer, and long enough that
 # start-up effects do not dominate.
 SECTIONS = 60
-# The goals (issue 13): the TUI shows the reply at 1,000 tokens/s or more, and at no less than
-# half the rate at which the agent alone consumes the same stream.
+# The goals (issue 13, then issue 32): the TUI shows the reply at 1,000 tokens/s or more, and at
+# no less than 0.9 of the rate at which the agent alone consumes the same stream.
 GOAL_TOKENS_PER_SECOND = 1_000
-GOAL_RATIO = 0.5
+GOAL_RATIO = 0.9
 MODEL = "scripted-model"
 
 SECTION = """\

@@ -12,7 +12,7 @@ MIN_PAUSE_SECONDS = 1 / 30
 # frames, however slow the machine or long the reply.
 PAUSE_PER_DRAW_SECOND = 2.0
 # The longest pause: whatever a redraw costs, the reply visibly moves at least once a second.
-MAX_PAUSE_SECONDS = 1.0
+MAX_PAUSE_SECONDS = 0.3
 
 
 def pause_after(draw_seconds: float, busy: float = 1.0) -> float:
