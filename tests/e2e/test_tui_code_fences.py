@@ -14,7 +14,8 @@ from tui.widgets.code_fence import LAZY_FENCE_BLOCKS, CodeLines, LazyFence
 pytestmark = pytest.mark.slow
 
 FENCES = {
-    "python": "Intro.\n\n```python\ndef load(path):\n    return parse(path.read_text())\n```\n\nAfter.",
+    "python": "Intro.\n\n```python\ndef load(path):\n    return parse(path.read_text())\n```\n\n"
+    "After.",
     "no language, tabs": "```\n\tindented\twith tabs\nplain line\n```\n",
     "wider than the screen": "```sh\n" + "echo " + "x" * 120 + "\n```\n",
     "indented code block": "Text.\n\n    four spaces\n    of code\n\nMore.",

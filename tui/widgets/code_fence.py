@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from markdown_it.token import Token
 from textual.app import ComposeResult, RenderResult
 from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.geometry import Size
 from textual.widgets import Label, Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence
-
 
 Look = tuple[bool, bool]  # what the colours depend on: the terminal's own colours, a dark theme
 
@@ -28,8 +30,13 @@ class CodeLines(Label):
         self._plain = plain_code(fence.code)
         super().__init__(self._plain, id="code-content", expand=True)
 
+    @property
+    def _rules(self) -> RulesMap:
+        # What Textual's own widgets hand their visuals (its styles read as a rules map).
+        return cast(RulesMap, self.styles)
+
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        width = self._plain.get_optimal_width(self.styles, container.width)
+        width = self._plain.get_optimal_width(self._rules, container.width)
         if self.expand:
             width = max(container.width, width)
         if self.shrink:
@@ -37,7 +44,7 @@ class CodeLines(Label):
         return width
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return self._plain.get_height(self.styles, width) if width else 0
+        return self._plain.get_height(self._rules, width) if width else 0
 
     def show_code(self) -> None:
         """The code changed (the streamed block grew): measure and draw it anew."""
@@ -61,7 +68,7 @@ class LazyFence(MarkdownFence):
         self._lit: tuple[Look, Content] | None = None
         self.auto_links = False  # as Textual's fence: no links in code
 
-    @property  # type: ignore[override]  # an attribute in Textual's fence, made at once there
+    @property  # an attribute in Textual's fence, made at once there
     def _highlighted_code(self) -> Content:
         return self.highlighted()
 
