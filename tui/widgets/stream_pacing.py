@@ -13,8 +13,8 @@ MIN_PAUSE_SECONDS = 1 / 30
 PAUSE_PER_DRAW_SECOND = 2.0
 # The longest pause: whatever a redraw costs, the reply moves at least three times a second.
 # Longer pauses did not save drawing time (a redraw's cost is mostly its new blocks, whatever
-# their number per frame), they only left more to draw after the stream ended: with 1 s, the
-# last frame of a fast stream drew a third of the reply after its last delta.
+# their number per frame), they only left more to draw after the stream ended: at 1 s, the
+# streaming benchmark's last frame drew everything that arrived in the last 0.9 s.
 MAX_PAUSE_SECONDS = 0.3
 
 
