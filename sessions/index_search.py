@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from sessions.archive_query import COUNTED, Entry, Query
-from sessions.index_sync import record_message
+from sessions.archive import ChunkArchive
+from sessions.archive_query import COUNTED, Entry, Hit, Query, SearchCancelled, SearchResult, match
+from sessions.bounded_regex import Deadline, PatternTooSlow
+from sessions.index_sync import CHUNKS_DIR, record_message
+from sessions.paths import data_home
 
 # Trigrams ANDed in one index query: a long literal's first few already make a candidate rare,
 # and each more costs a pass over its posting list.
@@ -194,3 +197,45 @@ def read_entries(
             except ValueError:
                 continue
             yield session, Entry(chunk, message, bool(original))
+
+
+def indexed(archive: ChunkArchive) -> bool:
+    """Whether the archive is a session's of the data directory (the one the index covers)."""
+    return archive.directory == data_home() / "sessions" / archive.session_id / CHUNKS_DIR
+
+
+def chunk_candidates(
+    conn: sqlite3.Connection, query: Query, session_id: str, numbers: Sequence[int] | None = None
+) -> Candidates:
+    """The candidate messages of a session's chunks (of `numbers` only, when given), in
+    archive order: by chunk, the folded ones before the shrunk originals."""
+    where = "s.id = ? AND e.chunk > 0"
+    params: list[object] = [session_id]
+    if numbers is not None:
+        where += f" AND e.chunk IN ({','.join('?' * len(numbers))})"
+        params += list(numbers)
+    return candidates(conn, query, where, params, "e.chunk, e.original, e.seq")
+
+
+def search_chunks(
+    conn: sqlite3.Connection,
+    query: Query,
+    session_id: str,
+    numbers: Sequence[int],
+    stopped: Callable[[], bool],
+) -> SearchResult:
+    """sessions.archive_query.search over the chunks `numbers` of a session, through the index.
+    Raises SearchCancelled once `stopped()`."""
+    hits: list[Hit] = []
+    deadline = Deadline()
+    found = chunk_candidates(conn, query, session_id, numbers)
+    for _, entry in read_entries(conn, found.rows):
+        if stopped():
+            raise SearchCancelled
+        try:
+            hit = match(entry, query, deadline)
+        except PatternTooSlow as exc:
+            return SearchResult(hits, [], str(exc))
+        if hit is not None:
+            hits.append(hit)
+    return SearchResult(hits, [])

@@ -20,7 +20,7 @@ from sessions.archive_index import IndexUnavailable, use_index
 from sessions.archive_query import Entry, Hit, Query, SearchCancelled, chunk_entries, match
 from sessions.archive_query import unreadable_reason as reason
 from sessions.bounded_regex import Deadline, PatternTooSlow
-from sessions.index_search import candidates, read_entries
+from sessions.index_search import candidates, chunk_candidates, indexed, read_entries
 from sessions.messages import Message
 from sessions.paths import data_home
 from sessions.workspace_sessions import (
@@ -138,10 +138,8 @@ def _search_index(
     try:
         if only in (None, mine):
             result.searched += 1
-            if archive.directory == data_home() / "sessions" / mine / "chunks":
-                found = candidates(
-                    conn, query, "s.id = ? AND e.chunk > 0", (mine,), "e.chunk, e.original, e.seq"
-                )
+            if indexed(archive):
+                found = chunk_candidates(conn, query, mine)
                 entries: Iterable[Entry] = (e for _, e in read_entries(conn, found.rows))
             else:  # an archive outside the data directory (not indexed): read its files
                 entries = _archive_entries(archive, result)
