@@ -205,7 +205,8 @@ def main() -> None:
     picker_ms = statistics.median(ms for ms, _ in pickers)
     listed = len(pickers[0][1][0])
     print(
-        f"  warm search {search_ms:.1f} ms (found: {found(searches[0][1])}), picker {picker_ms:.1f} ms ({listed} sessions)"
+        f"  warm search {search_ms:.1f} ms (found: {found(searches[0][1])}), "
+        f"picker {picker_ms:.1f} ms ({listed} sessions)"
     )
     for suffix in ("", "-wal", "-shm"):
         Path(f"{index_path()}{suffix}").unlink(missing_ok=True)
