@@ -12,6 +12,7 @@ from __future__ import annotations
 import fcntl
 import os
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -28,6 +29,8 @@ SCHEMA_VERSION = 1
 # Seconds a process waits for another's write to end before giving up on the index for this
 # use (and reading the journals instead): a catch-up commits every few megabytes, far sooner.
 BUSY_TIMEOUT_SECONDS = 10.0
+# Seconds between tries when sqlite says "busy" without waiting by itself.
+BUSY_RETRY_SECONDS = 0.05
 # The index holds what the journals hold: the user's only, like them.
 INDEX_FILE_MODE = 0o600
 # What the caller shows, once, after the index was made again from the files.
@@ -112,13 +115,13 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _fresh(path: Path, discard: bool) -> sqlite3.Connection:
-    """The index made new (the damaged or outdated file thrown away first when `discard`),
-    under the rebuild lock; a file another process made meanwhile is kept."""
+def _fresh(path: Path, force: bool = False) -> sqlite3.Connection:
+    """The index made new under the rebuild lock: a file another process made meanwhile (its
+    version readable and right) is kept, unless `force` (it was found damaged inside)."""
     fd = os.open(path.with_name(REBUILD_LOCK_NAME), os.O_RDWR | os.O_CREAT, INDEX_FILE_MODE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        if not discard:
+        if not force:
             conn = _connect(path)
             try:
                 if _version(conn) == str(SCHEMA_VERSION):
@@ -154,7 +157,7 @@ def _open(path: Path) -> tuple[sqlite3.Connection, str | None]:
             conn.close()
             raise
     conn.close()
-    return _fresh(path, discard=not missing), "missing" if missing else "damaged"
+    return _fresh(path), "missing" if missing else "damaged"
 
 
 def use_index(
@@ -167,13 +170,15 @@ def use_index(
     cannot be used now."""
     path = index_path()
     why: str | None = None
-    for attempt in range(2):
+    attempt = 0
+    waited = 0.0
+    while True:
         try:
             private_dir(path.parent)
             if attempt == 0:
                 conn, why = _open(path)
             else:
-                conn, why = _fresh(path, discard=True), "damaged"
+                conn, why = _fresh(path, force=True), "damaged"
             try:
                 catch_up(conn, path.parent / "sessions", stopped)
                 result = work(conn)
@@ -181,8 +186,15 @@ def use_index(
             finally:
                 conn.close()
         except sqlite3.DatabaseError as error:
+            if _busy(error) and waited < BUSY_TIMEOUT_SECONDS:
+                # Some of sqlite's lock waits (a WAL being opened or checkpointed by another
+                # process as it closes) answer "busy" at once rather than waiting: wait here.
+                time.sleep(BUSY_RETRY_SECONDS)
+                waited += BUSY_RETRY_SECONDS
+                continue
             if _busy(error) or attempt:
                 raise IndexUnavailable(f"the archive index cannot be used: {error}") from None
+            attempt += 1
             continue  # damaged past its first page: made again, and the work done again
         except OSError as error:
             raise IndexUnavailable(
@@ -192,4 +204,3 @@ def use_index(
         if why == "damaged" or (why == "missing" and count):
             notice = REBUILT_NOTICE.format(count=count, s="" if count == 1 else "s")
         return result, notice
-    raise AssertionError("unreachable")  # pragma: no cover

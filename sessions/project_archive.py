@@ -126,15 +126,22 @@ def _search_index(
     mine = archive.session_id
     where = "workspace = ? AND damaged IS NULL AND id != ?" + (" AND id = ?" if only else "")
     params: tuple[str, ...] = (str(workspace), mine, *((only,) if only else ()))
-    refs = {
-        row[0]: SessionRef(
-            row[0], data_home() / "sessions" / row[0], row[1], row[2], row[3] == "subagent"
-        )
-        for row in conn.execute(
-            f"SELECT id, started, last_active, kind FROM sessions WHERE {where}", params
-        )
-    }
-    result.searched = len(refs)
+    result.searched = conn.execute(
+        f"SELECT count(*) FROM sessions WHERE {where}", params
+    ).fetchone()[0]
+    refs: dict[str, SessionRef] = {}  # made for the sessions with hits only
+
+    def ref(session_id: str) -> SessionRef:
+        if session_id not in refs:
+            row = conn.execute(
+                "SELECT started, last_active, kind FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            directory = data_home() / "sessions" / session_id
+            refs[session_id] = SessionRef(
+                session_id, directory, row[0], row[1], row[2] == "subagent"
+            )
+        return refs[session_id]
+
     try:
         if only in (None, mine):
             result.searched += 1
@@ -158,7 +165,7 @@ def _search_index(
                 result.more.update(session for _, session in found.rows[number:])
                 break
             if (hit := match(entry, query, deadline)) is not None:
-                result.add(refs[session_id], hit)
+                result.add(ref(session_id), hit)
     except PatternTooSlow as exc:
         result.stopped_early = str(exc)
     return result
