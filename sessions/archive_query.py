@@ -86,7 +86,7 @@ def _quantifier(pattern: str, at: int) -> tuple[int, bool, bool]:
     return length, unbounded, not possessive
 
 
-def _class_end(pattern: str, at: int) -> int:
+def class_end(pattern: str, at: int) -> int:
     """The index past the character class `[...]` opening at `at`."""
     end = at + 1
     end += pattern.startswith("^", end)
@@ -109,7 +109,7 @@ def nested_repetition(pattern: str) -> str | None:
         if char == "\\":
             at += 2
         elif char == "[":
-            at = _class_end(pattern, at)
+            at = class_end(pattern, at)
         elif char == "(":
             stack.append((at, inner, pattern.startswith("(?>", at)))
             inner = False

@@ -15,7 +15,16 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sessions.archive import ChunkArchive
-from sessions.archive_query import COUNTED, Entry, Hit, Query, SearchCancelled, SearchResult, match
+from sessions.archive_query import (
+    COUNTED,
+    Entry,
+    Hit,
+    Query,
+    SearchCancelled,
+    SearchResult,
+    class_end,
+    match,
+)
 from sessions.bounded_regex import Deadline, PatternTooSlow
 from sessions.index_sync import CHUNKS_DIR, record_message
 from sessions.paths import data_home
@@ -34,15 +43,6 @@ OPTIONAL, REPEATED = frozenset("*?"), frozenset("+")
 VERBOSE = re.compile(r"\(\?[a-zA-Z]*x")
 
 
-def _skip_class(pattern: str, at: int) -> int:
-    end = at + 1
-    end += pattern.startswith("^", end)
-    end += pattern.startswith("]", end)
-    while end < len(pattern) and pattern[end] != "]":
-        end += 2 if pattern[end] == "\\" else 1
-    return end + 1
-
-
 def _skip_group(pattern: str, at: int) -> int:
     depth = 0
     while at < len(pattern):
@@ -51,7 +51,7 @@ def _skip_group(pattern: str, at: int) -> int:
             at += 2
             continue
         if char == "[":
-            at = _skip_class(pattern, at)
+            at = class_end(pattern, at)
             continue
         depth += (char == "(") - (char == ")")
         at += 1
@@ -67,7 +67,7 @@ def _top_level_branch(pattern: str) -> bool:
         if char == "\\":
             at += 2
         elif char == "[":
-            at = _skip_class(pattern, at)
+            at = class_end(pattern, at)
         elif char == "(":
             at = _skip_group(pattern, at)
         elif char == "|":
@@ -105,7 +105,7 @@ def required_literals(pattern: str) -> list[str]:
             literal = escaped if escaped and not escaped.isalnum() else None
             at += 2
         elif char == "[":
-            at = _skip_class(pattern, at)
+            at = class_end(pattern, at)
         elif char == "(":
             at = _skip_group(pattern, at)
         elif char in BREAKS or char in "*+?{|)":

@@ -29,6 +29,10 @@ READ_CHUNK_BYTES = 65_536
 DRAIN_SECONDS = 2.0
 # Seconds to wait for a killed hook's shell to be reaped.
 REAP_SECONDS = 5.0
+# Seconds to wait for the pipes once the lingering group is killed: a killed process's pipes
+# close at once, so what still holds them then is a process outside the group (a `setsid`
+# child) that no wait will end; what was read so far is kept.
+KILLED_DRAIN_SECONDS = 0.5
 
 
 async def run_hook(
@@ -167,7 +171,7 @@ async def _supervise(
         _, lingering = await asyncio.wait(readers, timeout=DRAIN_SECONDS)
         if lingering:  # a background process still holds the output: it goes too
             _kill_group(process)
-            await asyncio.wait(lingering, timeout=REAP_SECONDS)
+            await asyncio.wait(lingering, timeout=KILLED_DRAIN_SECONDS)
         # What was read so far is kept, even from a pipe a detached process still holds (a
         # `setsid` child outside the group: found by review).
         (raw, out_total), (err_kept, err_total) = ((bytes(c.kept), c.total) for c in captured)
