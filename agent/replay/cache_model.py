@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.model.tokens import count_text
+from sessions.messages import Message, provider_messages
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,12 @@ class CacheModel:
         if tokens is None:
             tokens = self._tokens[digest] = count_text(text)
         return digest, tokens
+
+    def request_history(
+        self, history: Sequence[Message], tools: Sequence[dict[str, Any]] | None
+    ) -> Charge:
+        """Bill the request that sends `history` as pleat sends it (`request`)."""
+        return self.request(provider_messages(history), tools)
 
     def request(
         self,

@@ -20,7 +20,7 @@ from agent.replay.cache_model import CacheModel
 from agent.replay.recorded import BASH_TOOL, RecordedSession
 from agent.replay.rereads import note_for
 from sessions.archive import ChunkArchive
-from sessions.messages import Message, provider_messages
+from sessions.messages import Message
 
 # How a replayed session keeps its context in bounds: pleat's fold ("insert"), a separate
 # summarization request ("separate"), observation masking ("mask"), or nothing ("none").
@@ -178,7 +178,7 @@ async def run_strategy(
                 tokens.reset_report()
             size = tokens.size(history)
             result.engine_seconds += time.perf_counter() - started
-            charge = cache.request(provider_messages(history), [BASH_TOOL])
+            charge = cache.request_history(history, [BASH_TOOL])
             result.requests += 1
             result.billed += charge.cost
             result.prompt_tokens += charge.prompt_tokens

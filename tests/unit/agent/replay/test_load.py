@@ -67,10 +67,13 @@ def synthetic_session() -> RecordedSession:
 
 
 class Unpriced(CacheModel):
-    """Replay's price model, switched off: it JSON-encodes every message of every request
-    (two thirds of the replay's time here) and prices nothing this test looks at."""
+    """Replay's price model, switched off: it converts and JSON-encodes every message of every
+    request (most of the replay's time here) and prices nothing this test looks at."""
 
     def request(self, messages: object, tools: object, *, cacheable: bool = True) -> Charge:
+        return Charge(0, 0, 0.0)
+
+    def request_history(self, history: object, tools: object) -> Charge:
         return Charge(0, 0, 0.0)
 
 
