@@ -30,9 +30,10 @@ from agent.turn.checkpoints import make_recorder
 from agent.turn.compactor import compactor_for
 from agent.turn.loop import Agent
 from agent.turn.system_prompt import system_prompt
+from sessions.index_listing import session_to_continue
 from sessions.messages import Message
 from sessions.redact import KnownSecrets
-from sessions.store import Session, SessionError, latest_session
+from sessions.store import Session, SessionError
 from tools.ask_user import AskUserTool, UserAsker, nobody_to_ask
 from tools.background_commands import BackgroundCommands
 from tools.registry import default_registry
@@ -60,12 +61,15 @@ def open_session(
 ) -> tuple[Session, list[Message] | None, list[str]]:
     """A new session, or an existing one resumed (by id, or this workspace's latest).
     Raises SessionError or SessionBusy with one clear line."""
+    said: list[str] = []
     if continue_latest and resume is None:
-        resume = latest_session(workspace)
+        resume, notice = session_to_continue(workspace)
+        said += [notice] if notice else []
         if resume is None:
             raise SessionError(f"no earlier session in {workspace} to continue")
     if resume is not None:
-        return Session.resume(resume)
+        session, history, notes = Session.resume(resume)
+        return session, history, said + notes
     return Session.create(workspace, model=config.model or ""), None, []
 
 

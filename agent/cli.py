@@ -241,10 +241,14 @@ def list_sessions_command(argv: list[str]) -> int:
     parser.add_argument("--all", action="store_true", help="sessions of every workspace")
     parser.add_argument("--cwd", type=Path, help="workspace directory (default: the current one)")
     args = parser.parse_args(argv)
-    from sessions.store import format_sessions, list_sessions
+    from sessions.index_listing import listed_sessions
+    from sessions.store import format_sessions
 
     workspace = None if args.all else (args.cwd or Path.cwd()).expanduser().resolve()
-    print(format_sessions(list_sessions(workspace)))
+    found, notice = listed_sessions(workspace, build=False)
+    if notice:
+        print(f"pleat: {notice}", file=sys.stderr)
+    print(format_sessions(found))
     return 0
 
 

@@ -80,6 +80,11 @@ class IndexUnavailable(Exception):
     caller reads the files instead."""
 
 
+class IndexNotBuilt(IndexUnavailable):
+    """No index of this version is there yet, and the caller would rather read the files than
+    build one now (a first build reads every journal: minutes for a year of sessions)."""
+
+
 def index_path() -> Path:
     return data_home() / INDEX_NAME
 
@@ -145,9 +150,12 @@ def _busy(error: sqlite3.Error) -> bool:
     return any(word in str(error).lower() for word in BUSY_WORDS)
 
 
-def _open(path: Path) -> tuple[sqlite3.Connection, str | None]:
-    """The index, and why it was made new now ("missing", "damaged") or None."""
+def _open(path: Path, build: bool) -> tuple[sqlite3.Connection, str | None]:
+    """The index, and why it was made new now ("missing", "damaged") or None. Without `build`,
+    an index that would have to be made new raises IndexNotBuilt instead."""
     missing = not path.exists()
+    if missing and not build:
+        raise IndexNotBuilt("the archive index is not built yet")
     conn = _connect(path)
     try:
         if _version(conn) == str(SCHEMA_VERSION):
@@ -157,17 +165,22 @@ def _open(path: Path) -> tuple[sqlite3.Connection, str | None]:
             conn.close()
             raise
     conn.close()
+    if not build:
+        raise IndexNotBuilt("the archive index is not built yet")
     return _fresh(path), "missing" if missing else "damaged"
 
 
 def use_index(
-    work: Callable[[sqlite3.Connection], T], stopped: Callable[[], bool] = lambda: False
+    work: Callable[[sqlite3.Connection], T],
+    stopped: Callable[[], bool] = lambda: False,
+    *,
+    build: bool = True,
 ) -> tuple[T, str | None]:
     """Runs `work` on the index caught up with every session's files; returns its result and
     the one-line notice to show when the index was rebuilt (None otherwise: a missing index
     of a data directory with no session yet is simply made). A file found damaged on the way
     (even mid-query) is rebuilt and the work done again. Raises IndexUnavailable when the index
-    cannot be used now."""
+    cannot be used now; without `build`, IndexNotBuilt when it would have to be made first."""
     path = index_path()
     why: str | None = None
     attempt = 0
@@ -176,7 +189,7 @@ def use_index(
         try:
             private_dir(path.parent)
             if attempt == 0:
-                conn, why = _open(path)
+                conn, why = _open(path, build)
             else:
                 conn, why = _fresh(path, force=True), "damaged"
             try:
@@ -194,6 +207,8 @@ def use_index(
                 continue
             if _busy(error) or attempt:
                 raise IndexUnavailable(f"the archive index cannot be used: {error}") from None
+            if not build:  # the next use that may build makes it again, and says so
+                raise IndexNotBuilt("the archive index is damaged") from None
             attempt += 1
             continue  # damaged past its first page: made again, and the work done again
         except OSError as error:

@@ -1,4 +1,5 @@
-"""The session list from the archive index: what `session_info` reads of every journal, kept."""
+"""The session list from the archive index: what `session_info` reads of every journal, kept;
+and the journals read instead when the index cannot be used."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from sessions.archive_index import use_index
-from sessions.store import SUBAGENT, SessionInfo
+from sessions.archive_index import IndexNotBuilt, IndexUnavailable, use_index
+from sessions.store import SUBAGENT, SessionInfo, list_sessions, newest_own
 
 # The columns a list line is made of, in SessionInfo's order of fields below.
 COLUMNS = (
@@ -50,8 +51,31 @@ def _listed(conn: sqlite3.Connection, workspace: Path | None) -> list[SessionInf
     return sorted(found, key=lambda s: s.last_active, reverse=True)
 
 
-def indexed_sessions(workspace: Path | None = None) -> tuple[list[SessionInfo], str | None]:
+def indexed_sessions(
+    workspace: Path | None = None, *, build: bool = True
+) -> tuple[list[SessionInfo], str | None]:
     """What sessions.store.list_sessions gives (newest first; a damaged session is listed
     with every workspace's), read from the index; and the index's rebuilt notice, if any.
-    Raises IndexUnavailable."""
-    return use_index(lambda conn: _listed(conn, workspace))
+    Raises IndexUnavailable (IndexNotBuilt: no index yet and not `build`)."""
+    return use_index(lambda conn: _listed(conn, workspace), build=build)
+
+
+def listed_sessions(
+    workspace: Path | None = None, *, build: bool = True
+) -> tuple[list[SessionInfo], str | None]:
+    """The sessions (`indexed_sessions`), from their journals when the index cannot be used,
+    with the one line to show, if any. Without `build`, a missing index is not made (a first
+    build reads every journal, which a plain listing need not wait for) and nothing is said."""
+    try:
+        return indexed_sessions(workspace, build=build)
+    except IndexNotBuilt:
+        return list_sessions(workspace), None
+    except IndexUnavailable as error:
+        return list_sessions(workspace), f"{error}; the journals were read instead"
+
+
+def session_to_continue(workspace: Path) -> tuple[str | None, str | None]:
+    """The session `--continue` opens (sessions.store.newest_own), and the line to show, if any
+    (`listed_sessions`, which builds no index)."""
+    found, notice = listed_sessions(workspace, build=False)
+    return newest_own(found), notice

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -316,8 +317,12 @@ def format_sessions(sessions: list[SessionInfo]) -> str:
     )
 
 
+def newest_own(sessions: Sequence[SessionInfo]) -> str | None:
+    """The first of `sessions` (listed newest first) that is not damaged and is the user's own
+    (a sub-agent's is not): the one `--continue` opens."""
+    return next((s.id for s in sessions if not s.damaged and s.kind is None), None)
+
+
 def latest_session(workspace: Path) -> str | None:
-    """This workspace's most recently active session that is not damaged and is the user's
-    own (a sub-agent's is not)."""
-    found = [s for s in list_sessions(workspace) if not s.damaged and s.kind is None]
-    return found[0].id if found else None
+    """This workspace's most recently active own session, from the journals."""
+    return newest_own(list_sessions(workspace))

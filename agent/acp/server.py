@@ -161,10 +161,11 @@ class PleatAgent:
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> LoadSessionResponse:
-        from sessions.store import list_sessions
+        from sessions.index_listing import listed_sessions
 
         workspace = workspace_of(cwd)
-        if session_id not in {s.id for s in list_sessions(workspace)}:
+        found, _said = await asyncio.to_thread(listed_sessions, workspace, build=False)
+        if session_id not in {s.id for s in found}:
             raise not_found(f"no session {session_id!r} in {workspace} (pleat sessions lists them)")
         if (open_one := self.sessions.pop(session_id, None)) is not None:
             await self._close(open_one)  # loaded again: its journal is read afresh
@@ -182,10 +183,10 @@ class PleatAgent:
         sessions are not listed (they open with their parent's)."""
         from datetime import UTC, datetime
 
-        from sessions.store import list_sessions
+        from sessions.index_listing import listed_sessions
 
         workspace = workspace_of(cwd) if cwd else None
-        found = await asyncio.to_thread(list_sessions, workspace)
+        found, _said = await asyncio.to_thread(listed_sessions, workspace, build=False)
         listed = [
             SessionInfo(
                 session_id=s.id,

@@ -27,8 +27,9 @@ from agent.session.asking import SessionApprovals
 from agent.session.startup import Startup
 from agent.status_line.spec import StatusLineSpec
 from agent.turn.loop import Agent
+from sessions.index_listing import listed_sessions
 from sessions.messages import Message
-from sessions.store import Session, SessionError, list_sessions
+from sessions.store import Session, SessionError
 from tools.background_tools import background_of
 from tools.sandbox.policy import Sandbox
 
@@ -130,7 +131,7 @@ class SessionController:
 
     def find(self, wanted: str) -> str:
         """The id of this workspace's session that `wanted` names."""
-        ids = [s.id for s in list_sessions(self.workspace)]
+        ids = [s.id for s in listed_sessions(self.workspace, build=False)[0]]
         matches = [i for i in ids if i == wanted] or [i for i in ids if i.startswith(wanted)]
         if not matches:
             raise SessionError(f"no session {wanted!r} in this workspace (see /sessions)")

@@ -1,4 +1,4 @@
-"""The chunk browser's search and the resume picker's list read the archive index; without a
+"""The chunk browser's search and the session lists read the archive index; without a
 usable index they read the files, and say so."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from pathlib import Path
 
 from sessions.archive_index import index_path
 from sessions.archive_query import compile_query
+from sessions.index_listing import listed_sessions
 from sessions.messages import Message
 from sessions.store import Session
 from tui.chunk_search import ChunkSearcher
-from tui.resume_picker import listed_sessions
 
 
 def folded_session(workspace: Path) -> Session:
