@@ -168,6 +168,15 @@ async def warm_up(host: Host) -> None:
     await refresh_meter_soon(host)
     host.controller.warm = True
     host.idle.arm()
+    host.start_background(index_archive())
+
+
+async def index_archive() -> None:
+    """Catch the archive index up in a background process, once warm (it then waits for no
+    one: agent/session/archive_indexer.py)."""
+    from agent.session.archive_indexer import index_in_background
+
+    await index_in_background()
 
 
 async def refresh_meter_soon(host: Host) -> None:
