@@ -162,18 +162,13 @@ def show_tasks(host: Host) -> None:
 
 async def warm_up(host: Host) -> None:
     """Import litellm and count the context in threads while the user types the first
-    prompt."""
+    prompt; then catch the archive index up (agent/session/archive_indexer.py)."""
     assert host.controller is not None
     await host.controller.warm_up()
     await refresh_meter_soon(host)
     host.controller.warm = True
     host.idle.arm()
-    host.start_background(index_archive())
-
-
-async def index_archive() -> None:
-    """Catch the archive index up in a background process, once warm (it then waits for no
-    one: agent/session/archive_indexer.py)."""
+    # Then the archive index caught up by a process of its own (it holds up nothing).
     from agent.session.archive_indexer import index_in_background
 
     await index_in_background()
