@@ -23,6 +23,7 @@ from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.conversation import Conversation
 from tui.widgets.markdown_lists import FLAT_LIST_BLOCKS, FlatBulletList, FlatOrderedList
 from tui.widgets.notice import Notice
+from tui.widgets.reply_window import BlockWindow
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.stream_pacing import (
     MAX_PAUSE_SECONDS,
@@ -143,13 +144,13 @@ async def test_deltas_are_drawn_in_batches(monkeypatch: pytest.MonkeyPatch) -> N
     when it ends)."""
     monkeypatch.setattr(assistant_message, "pause_after", lambda *_: 3_600.0)
     appended: list[str] = []
-    append = Markdown.append
+    append = assistant_message.append_folding
 
-    def counted(self: Markdown, markdown: str) -> object:
-        appended.append(markdown)
-        return append(self, markdown)
+    async def counted(owner: Markdown, window: BlockWindow, text: str, rows: int | None) -> None:
+        appended.append(text)
+        await append(owner, window, text, rows)
 
-    monkeypatch.setattr(Markdown, "append", counted)
+    monkeypatch.setattr(assistant_message, "append_folding", counted)
     text = long_reply(3)
     app = ChatApp()
     async with app.run_test(size=(100, 30)):

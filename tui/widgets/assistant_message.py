@@ -17,6 +17,7 @@ from agent.terminal_text import visible
 from tui.widgets.code_fence import LAZY_FENCE_BLOCKS
 from tui.widgets.markdown_lists import FLAT_LIST_BLOCKS
 from tui.widgets.reply_window import KEEP_SCREENS, BlockWindow
+from tui.widgets.stream_append import append_folding
 from tui.widgets.stream_pacing import pause_after
 
 
@@ -28,8 +29,9 @@ class AssistantMessage(Markdown):
     it in one piece (Textual re-parses only the last block), waits for the frame to be painted,
     then pauses in proportion to what that frame cost (tui.widgets.stream_pacing): a fast
     stream becomes a few large appends, not one layout per delta. While the user follows the
-    end, blocks more than a few screens up are hidden (tui.widgets.reply_window), so a frame
-    lays out only the newest blocks however long the reply gets. Lists whose items are plain
+    end, blocks more than a few screens up are folded (tui.widgets.reply_window), so a frame
+    lays out only the newest blocks however long the reply gets, and the blocks a frame brings
+    far above the end are never built while it streams (tui.widgets.stream_append). Lists whose items are plain
     paragraphs are drawn by one widget each (tui.widgets.markdown_lists)."""
 
     # Annotated as Textual's Markdown.BLOCKS is (an instance variable there).
@@ -43,7 +45,7 @@ class AssistantMessage(Markdown):
         super().__init__(visible(entry.text))
         self.entry = entry
         self.frames = 0  # appends drawn while streaming (the tests count them against deltas)
-        self.window = BlockWindow()
+        self.window = BlockWindow(self)
         self._unshown: list[str] = []
         self._arrived = asyncio.Event()
         self._ended = asyncio.Event()
@@ -90,12 +92,10 @@ class AssistantMessage(Markdown):
             await self._arrived.wait()
             self._arrived.clear()
             if self._ended.is_set():
-                await self._hide_old_blocks()  # the last frame lays out only the newest too
-                await self._flush()
+                await self._frame()  # the last frame lays out only the newest too
                 return
             started = time.thread_time()
-            await self._hide_old_blocks()
-            await self._flush()
+            await self._frame()
             painted = asyncio.Event()
             if self.call_after_refresh(painted.set):
                 await painted.wait()
@@ -105,22 +105,33 @@ class AssistantMessage(Markdown):
                 await asyncio.wait_for(self._ended.wait(), pause)
             busy = (time.thread_time() - worked) / max(time.perf_counter() - paused, pause)
 
+    async def _frame(self) -> None:
+        """Fold the old blocks and append what arrived, laid out and drawn once."""
+        with self.app.batch_update():
+            await self._hide_old_blocks()
+            await self._flush()
+
     async def _flush(self) -> None:
         if not self._unshown:
             return
         text = "".join(self._unshown)
         self._unshown.clear()
         self.frames += 1
-        await self.append(text)
+        await append_folding(self, self.window, text, self._keep_rows())
 
-    async def _hide_old_blocks(self) -> None:
-        """Hide the blocks a few screens above the end, if the user is following it."""
+    def _keep_rows(self) -> int | None:
+        """Rows of the newest blocks kept as widgets, if the user is following the end (None:
+        keep everything)."""
         view = self.parent
         if not isinstance(view, Widget) or view.scroll_y < view.max_scroll_y:
-            return
-        rows = KEEP_SCREENS * view.scrollable_content_region.height
-        blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
-        await self.window.hide_above(self, blocks, rows)
+            return None
+        return KEEP_SCREENS * view.scrollable_content_region.height or None
+
+    async def _hide_old_blocks(self) -> None:
+        """Fold the blocks a few screens above the end, if the user is following it."""
+        rows = self._keep_rows()
+        if rows is not None:
+            await self.window.fold_above(rows)
 
     def on_resize(self, event: events.Resize) -> None:
         """Hidden blocks change height with the width: show them again (the next frame hides

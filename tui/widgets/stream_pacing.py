@@ -10,7 +10,7 @@ MIN_PAUSE_SECONDS = 1 / 30
 # third of a busy thread's time and reading the stream the rest, so the TUI keeps up with at
 # least half the rate of the agent alone (bench/tui_streaming.py), and keys are answered between
 # frames, however slow the machine or long the reply.
-PAUSE_PER_DRAW_SECOND = 2.0
+PAUSE_PER_DRAW_SECOND = 9.0
 # The longest pause: whatever a redraw costs, the reply visibly moves at least once a second.
 MAX_PAUSE_SECONDS = 1.0
 
