@@ -18,7 +18,7 @@ from tui.widgets.code_fence import LAZY_FENCE_BLOCKS
 from tui.widgets.markdown_lists import FLAT_LIST_BLOCKS
 from tui.widgets.reply_window import KEEP_SCREENS, BlockWindow
 from tui.widgets.stream_append import append_folding
-from tui.widgets.stream_pacing import pause_after
+from tui.widgets.stream_pacing import YIELD_SECONDS, pause_after
 
 
 class AssistantMessage(Markdown):
@@ -31,8 +31,8 @@ class AssistantMessage(Markdown):
     stream becomes a few large appends, not one layout per delta. While the user follows the
     end, blocks more than a few screens up are folded (tui.widgets.reply_window), so a frame
     lays out only the newest blocks however long the reply gets, and the blocks a frame brings
-    far above the end are never built while it streams (tui.widgets.stream_append). Lists whose items are plain
-    paragraphs are drawn by one widget each (tui.widgets.markdown_lists)."""
+    far above the end are never built while it streams (tui.widgets.stream_append). Lists
+    whose items are plain paragraphs are drawn by one widget each (tui.widgets.markdown_lists)."""
 
     # Annotated as Textual's Markdown.BLOCKS is (an instance variable there).
     BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012
@@ -50,6 +50,7 @@ class AssistantMessage(Markdown):
         self._arrived = asyncio.Event()
         self._ended = asyncio.Event()
         self._drawer: Worker[None] | None = None
+        self._yielded = 0.0  # when write() last gave the event loop back (perf_counter)
 
     @property
     def text(self) -> str:
@@ -66,8 +67,12 @@ class AssistantMessage(Markdown):
         if self._drawer is None:
             self._drawer = self.run_worker(self._draw(), group="stream", exit_on_error=False)
         # Let the rest of the app run: a fast stream whose socket always has data would
-        # otherwise never give the event loop back (no keys, no frames, until it ends).
-        await asyncio.sleep(0)
+        # otherwise never give the event loop back (no keys, no frames, until it ends). Once
+        # per slice of time, not per delta: each turn of the loop costs more than a delta.
+        now = time.perf_counter()
+        if now - self._yielded >= YIELD_SECONDS:
+            self._yielded = now
+            await asyncio.sleep(0)
 
     async def finish(self) -> None:
         """The stream ended (or was interrupted, or failed): show everything received. The
@@ -123,8 +128,8 @@ class AssistantMessage(Markdown):
         """Rows of the newest blocks kept as widgets, if the user is following the end (None:
         keep everything)."""
         view = self.parent
-        if not isinstance(view, Widget) or view.scroll_y < view.max_scroll_y:
-            return None
+        if not isinstance(view, Widget) or view.scroll_y < view.max_scroll_y > 0:
+            return None  # (while all fits, Textual may hold a pending negative scroll_y)
         return KEEP_SCREENS * view.scrollable_content_region.height or None
 
     async def _hide_old_blocks(self) -> None:
@@ -134,7 +139,7 @@ class AssistantMessage(Markdown):
             await self.window.fold_above(rows)
 
     def on_resize(self, event: events.Resize) -> None:
-        """Hidden blocks change height with the width: show them again (the next frame hides
-        anew, measured at the new width)."""
-        if self.window.hiding and event.size.width != self.window.width:
-            self.window.show_all()
+        """Folded blocks change height with the width (the conversation's scrollbar came, the
+        terminal was resized): their spacer is estimated anew at the new width."""
+        if self.window.hiding and self.outer_size.width != self.window.width:
+            self.window.estimate()

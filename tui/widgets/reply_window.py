@@ -1,4 +1,4 @@
-"""A long reply's oldest blocks folded into one spacer, kept as source, while its end is followed."""
+"""A long reply's oldest blocks folded into one spacer, as source, while its end is followed."""
 
 from __future__ import annotations
 
@@ -119,6 +119,15 @@ class BlockWindow:
         height = kept.virtual_region.y - kept.styles.margin.top
         await self.fold(blocks[:cut], kept.source_range[0], height)
         return cut
+
+    def estimate(self) -> None:
+        """The owner's width changed: the folded blocks' height is estimated at the new one."""
+        if self.spacer is None or not self.lines:
+            return
+        lines = self.owner.source.splitlines(keepends=True)[: self.lines]
+        self.spacer.styles.height = estimated_rows(lines, self.owner.content_size.width)
+        self.exact = False
+        self.width = self.owner.outer_size.width
 
     def show_all(self) -> None:
         """Build the folded blocks again, in place of the spacer (soon after: they are mounted)."""

@@ -1,4 +1,4 @@
-"""A frame's streamed text appended to a Markdown widget; blocks that arrive far above the end unbuilt."""
+"""A frame's streamed text appended to a Markdown widget; blocks far above its end left unbuilt."""
 
 from __future__ import annotations
 
