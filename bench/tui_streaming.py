@@ -97,10 +97,13 @@ async def agent_alone(config, workspace: Path) -> tuple[float, float]:  # type: 
 
 async def tui(config, workspace: Path) -> tuple[float, int, float]:  # type: ignore[no-untyped-def]
     """Seconds from the first delta written into the reply widget to the first frame Textual
-    composes after the reply's `finish()` returned (the whole reply laid out and on screen), the
-    frames the reply was drawn in, and the process's CPU seconds over the same span. Run in a
-    fresh process: the app's warm-up then imports litellm and sets the collector up as it does
-    for a user. The wait polls nothing:
+    composes after the reply's `finish()` returned (the whole reply in the widget and its end
+    on screen), the frames the reply was drawn in, and the process's CPU seconds over the same
+    span. Deferred past the mark: the blocks more than two screens above the end are kept as
+    their Markdown source under a spacer (tui/widgets/reply_window.py) and built when the user
+    scrolls up toward them; the spacer's height is estimated for blocks that were never built.
+    Run in a fresh process: the app's warm-up then imports litellm and sets the collector up as
+    it does for a user. The wait polls nothing:
     `pilot.pause` would post a message to every widget and force a screen update each time, work
     a user's pleat does not do."""
     from textual.app import App

@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import Markdown
 
 import tui.widgets.assistant_message as assistant_message
+import tui.widgets.stream_append as stream_append
 from agent.conversation.entries import ReplyEntry
 from agent.events import TextDelta
 from tests.support.constants import REPO_ROOT
@@ -23,6 +24,7 @@ from tui.widgets.assistant_message import AssistantMessage
 from tui.widgets.conversation import Conversation
 from tui.widgets.markdown_lists import FLAT_LIST_BLOCKS, FlatBulletList, FlatOrderedList
 from tui.widgets.notice import Notice
+from tui.widgets.reply_window import BlockWindow
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.stream_pacing import (
     MAX_PAUSE_SECONDS,
@@ -143,13 +145,13 @@ async def test_deltas_are_drawn_in_batches(monkeypatch: pytest.MonkeyPatch) -> N
     when it ends)."""
     monkeypatch.setattr(assistant_message, "pause_after", lambda *_: 3_600.0)
     appended: list[str] = []
-    append = Markdown.append
+    append = stream_append.append_folding
 
-    def counted(self: Markdown, markdown: str) -> object:
-        appended.append(markdown)
-        return append(self, markdown)
+    async def counted(owner: Markdown, window: BlockWindow, text: str, rows: int | None) -> None:
+        appended.append(text)
+        await append(owner, window, text, rows)
 
-    monkeypatch.setattr(Markdown, "append", counted)
+    monkeypatch.setattr(assistant_message, "append_folding", counted)
     text = long_reply(3)
     app = ChatApp()
     async with app.run_test(size=(100, 30)):
@@ -228,6 +230,99 @@ async def test_hidden_blocks_come_back_when_the_user_scrolls_up_or_resizes() -> 
         await pilot.resize_terminal(80, 30)
         await pilot.pause()
         assert not second.window.hiding
+
+
+Cells = list[list[tuple[str, str, str, tuple[object, ...]]]]  # a character, colours, looks
+
+
+def conversation_cells(app: App[None]) -> Cells:
+    """The conversation's part of the screen cell by cell, without its scrollbar (whose thumb
+    shows an estimated spacer's height)."""
+    region = app.query_one(Conversation).scrollable_content_region
+    rows: Cells = []
+    for chops in app.screen._compositor.render_full_update().strips:
+        row: list[tuple[str, str, str, tuple[object, ...]]] = []
+        for strip in chops:
+            for segment in strip:
+                style = segment.style
+                assert style is not None
+                look = (style.bold, style.dim, style.italic, style.underline, style.strike)
+                row += [(c, str(style.color), str(style.bgcolor), look) for c in segment.text]
+        rows.append(row[region.x : region.right])
+    return rows[region.y : region.bottom]
+
+
+async def end_cells(pilot: Pilot[None], app: App[None]) -> Cells:
+    """The end of the conversation (scrolled fully left: a code block one cell wider than the
+    view may leave Textual scrolled by one column, in either app)."""
+    conversation = app.query_one(Conversation)
+    conversation.scroll_to(x=0, y=conversation.max_scroll_y, animate=False, immediate=True)
+    await pilot.pause()
+    return conversation_cells(app)
+
+
+async def pages_from_the_top(pilot: Pilot[None], app: App[None]) -> list[Cells]:
+    """Every page of the conversation from the top down (the folded blocks are built when the
+    top is reached)."""
+    conversation = app.query_one(Conversation)
+    conversation.scroll_home(animate=False)
+    for _ in range(3):
+        await pilot.pause()
+    pages = []
+    page = conversation.scrollable_content_region.height
+    for y in range(0, conversation.max_scroll_y + page, page):
+        conversation.scroll_to(x=0, y=y, animate=False, immediate=True)
+        await pilot.pause()
+        pages.append(conversation_cells(app))
+    return pages
+
+
+async def test_a_flooded_reply_leaves_its_early_blocks_unbuilt_and_shows_them_alike() -> None:
+    """A stream faster than the drawing: a frame brings screens of text at once, and the blocks
+    far above the end are never built while it streams, only kept as source under a spacer of
+    estimated height. The end is drawn as the whole reply's; scrolled through from the top,
+    every page is the same as the whole reply's, cell for cell."""
+    text = long_reply(12)
+    size = (100, 30)
+    whole = ChatApp()
+    async with whole.run_test(size=size) as pilot:
+        await whole.query_one(Conversation).reset([ReplyEntry([text])])
+        await pilot.pause()
+        end = await end_cells(pilot, whole)
+        pages = await pages_from_the_top(pilot, whole)
+    app = ChatApp()
+    async with app.run_test(size=size) as pilot:
+        conversation = app.query_one(Conversation)
+        reply = await stream(conversation, text)
+        assert reply.source == text and reply.entry.text == text
+        await pilot.pause()
+        assert reply.window.hiding and not reply.window.exact, "the flood should be estimated"
+        built = [block for block in reply.query("MarkdownBlock") if block.parent is reply]
+        assert len(built) < 4 * 12 // 2, "most of the reply's blocks should be unbuilt"
+        assert await end_cells(pilot, app) == end
+        assert await pages_from_the_top(pilot, app) == pages
+        assert not reply.window.hiding
+
+
+async def test_unfolding_an_estimate_keeps_the_reader_in_place() -> None:
+    """The user scrolls up from the end of a flooded reply: the blocks are built, the spacer's
+    estimate is replaced by their real height, and what the user was reading stays put."""
+    text = long_reply(12)
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        conversation = app.query_one(Conversation)
+        reply = await stream(conversation, text)
+        await pilot.pause()
+        assert reply.window.hiding and not reply.window.exact
+        before = conversation_cells(app)[-10:]  # the screen's bottom: real blocks, not spacer
+        conversation.scroll_relative(y=-conversation.size.height * 3 // 2, animate=False)
+        await pilot.pause()
+        reading = conversation_cells(app)
+        assert reading != before
+        await wait_until(pilot, lambda: not reply.window.hiding, "the folded blocks built")
+        for _ in range(3):
+            await pilot.pause()
+        assert conversation_cells(app) == reading
 
 
 async def test_an_interrupted_stream_shows_everything_received() -> None:
@@ -314,7 +409,7 @@ class ReplyMarkdown(Markdown):
 Cell = tuple[str, str, str, tuple[object, ...]]  # character, colour, background, attributes
 
 
-async def screen_cells(markdown: Markdown, theme: str, size: tuple[int, int]) -> list[list[Cell]]:
+async def screen_cells(markdown: Markdown, theme: str, size: tuple[int, int]) -> Cells:
     """The screen cell by cell, as the terminal shows it: the screenshot SVG is no use here,
     as how the row is split into segments (one widget or three) and their mouse metadata show
     in it."""
