@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from agent.terminal_text import visible
 from tui.external_editor import EditorError, editor_command
+from tui.screens import SCREENS_CSS
 from tui.screens.question import QuestionScreen
 
 # What a `#` note's question answers: add it to the file, send the text as a prompt after all
@@ -63,6 +64,8 @@ def run_editor(suspend: Callable[[], AbstractContextManager[None]], path: Path) 
 
 class MemoryScreen(ModalScreen[None]):
     """The instruction files in use; Enter opens the highlighted one in the user's editor."""
+
+    CSS_PATH = SCREENS_CSS  # tui/screens/screens.tcss
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
 
