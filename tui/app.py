@@ -27,8 +27,8 @@ from tui.host import BUSY, WorkKind
 from tui.idle import IdleWatch
 from tui.keys import app_bindings
 from tui.prompt_keys import PromptKeys
-from tui.screens import load_styles
 from tui.screens.question import Arming
+from tui.screens.styles import load_styles
 from tui.widgets.completion_list import CompletionList
 from tui.widgets.conversation import Conversation
 from tui.widgets.prompt_input import PromptInput

@@ -28,7 +28,7 @@ from tui.chunk_search import (
     pages,
     read_chunk,
 )
-from tui.screens import SCREENS_CSS
+from tui.screens.styles import SCREENS_CSS
 
 # Shown when the session has folded nothing yet.
 EMPTY = "Nothing has been folded in this session yet: chunks appear after a compaction."

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
 from agent.slash.context_report import ContextReport
-from tui.screens import SCREENS_CSS
+from tui.screens.styles import SCREENS_CSS
 from tui.widgets.context_chart import calls_chart
 
 # What the figures mean, under the table.

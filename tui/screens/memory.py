@@ -19,8 +19,8 @@ from textual.widgets.option_list import Option
 
 from agent.terminal_text import visible
 from tui.external_editor import EditorError, editor_command
-from tui.screens import SCREENS_CSS
 from tui.screens.question import QuestionScreen
+from tui.screens.styles import SCREENS_CSS
 
 # What a `#` note's question answers: add it to the file, send the text as a prompt after all
 # (a Markdown heading typed as a prompt starts with # too), or neither.

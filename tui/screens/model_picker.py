@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from agent.model.discovery import FoundModel, same_model
 from agent.terminal_text import visible
-from tui.screens import SCREENS_CSS
+from tui.screens.styles import SCREENS_CSS
 
 # What the picker dismisses with: the chosen model, and whether to save it as the default.
 Picked = tuple[FoundModel, bool]

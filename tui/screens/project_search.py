@@ -30,7 +30,7 @@ from sessions.workspace_sessions import (
     recorded_workspace,
     workspace_sessions,
 )
-from tui.screens import SCREENS_CSS
+from tui.screens.styles import SCREENS_CSS
 
 # Shown before a search: what this screen does.
 HINT = (

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from textual.screen import ModalScreen, Screen
 
-from tui.screens import SCREENS_CSS
+from tui.screens.styles import SCREENS_CSS
 
 # Seconds without a key a question (approve a call, accept a plan, run a project's MCP servers,
 # overwrite files changed since) waits for after it opens before it takes keys; each key in that

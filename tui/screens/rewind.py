@@ -16,8 +16,8 @@ from textual.widgets.option_list import Option
 from agent.conversation.rewind_plan import turn_label
 from agent.terminal_text import visible
 from sessions.lineage import Scope, Turn
-from tui.screens import SCREENS_CSS
 from tui.screens.question import QuestionScreen
+from tui.screens.styles import SCREENS_CSS
 
 # The panels look like /sessions' (tui/screens/screens.tcss): centred, bordered, sized to fit.
 PANEL_CSS = """

@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 
 from agent.terminal_text import visible
 from sessions.store import SUBAGENT, SessionInfo
-from tui.screens import SCREENS_CSS
+from tui.screens.styles import SCREENS_CSS
 
 # Shown instead of a title for a session nobody has typed into or named.
 NO_REQUEST = "(no request yet)"

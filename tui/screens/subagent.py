@@ -20,7 +20,7 @@ from agent.turn.loop import Agent
 from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.messages import ToolCall
 from sessions.paths import session_dir
-from tui.screens import SCREENS_CSS
+from tui.screens.styles import SCREENS_CSS
 from tui.widgets.conversation import Conversation
 
 # Seconds between looks at the journal while the screen is open: a running sub-agent's new

@@ -12,7 +12,7 @@ import re
 from textual.screen import Screen
 
 import tui.screens
-from tui.screens import SCREENS_CSS
+from tui.screens.styles import SCREENS_CSS
 
 APP_CSS = SCREENS_CSS.parent.parent / "pleat.tcss"
 
@@ -21,7 +21,7 @@ def screen_classes() -> list[type[Screen[object]]]:
     found: list[type[Screen[object]]] = []
     for module_info in pkgutil.iter_modules(tui.screens.__path__):
         module = importlib.import_module(f"tui.screens.{module_info.name}")
-        for _, value in inspect.getmembers(module, inspect.isclass):
+        for _, value in inspect.getmembers(module, inspect.isclass):  # styles.py: none
             if issubclass(value, Screen) and value.__module__ == module.__name__:
                 found.append(value)
     return found
