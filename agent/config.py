@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import tomllib
@@ -24,8 +25,6 @@ from agent.config_checks import (
 )
 from agent.config_checks import ConfigError as ConfigError  # the settings' one error
 from agent.config_claude import claude_layers
-from agent.hooks.config import HookConfigError, HookSpec, parse_hooks
-from agent.mcp.settings import ServerSettings, SettingsError, from_config
 from agent.model.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
 from agent.model.request_shape import THINKING_OFF
 from agent.model.settings import (
@@ -37,12 +36,14 @@ from agent.model.settings import (
     ModelSettings,
 )
 from agent.permissions.modes import mode_named
-from agent.status_line.spec import StatusLineSpec, parse_status_line
 from sessions.short_text import quoted
 from tools.sandbox.modes import NO_LANDLOCK_VARIABLE, SandboxMode
 
 if TYPE_CHECKING:
     from agent.claude_code.settings import ClaudeSettings
+    from agent.hooks.config import HookSpec
+    from agent.mcp.settings import ServerSettings
+    from agent.status_line.spec import StatusLineSpec
     from tools.sandbox.policy import Sandbox
 
 APP_NAME = "pleat"
@@ -67,6 +68,15 @@ RULE_LISTS = frozenset({"allow", "ask", "deny"})
 # a directory's name may hold a comma.
 ADD_DIRS = "add_dirs"
 ADDING_LISTS = RULE_LISTS | {ADD_DIRS}
+# The tables' value types, as Config's annotations name them: each table is checked by its own
+# module (imported only when the table is given, so a start without hooks, servers or a status
+# line does not wait for those modules), and its key is handled before the value types are looked
+# at, so resolving the annotations needs only a stand-in for these names.
+TABLE_TYPES: dict[str, type] = {
+    "HookSpec": object,
+    "ServerSettings": object,
+    "StatusLineSpec": object,
+}
 
 
 @dataclass(frozen=True)
@@ -179,8 +189,9 @@ def config_path() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
 
 
+@functools.cache
 def _field_types(schema: type) -> dict[str, type]:
-    hints = typing.get_type_hints(schema)
+    hints = typing.get_type_hints(schema, localns=TABLE_TYPES)
     out: dict[str, type] = {}
     for name, hint in hints.items():
         args = [a for a in typing.get_args(hint) if a is not type(None)]
@@ -253,6 +264,8 @@ def _validated(
             out[key] = _status_line(label(key), value, source)
             continue
         if schema is Config and key == MCP_SERVERS:
+            from agent.mcp.settings import SettingsError, from_config
+
             try:
                 out[key] = from_config(value, source)
             except SettingsError as error:
@@ -287,6 +300,8 @@ def _validated(
 
 def _hooks(label: str, value: Any, source: str) -> tuple[HookSpec, ...]:
     """The hooks' tables, from the config file only."""
+    from agent.hooks.config import HookConfigError, parse_hooks
+
     only_in_file(label, source, "hooks are", config_path())
     try:
         return parse_hooks(value)
@@ -297,6 +312,8 @@ def _hooks(label: str, value: Any, source: str) -> tuple[HookSpec, ...]:
 def _status_line(label: str, value: Any, source: str) -> StatusLineSpec:
     """The [status_line] table, from the config file only, strictly: its first problem is the
     error."""
+    from agent.status_line.spec import parse_status_line
+
     only_in_file(label, source, "the status line is", config_path())
     spec, problems = parse_status_line(value, source, label=label)
     if problems or spec is None:

@@ -9,7 +9,6 @@ again), never as an error.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -23,7 +22,10 @@ MAX_APPROVALS_BYTES = 4 * 1024 * 1024
 
 
 def digest(text: str) -> str:
-    """The SHA-256 an approval is kept with: of exactly the text the user was shown."""
+    """The SHA-256 an approval is kept with: of exactly the text the user was shown (hashlib,
+    which loads OpenSSL, imported here: a start with nothing to approve does not wait for it)."""
+    import hashlib
+
     return hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import time
 from pathlib import Path
 
@@ -27,7 +26,10 @@ def data_home() -> Path:
 
 
 def new_session_id() -> str:
-    """Sortable by start time, unique without coordination: 20261121-201500-a1b2c3."""
+    """Sortable by start time, unique without coordination: 20261121-201500-a1b2c3. (secrets
+    imported here: it loads OpenSSL, which the TUI's first frame does not wait for.)"""
+    import secrets
+
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
 
 

@@ -14,7 +14,8 @@ from tools.call_summary import shown_arguments
 from tools.editor_files import EditorFiles
 from tools.errors import ToolError as ToolError  # where tools have always found it
 from tools.image_file import LoadedImage
-from tools.output_budget import DEFAULT_OUTPUT_TOKENS, OutputBudget
+from tools.output_budget import OutputBudget
+from tools.output_limits import DEFAULT_OUTPUT_TOKENS
 from tools.rereads import EarlierReads
 from tools.result_facts import FACTS_KEY, ResultFacts
 from tools.sandbox.policy import Sandbox

@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tools.output_limits import DEFAULT_OUTPUT_TOKENS, MIN_OUTPUT_TOKENS
+
 # Characters per token gathered before the exact count trims: no text worth reading runs more
 # than 5 characters per token (English prose about 4.5, code 3-4), so gathering this many never
 # leaves a budget underfilled; the count then keeps what fits.
@@ -22,11 +24,6 @@ GATHER_CHARS_PER_TOKEN = 5
 # numbering from call to call): code and logs run 3-4, so 3 stays within the budget for nearly
 # all text; what does not (dense Unicode) is cut by the registry's check and kept for paging.
 SAFE_CHARS_PER_TOKEN = 3
-# The budget when no model window is known (a tool run outside an agent, e.g. in a test):
-# compaction's default tool_output_max_tokens, so the same figure governs everywhere.
-DEFAULT_OUTPUT_TOKENS = 25_000
-# The smallest budget ever given: a tool needs room for a few lines and its note on how to go on.
-MIN_OUTPUT_TOKENS = 200
 # Share of a cut output kept from its start; the rest comes from its end, where commands put
 # their summaries, final errors and test totals.
 HEAD_SHARE = 1 / 3

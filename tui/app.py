@@ -28,6 +28,7 @@ from tui.idle import IdleWatch
 from tui.keys import app_bindings
 from tui.prompt_keys import PromptKeys
 from tui.screens.question import Arming
+from tui.screens.styles import load_styles
 from tui.widgets.completion_list import CompletionList
 from tui.widgets.conversation import Conversation
 from tui.widgets.prompt_input import PromptInput
@@ -176,6 +177,7 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
         self.status.mode = self.approvals.permissions.mode
         self.prompt.focus()
         self.call_after_refresh(gc.enable)  # off for the first frame only (tui.main.start_ui)
+        self.call_after_refresh(load_styles, self)  # the screens' rules (tui/screens/screens.tcss)
         self.call_after_refresh(lifecycle.start, self)
         if not self.is_headless:  # SIGTERM, SIGHUP quit as Ctrl+Q does (MCP servers stopped)
             lifecycle.quit_on_stop_signals(self.quit_safely)

@@ -9,7 +9,6 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agent.commands.builtin import BUILTIN, Builtin
 from agent.terminal_text import visible
 from tui.host import Host
 
@@ -17,8 +16,8 @@ if TYPE_CHECKING:
     from agent.commands.catalog import CommandCatalog, CustomCommand
     from agent.commands.resolution import Listed
 
-# The loader is imported after the first frame, when the catalog is made: the / list shows the
-# built-ins until then.
+# The built-ins' table and the loader are imported after the first frame, when the / list first
+# opens and when the catalog is made: the / list shows the built-ins until then.
 
 # Characters of the name and argument hint column in the / list: the built-ins' usage column.
 USAGE_COLUMN = 18
@@ -35,6 +34,8 @@ def whose(command: CustomCommand, note: str) -> str:
 def label(row: Listed) -> str:
     """How the / list shows a command: usage, description, and (a command file's) whose it is,
     or (a built-in's) which file has its bare name."""
+    from agent.commands.builtin import Builtin
+
     command = row.command
     if isinstance(command, Builtin):
         tail = f" ({row.note})" if row.note else ""
@@ -47,6 +48,8 @@ def choices(host: Host) -> list[tuple[str, str]]:
     """Every command for the / list as (name, label): the built-ins, then the custom ones
     (as last read: the list refreshes them when it opens)."""
     if host.custom_commands is None:  # the files are not read yet: the built-ins alone
+        from agent.commands.builtin import BUILTIN
+
         return [(c.name, f"{c.usage:<{USAGE_COLUMN}} {c.help}") for c in BUILTIN]
     from agent.commands.resolution import listing
 
@@ -77,6 +80,8 @@ async def load(host: Host) -> None:
 
 def builtin_help_line(row: Listed) -> str:
     """A built-in's /help line; one a command file shadows says which file has its name."""
+    from agent.commands.builtin import Builtin
+
     assert isinstance(row.command, Builtin)
     note = f" ({_plain(row.note)})" if row.note else ""
     return f"- `{row.usage}`: {row.command.help}{note}"
@@ -87,6 +92,8 @@ def help_lines(rows: Sequence[Listed]) -> list[str]:
     files: control characters are made visible and Markdown is escaped."""
     if not rows:
         return []
+    from agent.commands.builtin import Builtin
+
     lines = ["", "**Custom commands**", ""]
     for row in rows:
         command = row.command

@@ -4,7 +4,6 @@ private temporary file, the text read back; when the editor fails, nothing chang
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
@@ -29,6 +28,8 @@ def editor_command(environ: Mapping[str, str]) -> list[str]:
     command = (environ.get("VISUAL") or environ.get("EDITOR") or "").strip()
     if not command:
         raise EditorError("set $VISUAL or $EDITOR to edit in your own editor")
+    import shlex  # (when the editor opens: not before the first frame)
+
     try:
         words = shlex.split(command)
     except ValueError as error:

@@ -18,13 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.claude_code.run_writes import written_by_a_run
 from agent.claude_code.settings_file import (
     SettingsFile,
     project_settings,
     user_settings,
 )
-from agent.claude_code.tools import pleat_rules
 from sessions.approvals import Approvals
 from sessions.short_text import quoted
 
@@ -115,6 +113,8 @@ def read_claude_settings(
 ) -> ClaudeSettings:
     """Every Claude Code settings file of this run, merged (`approve_all`: --yes, which approves
     a project's files as it approves its hooks and .mcp.json). Never raises."""
+    from agent.claude_code import run_writes  # only for a file that exists: see _rules
+
     merged = ClaudeSettings()
     user = user_settings(environ)
     files = [user, *(f for f in project_settings(workspace) if f.key != user.key)]
@@ -124,7 +124,7 @@ def read_claude_settings(
         merged.files.append(found)
         _unread_keys(found, merged.notes)
         trusted = found.scope == "user" or not found.approval_digest or is_approved(found)
-        yes = approve_all and not written_by_a_run(found.key)  # (said by claude_settings.py)
+        yes = approve_all and not run_writes.written_by_a_run(found.key)  # claude_settings.py
         _take(found, merged, trusted=trusted or yes)
         if not trusted and not yes:
             merged.waiting.append(found)
@@ -201,7 +201,11 @@ def _strings(value: Any) -> list[str] | None:
 def _rules(
     permissions: Mapping[str, Any], kind: str, label: str, merged: ClaudeSettings
 ) -> list[str]:
-    """A file's rules of one kind, in pleat's names (checked by agent/config.py)."""
+    """A file's rules of one kind, in pleat's names (checked by agent/config.py). The rules'
+    translation is imported here, for a file that has some: most starts read none, and the first
+    frame waits for these settings."""
+    from agent.claude_code.tools import pleat_rules
+
     if kind not in permissions:
         return []
     rules = _strings(permissions[kind])

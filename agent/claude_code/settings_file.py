@@ -14,7 +14,6 @@ process outside the sandbox, so it takes effect only once the user approved that
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -138,7 +137,8 @@ def _runs(path: Path) -> bool:
 
 def file_digest(path: Path, max_bytes: int = MAX_SCRIPT_BYTES) -> str:
     """The SHA-256 of a regular file's bytes (at most `max_bytes`; a binary's change shows too),
-    or "" when it is none (never blocks on a FIFO)."""
+    or "" when it is none (never blocks on a FIFO). hashlib (it loads OpenSSL) is imported only
+    for a file to hash: a start without such files does not wait for it."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError:
@@ -146,6 +146,8 @@ def file_digest(path: Path, max_bytes: int = MAX_SCRIPT_BYTES) -> str:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return ""
+        import hashlib
+
         with os.fdopen(os.dup(fd), "rb") as file:
             return hashlib.sha256(file.read(max_bytes)).hexdigest()
     except OSError:

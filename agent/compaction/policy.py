@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from sessions.lone_surrogates import has_lone_surrogate
-from tools.output_budget import DEFAULT_OUTPUT_TOKENS, MIN_OUTPUT_TOKENS
+from tools.output_limits import DEFAULT_OUTPUT_TOKENS, MIN_OUTPUT_TOKENS
 
 # Characters of the user's instructions for every summary (`instructions` with the text of
 # `instructions_file`): a page of guidance (about 1,000 tokens), since every compression call

@@ -13,14 +13,12 @@ TUI's modal; headless, a refusal that says how to allow it).
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent.mcp.names import is_mcp_name
 from agent.permissions.modes import MODES, Mode
 
 if TYPE_CHECKING:
@@ -310,6 +308,7 @@ class Permissions:
         """One line for each configured rule that can never match: it names no tool pleat
         has (MCP tools, `mcp__...`, are not known yet: their servers start later), or gives a
         pattern to a tool with no main argument."""
+        from agent.mcp.names import is_mcp_name  # (hashlib: not before the first frame)
         from agent.permissions.rules import url_pattern_problem
 
         problems: list[str] = []
@@ -361,6 +360,8 @@ async def refuse_headless(request: ApprovalRequest) -> Decision:
             f"a PreToolUse hook asks for a person to approve {request.tool}{why}, and nobody "
             "can be asked in a headless run; do not retry it: tell the user what you wanted to do",
         )
+    import shlex  # headless only: the TUI's first frame does not wait for it
+
     example = request.always[0] if request.always else EXAMPLE_RULE
     # Quoted for the shell and for TOML (a rule may hold quotes: `run_command(python -c "...")`).
     in_toml = json.dumps(example, ensure_ascii=False)

@@ -8,7 +8,8 @@ import dataclasses
 from agent.compaction.engine import Compactor
 from sessions.messages import Message
 from tools.base import ToolContext
-from tools.output_budget import MIN_OUTPUT_TOKENS, OutputBudget
+from tools.output_budget import OutputBudget
+from tools.output_limits import MIN_OUTPUT_TOKENS
 from tools.rereads import LiveReads
 
 # Parallel calls of one reply share one result's budget, down to this fraction of it each: a

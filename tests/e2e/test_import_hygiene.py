@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 # Modules that cost seconds to import; only a model call may bring them in (and the charting
 # libraries only a chart: `pleat replay --report`, /context; the web libraries only a fetch; the
@@ -80,6 +81,8 @@ AFTER_FIRST_FRAME = (
     "agent.images.prompt",
     "agent.permissions.rules",  # the rules parse at the first decision, not the first frame
     "agent.permissions.shell_split",
+    "agent.commands.builtin",  # the / list's table: when it first opens
+    "agent.mcp.names",
     "tools.base",
     "tools.registry",
     "sessions.store",
@@ -98,3 +101,56 @@ def test_the_apps_module_leaves_the_agent_for_after_the_first_frame() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
+
+
+# What reading the configuration (before the UI: a bad one exits with code 2) must not import
+# when there is nothing for it: the checkers of tables config.toml does not have ([hooks],
+# [mcp_servers], [status_line]), the Claude Code rules' translation without a settings file,
+# and OpenSSL (hashlib, secrets), which only a digest or a session's name needs.
+NOT_FOR_AN_EMPTY_CONFIG = (
+    "agent.hooks.config",
+    "agent.mcp.settings",
+    "agent.status_line.spec",
+    "agent.claude_code.tools",
+    "agent.permissions.policy",
+    "hashlib",
+    "secrets",
+    "shlex",
+)
+
+UI_START_PROBE = """
+import json, sys
+import tui.main
+
+def start_ui(*args, **kwargs):
+    print(json.dumps(sorted(set(sys.modules) & set({watched!r}))))
+    return 0
+
+tui.main.start_ui = start_ui
+sys.exit(tui.main.main({argv!r}))
+"""
+
+
+def test_reading_a_plain_configuration_leaves_the_unused_checkers_unimported(
+    workspace: Path, pleat_home: Path
+) -> None:
+    argv = ["--model", "openai/m", "--api-base", "http://127.0.0.1:9/v1", "--cwd", str(workspace)]
+    code = UI_START_PROBE.format(watched=NOT_FOR_AN_EMPTY_CONFIG, argv=argv)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_a_configured_table_is_still_checked_before_the_ui(
+    workspace: Path, pleat_home: Path
+) -> None:
+    """The checkers imported on demand still refuse a bad table: exit 2, one line."""
+    pleat_home.mkdir(parents=True, exist_ok=True)
+    (pleat_home / "config.toml").write_text("[status_line]\ncommand = 3\n", encoding="utf-8")
+    argv = ["--model", "openai/m", "--cwd", str(workspace)]
+    code = UI_START_PROBE.format(watched=NOT_FOR_AN_EMPTY_CONFIG, argv=argv)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""
+    assert done.stderr.startswith("pleat: error: ") and "status_line" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -28,6 +28,7 @@ from tui.chunk_search import (
     pages,
     read_chunk,
 )
+from tui.screens.styles import SCREENS_CSS
 
 # Shown when the session has folded nothing yet.
 EMPTY = "Nothing has been folded in this session yet: chunks appear after a compaction."
@@ -37,6 +38,8 @@ class ChunkBrowserScreen(Screen[None]):
     """Lists the chunks (topics, message ids), filters them by a search, shows the highlighted
     one; `summary` (from a fold marker): the summary message that replaced chunk `select`,
     shown beside it while that chunk is the one read. Escape goes back to the conversation."""
+
+    CSS_PATH = SCREENS_CSS  # tui/screens/screens.tcss
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),

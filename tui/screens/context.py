@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, Static
 
 from agent.slash.context_report import ContextReport
+from tui.screens.styles import SCREENS_CSS
 from tui.widgets.context_chart import calls_chart
 
 # What the figures mean, under the table.
@@ -73,6 +74,8 @@ def billing_line(report: ContextReport) -> str:
 
 class ContextScreen(ModalScreen[None]):
     """The breakdown of one moment's context; Escape closes it."""
+
+    CSS_PATH = SCREENS_CSS  # tui/screens/screens.tcss
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),

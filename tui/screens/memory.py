@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 from agent.terminal_text import visible
 from tui.external_editor import EditorError, editor_command
 from tui.screens.question import QuestionScreen
+from tui.screens.styles import SCREENS_CSS
 
 # What a `#` note's question answers: add it to the file, send the text as a prompt after all
 # (a Markdown heading typed as a prompt starts with # too), or neither.
@@ -63,6 +64,8 @@ def run_editor(suspend: Callable[[], AbstractContextManager[None]], path: Path) 
 
 class MemoryScreen(ModalScreen[None]):
     """The instruction files in use; Enter opens the highlighted one in the user's editor."""
+
+    CSS_PATH = SCREENS_CSS  # tui/screens/screens.tcss
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
 

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from agent.model.discovery import FoundModel, same_model
 from agent.terminal_text import visible
+from tui.screens.styles import SCREENS_CSS
 
 # What the picker dismisses with: the chosen model, and whether to save it as the default.
 Picked = tuple[FoundModel, bool]
@@ -38,6 +39,8 @@ class ModelPickerScreen(ModalScreen[Picked | None]):
     """Lists what `load` finds (the current model marked, and listed first under "current"
     when nothing found lists it); dismisses with the
     chosen model and whether to save it, or None (Escape)."""
+
+    CSS_PATH = SCREENS_CSS  # tui/screens/screens.tcss
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),

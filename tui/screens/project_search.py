@@ -30,6 +30,7 @@ from sessions.workspace_sessions import (
     recorded_workspace,
     workspace_sessions,
 )
+from tui.screens.styles import SCREENS_CSS
 
 # Shown before a search: what this screen does.
 HINT = (
@@ -70,6 +71,8 @@ def message_markdown(found: ProjectHit) -> str:
 class ProjectSearchScreen(Screen[None]):
     """A search box over every session of the session's workspace, its hits, and the message
     of the highlighted one. Escape goes back to the chunk browser."""
+
+    CSS_PATH = SCREENS_CSS  # tui/screens/screens.tcss
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),

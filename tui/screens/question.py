@@ -8,6 +8,8 @@ from typing import Any, TypeVar
 
 from textual.screen import ModalScreen, Screen
 
+from tui.screens.styles import SCREENS_CSS
+
 # Seconds without a key a question (approve a call, accept a plan, run a project's MCP servers,
 # overwrite files changed since) waits for after it opens before it takes keys; each key in that
 # time is dropped and starts the wait again. It opens while the user may be typing the next
@@ -48,6 +50,8 @@ class QuestionScreen(ModalScreen[ResultType]):
     """A modal question that may open while the user types: the app drops its keys until
     the typing has stopped for a moment (Arming, checked in PleatApp.on_event). Mouse clicks
     always count: nobody clicks a button they have not seen."""
+
+    CSS_PATH = SCREENS_CSS  # tui/screens/screens.tcss
 
     def __init__(self) -> None:
         super().__init__()

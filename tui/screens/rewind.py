@@ -17,8 +17,9 @@ from agent.conversation.rewind_plan import turn_label
 from agent.terminal_text import visible
 from sessions.lineage import Scope, Turn
 from tui.screens.question import QuestionScreen
+from tui.screens.styles import SCREENS_CSS
 
-# The panels look like /sessions' (tui/pleat.tcss): centred, bordered, sized to their content.
+# The panels look like /sessions' (tui/screens/screens.tcss): centred, bordered, sized to fit.
 PANEL_CSS = """
 RewindScreen, RewindScopeScreen, ChangedFilesScreen {
     align: center middle;
@@ -69,6 +70,8 @@ class RewindScreen(ModalScreen[int | None]):
     """The user turns of the conversation, folded ones included; dismisses with the chosen
     turn's number (1 = the first), or None (Escape)."""
 
+    CSS_PATH = SCREENS_CSS  # tui/screens/screens.tcss
+
     DEFAULT_CSS = PANEL_CSS
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
 
@@ -106,6 +109,8 @@ class RewindScreen(ModalScreen[int | None]):
 class RewindScopeScreen(ModalScreen[RewindChoice | None]):
     """What to take back to before the turn: files and conversation, one of them, or nothing
     (Escape); or to fold the conversation up to the turn instead ("fold up to here")."""
+
+    CSS_PATH = SCREENS_CSS  # tui/screens/screens.tcss
 
     DEFAULT_CSS = PANEL_CSS
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from agent.terminal_text import visible
 from sessions.store import SUBAGENT, SessionInfo
+from tui.screens.styles import SCREENS_CSS
 
 # Shown instead of a title for a session nobody has typed into or named.
 NO_REQUEST = "(no request yet)"
@@ -67,6 +68,8 @@ def matches(info: SessionInfo, words: list[str]) -> bool:
 
 class SessionsScreen(ModalScreen[str | None]):
     """Dismisses with the chosen session's id (None: Escape)."""
+
+    CSS_PATH = SCREENS_CSS  # tui/screens/screens.tcss
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),

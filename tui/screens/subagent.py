@@ -20,6 +20,7 @@ from agent.turn.loop import Agent
 from sessions.journal import JOURNAL_NAME, replay_journal
 from sessions.messages import ToolCall
 from sessions.paths import session_dir
+from tui.screens.styles import SCREENS_CSS
 from tui.widgets.conversation import Conversation
 
 # Seconds between looks at the journal while the screen is open: a running sub-agent's new
@@ -45,6 +46,8 @@ def read_transcript(session_id: str, describe: Describe) -> list[Entry]:
 class SubagentScreen(Screen[None]):
     """Shows one sub-agent's transcript, following its journal while it grows. Escape goes
     back to the conversation."""
+
+    CSS_PATH = SCREENS_CSS  # tui/screens/screens.tcss
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Back")]
 
