@@ -89,6 +89,7 @@ AFTER_FIRST_FRAME = (
     "sessions.journal",
     "sessions.messages",
     "aiofiles",
+    "markdown_it",  # Textual's Markdown widget: the first reply, not the first frame
 )
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from textual.widget import Widget
-from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock
+
+if TYPE_CHECKING:  # Textual's Markdown imports markdown-it: after the first frame, not before
+    from textual.widgets import Markdown
 
 # Screens of the newest content kept as widgets below the spacer. The user sees one; the
 # conversation builds the folded blocks again once they scroll more than one screen up from the
@@ -109,6 +111,8 @@ class BlockWindow:
     async def fold_above(self, keep_rows: int) -> int:
         """Fold the blocks above the newest ones that fill `keep_rows` rows, as laid out (call
         it after a layout); returns how many were folded."""
+        from textual.widgets.markdown import MarkdownBlock
+
         blocks = [child for child in self.owner.children if isinstance(child, MarkdownBlock)]
         cut = first_kept(blocks, keep_rows)
         if cut <= 0 or self.unfolding:
@@ -137,6 +141,8 @@ class BlockWindow:
         self.owner.call_later(self._unfold, self.lines)
 
     async def _unfold(self, lines: int) -> None:
+        from textual.widgets.markdown import MarkdownBlock
+
         owner = self.owner
         try:
             async with owner.lock:
