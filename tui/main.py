@@ -31,7 +31,9 @@ def start_ui(
     for nothing."""
     gc.disable()
     try:
-        return _run_app(
+        from tui.app import PleatApp
+
+        app = PleatApp(
             config,
             workspace,
             approve_everything=approve_everything,
@@ -40,33 +42,10 @@ def start_ui(
             notes=notes,
             plugin_settings=plugin_settings,
         )
+        app.run()
+        return app.return_code or 0
     finally:
         gc.enable()
-
-
-def _run_app(
-    config: Config | None,
-    workspace: Path,
-    *,
-    approve_everything: bool,
-    resume: str | None,
-    continue_latest: bool,
-    notes: Sequence[str],
-    plugin_settings: tuple[Mapping[str, Any], Mapping[str, Any]],
-) -> int:
-    from tui.app import PleatApp
-
-    app = PleatApp(
-        config,
-        workspace,
-        approve_everything=approve_everything,
-        resume=resume,
-        continue_latest=continue_latest,
-        notes=notes,
-        plugin_settings=plugin_settings,
-    )
-    app.run()
-    return app.return_code or 0
 
 
 def main(argv: list[str] | None = None) -> int:
