@@ -30,6 +30,10 @@ HEAD_SHARE = 1 / 3
 # Tokens set aside for the note of a cut output while sizing its parts (the exact fit is then
 # checked with the note in place).
 NOTE_TOKENS = 80
+# Bytes of the longest token of o200k_base and cl100k_base, the encodings pleat counts with:
+# a text of more characters than this many per token of a budget is over it without counting
+# (an exact count of a command's 8 MiB output takes seconds; this takes nothing).
+MAX_TOKEN_BYTES = 128
 # Lines longer than this are numbered and paged in pieces of this many characters (a minified
 # bundle or a JSON reply on one line stays reachable to its end); a piece fits any budget.
 LINE_PIECE_CHARS = 500
@@ -58,6 +62,8 @@ class OutputBudget:
         return self.tokens * SAFE_CHARS_PER_TOKEN
 
     def fits(self, text: str) -> bool:
+        if len(text) > self.tokens * MAX_TOKEN_BYTES:  # each token is at most that many bytes
+            return False
         return self.count(text) <= self.tokens
 
     def minus(self, tokens: int) -> OutputBudget:

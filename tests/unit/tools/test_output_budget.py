@@ -21,7 +21,7 @@ from sessions.outputs import KeptOutputs
 from tests.support.hints import next_call
 from tools.archive_reader import ArchiveReaderTool
 from tools.base import Tool, ToolContext, ToolOutput
-from tools.output_budget import OutputBudget
+from tools.output_budget import MAX_TOKEN_BYTES, OutputBudget
 from tools.registry import ToolRegistry, default_registry
 
 # A small window's budget: about what a 4k-token window gives one tool result.
@@ -216,3 +216,24 @@ async def test_a_single_long_line_is_reachable_to_its_end(
     assert shown.endswith("029999,")
     start = args["offset"]
     assert shown == line[(start - 1) * 500 :]
+
+
+def test_a_text_longer_than_any_count_of_it_could_fit_is_over_without_counting() -> None:
+    """A command's megabytes of output are over the budget at once: no token of the encodings
+    pleat counts with is longer than MAX_TOKEN_BYTES bytes (read from them here)."""
+    import tiktoken
+
+    from agent.model.tokens import ENCODING
+
+    longest = max(len(b) for b in tiktoken.get_encoding(ENCODING).token_byte_values())
+    assert longest <= MAX_TOKEN_BYTES
+
+    counted: list[int] = []
+
+    def count(text: str) -> int:
+        counted.append(len(text))
+        return count_text(text)
+
+    budget = OutputBudget(1_000, count)
+    assert not budget.fits("x" * (1_000 * MAX_TOKEN_BYTES + 1)) and counted == []
+    assert budget.fits("x" * 1_000) and counted == [1_000]
