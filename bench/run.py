@@ -18,6 +18,7 @@ sys.path.insert(0, str(BENCH))
 from table_row import RESULTS, Row, check, load  # noqa: E402
 from timing_rows import (  # noqa: E402
     acp_rows,
+    archive_rows,
     blocking_rows,
     fold_rows,
     headless_rows,
@@ -58,6 +59,7 @@ SCRIPTS = (
     "fold_blocking.py",
     "sandbox_start.py",
     "acp_first_prompt.py",
+    "archive_index.py",
 )
 # The other designs replay compares pleat's (`insert`) with; the first bills a summary request
 # of its own, the second masks old tool outputs, the last never compacts.
@@ -291,6 +293,7 @@ def table_rows() -> list[Row]:
         *blocking_rows(),
         *sandbox_rows(),
         *acp_rows(),
+        *archive_rows(),
     ]
 
 

@@ -168,3 +168,49 @@ def acp_rows() -> list[Row]:
             ratio,
         )
     ]
+
+
+def archive_rows() -> list[Row]:
+    """A year of sessions searched and listed through the archive index (bench/archive_index.py)."""
+    results = load("archive-index.json")
+    scale = f"{results['sessions']:,} sessions, {results['bytes'] / 1e9:.1f} GB"
+
+    def search() -> tuple[float, str]:
+        value = float(results["search_warm_ms"]) if results["search_found_fact"] else 1e9
+        found = "found" if results["search_found_fact"] else "NOT found"
+        return value, (
+            f"{value:.0f} ms, the fact {found} (median of {len(results['search_runs_ms'])}; "
+            f"first build {results['cold_build_s']:.0f} s)"
+        )
+
+    def picker() -> tuple[float, str]:
+        value = float(results["picker_ms"])
+        return value, f"{value:.0f} ms ({results['picker_sessions']:,} sessions listed)"
+
+    def rebuilt() -> tuple[float, str]:
+        whole = bool(results["rebuild_notice"]) and bool(results["rebuild_found_fact"])
+        return float(not whole), (
+            f'{"nothing lost" if whole else "LOST"}: said "{results["rebuild_notice"]}", '
+            f"the fact found again ({results['rebuild_s']:.0f} s)"
+        )
+
+    return [
+        check(
+            f"project search of a fact in the oldest session, index warm ({scale})",
+            f"< {results['search_goal_ms']:.0f} ms",
+            float(results["search_goal_ms"]),
+            search,
+        ),
+        check(
+            f"resume picker's list ({scale})",
+            f"< {results['picker_goal_ms']:.0f} ms",
+            float(results["picker_goal_ms"]),
+            picker,
+        ),
+        check(
+            f"archive index deleted: rebuilt, said, nothing lost ({scale})",
+            "<= 0 lost",
+            0.0,
+            rebuilt,
+        ),
+    ]

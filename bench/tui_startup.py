@@ -21,8 +21,8 @@ from tui_results import save  # noqa: E402
 # Runs of each app, interleaved so both see the same machine load; the median absorbs the
 # odd slow start (a cold disk cache, another process).
 REPEATS = 9
-# The goal: pleat's first frame within 1.5x a bare app's.
-GOAL_RATIO = 1.5
+# The goal (issue 32): pleat's first frame within 1.3x a bare app's.
+GOAL_RATIO = 1.3
 # Seconds a child may take before it counts as hung.
 TIMEOUT_SECONDS = 60.0
 # The terminal the children draw on.
@@ -116,8 +116,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         workspace = Path(tmp) / "ws"
         workspace.mkdir()
+        # Bytecode as an installed pleat has it (pip compiles on install; Python writes it on a
+        # first run): both apps read compiled modules from a private cache, filled by the warm-up
+        # runs below, so neither pays for compiling its sources (a shell with
+        # PYTHONDONTWRITEBYTECODE set would otherwise make pleat's own modules compile on
+        # every start, about 40 ms, and not Textual's, whose bytecode came with its install).
         env = {
-            **os.environ,
+            **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+            "PYTHONPYCACHEPREFIX": str(Path(tmp) / "pycache"),
             "PLEAT_HOME": str(Path(tmp) / "home"),
             "PYTHONPATH": str(ROOT),
         }

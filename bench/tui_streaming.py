@@ -25,10 +25,10 @@ REPEATS = 5
 # tokens), so 60 of them make a reply of about 9,800 tokens: a long answer, and long enough that
 # start-up effects do not dominate.
 SECTIONS = 60
-# The goals (issue 13): the TUI shows the reply at 1,000 tokens/s or more, and at no less than
-# half the rate at which the agent alone consumes the same stream.
+# The goals (issue 13, then issue 32): the TUI shows the reply at 1,000 tokens/s or more, and at
+# no less than 0.9 of the rate at which the agent alone consumes the same stream.
 GOAL_TOKENS_PER_SECOND = 1_000
-GOAL_RATIO = 0.5
+GOAL_RATIO = 0.9
 MODEL = "scripted-model"
 
 SECTION = """\
@@ -74,8 +74,9 @@ def reply_text() -> str:
     return "".join(SECTION.format(n=n) for n in range(SECTIONS))
 
 
-async def agent_alone(config, workspace: Path) -> float:  # type: ignore[no-untyped-def]
-    """Seconds from the first delta to the end of the turn, no UI."""
+async def agent_alone(config, workspace: Path) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """Seconds from the first delta to the end of the turn, no UI, and the process's CPU
+    seconds over the same span."""
     from agent.assemble import build_agent, open_session
     from agent.events import TextDelta
     from agent.permissions.policy import approve_all
@@ -84,20 +85,22 @@ async def agent_alone(config, workspace: Path) -> float:  # type: ignore[no-unty
     try:
         agent = build_agent(config, workspace, approve_all, session=session, history=history)
         first: float | None = None
+        cpu = 0.0
         async for event in agent.run_turn("explain the cache layer"):
             if isinstance(event, TextDelta) and first is None:
-                first = time.perf_counter()
+                first, cpu = time.perf_counter(), time.process_time()
         assert first is not None
-        return time.perf_counter() - first
+        return time.perf_counter() - first, time.process_time() - cpu
     finally:
         session.close()
 
 
-async def tui(config, workspace: Path) -> tuple[float, int]:  # type: ignore[no-untyped-def]
+async def tui(config, workspace: Path) -> tuple[float, int, float]:  # type: ignore[no-untyped-def]
     """Seconds from the first delta written into the reply widget to the first frame Textual
-    composes after the reply's `finish()` returned (the whole reply laid out and on screen), and
-    the frames the reply was drawn in. Run in a fresh process: the app's warm-up then imports
-    litellm and sets the collector up as it does for a user. The wait polls nothing:
+    composes after the reply's `finish()` returned (the whole reply laid out and on screen), the
+    frames the reply was drawn in, and the process's CPU seconds over the same span. Run in a
+    fresh process: the app's warm-up then imports litellm and sets the collector up as it does
+    for a user. The wait polls nothing:
     `pilot.pause` would post a message to every widget and force a screen update each time, work
     a user's pleat does not do."""
     from textual.app import App
@@ -112,7 +115,8 @@ async def tui(config, workspace: Path) -> tuple[float, int]:  # type: ignore[no-
     write, finish, display = AssistantMessage.write, AssistantMessage.finish, App._display
 
     async def timed_write(self: AssistantMessage, delta: str) -> None:
-        marks.setdefault("first", time.perf_counter())
+        if "first" not in marks:
+            marks["first"], marks["first_cpu"] = time.perf_counter(), time.process_time()
         await write(self, delta)
 
     async def timed_finish(self: AssistantMessage) -> None:
@@ -123,7 +127,7 @@ async def tui(config, workspace: Path) -> tuple[float, int]:  # type: ignore[no-
     def timed_display(self: App[Any], screen: Any, renderable: Any) -> None:
         display(self, screen, renderable)
         if renderable is not None and finished.is_set() and not shown.is_set():
-            marks["done"] = time.perf_counter()
+            marks["done"], marks["done_cpu"] = time.perf_counter(), time.process_time()
             shown.set()
 
     AssistantMessage.write = timed_write  # type: ignore[method-assign]
@@ -152,10 +156,11 @@ async def tui(config, workspace: Path) -> tuple[float, int]:  # type: ignore[no-
     finally:
         AssistantMessage.write, AssistantMessage.finish = write, finish  # type: ignore[method-assign]
         App._display = display  # type: ignore[method-assign]
-    return marks["done"] - marks["first"], reply[0].frames
+    cpu = marks["done_cpu"] - marks["first_cpu"]
+    return marks["done"] - marks["first"], reply[0].frames, cpu
 
 
-def tui_in_a_fresh_process(url: str, home: Path, workspace: Path) -> tuple[float, int]:
+def tui_in_a_fresh_process(url: str, home: Path, workspace: Path) -> tuple[float, int, float]:
     done = subprocess.run(
         [sys.executable, __file__, "--tui", url, str(workspace)],
         env={**os.environ, "PLEAT_HOME": str(home)},
@@ -163,8 +168,8 @@ def tui_in_a_fresh_process(url: str, home: Path, workspace: Path) -> tuple[float
         text=True,
         check=True,
     )
-    seconds, frames = json.loads(done.stdout.strip().splitlines()[-1])
-    return float(seconds), int(frames)
+    seconds, frames, cpu = json.loads(done.stdout.strip().splitlines()[-1])
+    return float(seconds), int(frames), float(cpu)
 
 
 def main() -> None:
@@ -198,11 +203,16 @@ def main() -> None:
             alone: list[float] = []
             shown: list[float] = []
             frames: list[int] = []
+            alone_cpu: list[float] = []
+            shown_cpu: list[float] = []
             for _ in range(REPEATS):
-                alone.append(asyncio.run(agent_alone(config, workspace)))
-                seconds, drawn = tui_in_a_fresh_process(url, home, workspace)
+                seconds, cpu = asyncio.run(agent_alone(config, workspace))
+                alone.append(seconds)
+                alone_cpu.append(cpu)
+                seconds, drawn, cpu = tui_in_a_fresh_process(url, home, workspace)
                 shown.append(seconds)
                 frames.append(drawn)
+                shown_cpu.append(cpu)
         finally:
             server.kill()
             server.wait()
@@ -214,6 +224,12 @@ def main() -> None:
     print(f"{'agent alone (no UI)':<34}{statistics.median(alone):>9.2f}{alone_rate:>11,.0f}")
     print(f"{'TUI (until it is on screen)':<34}{statistics.median(shown):>9.2f}{tui_rate:>11,.0f}")
     print(f"TUI / agent alone: {ratio:.2f}; frames drawn: median {statistics.median(frames):.0f}")
+    cpu_ratio = statistics.median(alone_cpu) / statistics.median(shown_cpu)
+    print(
+        f"CPU seconds over the same spans (less sensitive to a shared machine's load): agent "
+        f"alone {statistics.median(alone_cpu):.2f}, TUI {statistics.median(shown_cpu):.2f}, "
+        f"ratio {cpu_ratio:.2f}"
+    )
     met = tui_rate >= GOAL_TOKENS_PER_SECOND and ratio >= GOAL_RATIO
     print(
         f"goal >= {GOAL_TOKENS_PER_SECOND:,} tokens/s and >= {GOAL_RATIO:.0%} of the agent "
@@ -230,6 +246,9 @@ def main() -> None:
             "tui_tokens_per_s": tui_rate,
             "ratio": ratio,
             "tui_frames": frames,
+            "agent_cpu_seconds": alone_cpu,
+            "tui_cpu_seconds": shown_cpu,
+            "cpu_ratio": cpu_ratio,
         },
     )
 

@@ -2,21 +2,27 @@
 
 # This session's folded messages are searched in its archive (its live ones are in the context
 # already); every other session of the workspace is searched in its journal, which holds each
-# message it ever had, folded or not, word for word. Sessions come newest first, and one query
-# runs under one time budget for its pattern and one byte budget for the journals it reads.
+# message it ever had, folded or not, word for word. Both are read through the archive index
+# (sessions/archive_index.py), which skips nothing; only when the index cannot be used are the
+# journals read directly, under a byte budget. Sessions come newest first, and one query runs
+# under one time budget for its pattern.
 
 from __future__ import annotations
 
+import sqlite3
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sessions.archive import ChunkArchive
+from sessions.archive_index import IndexUnavailable, use_index
 from sessions.archive_query import Entry, Hit, Query, SearchCancelled, chunk_entries, match
 from sessions.archive_query import unreadable_reason as reason
 from sessions.bounded_regex import Deadline, PatternTooSlow
+from sessions.index_search import candidates, chunk_candidates, indexed, read_entries
 from sessions.messages import Message
+from sessions.paths import data_home
 from sessions.workspace_sessions import (
     ByteBudget,
     SessionRef,
@@ -26,9 +32,9 @@ from sessions.workspace_sessions import (
     workspace_sessions,
 )
 
-# Journal bytes one project search reads in all: a long session's journal is a few megabytes,
-# so this covers dozens of them in a few seconds of parsing; past it the search says which
-# sessions it did not reach (a query can name one with `session`).
+# Journal bytes one project search reads in all when the index cannot be used: a long session's
+# journal is a few megabytes, so this covers dozens of them in a few seconds of parsing; past it
+# the search says which sessions it did not reach (a query can name one with `session`).
 MAX_PROJECT_BYTES = 256 * 1024 * 1024
 # Hits kept per project search: the reader shows at most a page of them; past this the rest
 # are only counted by session, so a query matching everything holds little in memory.
@@ -57,6 +63,8 @@ class ProjectResult:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (what, why not read)
     # Why the search stopped before the end (the pattern's time, the byte budget), or None.
     stopped_early: str | None = None
+    # A line to show once: the archive index was rebuilt, or could not be used.
+    notice: str | None = None
 
     def add(self, session: SessionRef | None, hit: Hit) -> None:
         if len(self.hits) < MAX_KEPT_HITS:
@@ -91,6 +99,86 @@ def search_project(
     """Runs the query over this session's archive and every other session of `workspace`
     (resolved), or over the one session `only` names. Raises SearchCancelled once
     `stopped()`."""
+    try:
+        result, notice = use_index(
+            lambda conn: _search_index(conn, query, workspace, archive, stopped, only), stopped
+        )
+    except IndexUnavailable as exc:
+        result = _search_journals(query, workspace, archive, stopped, only)
+        result.notice = f"{exc}; the journals were read instead"
+        return result
+    result.notice = notice
+    return result
+
+
+def _search_index(
+    conn: sqlite3.Connection,
+    query: Query,
+    workspace: Path,
+    archive: ChunkArchive,
+    stopped: Callable[[], bool],
+    only: str | None,
+) -> ProjectResult:
+    if stopped():
+        raise SearchCancelled
+    result = ProjectResult()
+    deadline = Deadline()
+    mine = archive.session_id
+    where = "workspace = ? AND damaged IS NULL AND id != ?" + (" AND id = ?" if only else "")
+    params: tuple[str, ...] = (str(workspace), mine, *((only,) if only else ()))
+    result.searched = conn.execute(
+        f"SELECT count(*) FROM sessions WHERE {where}", params
+    ).fetchone()[0]
+    refs: dict[str, SessionRef] = {}  # made for the sessions with hits only
+
+    def ref(session_id: str) -> SessionRef:
+        if session_id not in refs:
+            row = conn.execute(
+                "SELECT started, last_active, kind FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            directory = data_home() / "sessions" / session_id
+            refs[session_id] = SessionRef(
+                session_id, directory, row[0], row[1], row[2] == "subagent"
+            )
+        return refs[session_id]
+
+    try:
+        if only in (None, mine):
+            result.searched += 1
+            if indexed(archive):
+                found = chunk_candidates(conn, query, mine)
+                entries: Iterable[Entry] = (e for _, e in read_entries(conn, found.rows))
+            else:  # an archive outside the data directory (not indexed): read its files
+                entries = _archive_entries(archive, result)
+            for entry in entries:
+                if stopped():
+                    raise SearchCancelled
+                if (hit := match(entry, query, deadline)) is not None:
+                    result.add(None, hit)
+        where = "s.workspace = ? AND s.damaged IS NULL AND e.chunk = 0 AND s.id != ?"
+        order = "s.last_active DESC, s.id DESC, e.seq"
+        found = candidates(conn, query, where + (" AND s.id = ?" if only else ""), params, order)
+        for number, (session_id, entry) in enumerate(read_entries(conn, found.rows)):
+            if stopped():
+                raise SearchCancelled
+            if found.narrowed and len(result.hits) >= MAX_KEPT_HITS:
+                result.more.update(session for _, session in found.rows[number:])
+                break
+            if (hit := match(entry, query, deadline)) is not None:
+                result.add(ref(session_id), hit)
+    except PatternTooSlow as exc:
+        result.stopped_early = str(exc)
+    return result
+
+
+def _search_journals(
+    query: Query,
+    workspace: Path,
+    archive: ChunkArchive,
+    stopped: Callable[[], bool],
+    only: str | None,
+) -> ProjectResult:
+    """The search without the index: the journals read one by one, up to MAX_PROJECT_BYTES."""
     result = ProjectResult()
     deadline = Deadline()
     budget = ByteBudget(MAX_PROJECT_BYTES)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +13,6 @@ from sessions.image_store import IMAGES_DIR, SessionImages
 from sessions.journal import JOURNAL_NAME, Journal, replay_journal
 from sessions.lock import SessionLock
 from sessions.messages import (
-    TYPED_KEY,
     Message,
     last_id_number,
     tool_result,
@@ -22,7 +20,7 @@ from sessions.messages import (
 )
 from sessions.outputs import OUTPUTS_DIR, KeptOutputs
 from sessions.paths import data_home, is_session_id, new_session_id, private_dir, session_dir
-from sessions.session_name import NAME_LINE, recorded_name
+from sessions.session_summary import JournalSummary
 from sessions.usage import CallPurpose, Usage, UsageTally
 from sessions.workspace_sessions import same_workspace
 
@@ -32,11 +30,6 @@ INTERRUPTED_TOOL_RESULT = "interrupted: pleat stopped before this tool call fini
 # Forks of forks are refused past this depth: each carries a summary of a summary, and three
 # generations is where the Rails seed found the lineage stops being useful.
 MAX_FORK_DEPTH = 3
-# Characters of the first request shown by `pleat sessions`.
-FIRST_REQUEST_CHARS = 60
-# Characters of a session's typed prompts kept for the resume picker's filter: the words a
-# person remembers a session by are in its first prompts; a long session's rest is not searched.
-PROMPTS_CHARS = 4_000
 # A session that is not the user's own conversation: a sub-agent's, journaled while a `task`
 # call of its parent ran (agent/subagents/team.py). Listed under its parent, never --continue'd.
 SessionKind = Literal["subagent"]
@@ -206,31 +199,6 @@ class SessionInfo:
         return self.name or self.first_request
 
 
-def _first_request(line: str) -> str:
-    """The text of a journaled user message line as the user typed it, or "" when it is not
-    one."""
-    try:
-        record = json.loads(line)
-        content = record["message"]["content"]
-        typed = (record["message"].get("meta") or {}).get(TYPED_KEY)
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
-        return ""
-    if isinstance(typed, str) and typed:
-        return typed
-    return content if isinstance(content, str) else ""
-
-
-def _typed_prompt(line: str) -> str | None:
-    """The text of a journaled user message the user typed, None for an injected one."""
-    try:
-        message = json.loads(line)["message"]
-        if (message.get("meta") or {}).get("injected"):
-            return None
-    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
-        return None
-    return _first_request(line)
-
-
 def _damaged(directory: Path, reason: str, last_active: float = 0.0) -> SessionInfo:
     return SessionInfo(directory.name, "?", "?", last_active, 0, 0, "", damaged=reason)
 
@@ -239,58 +207,48 @@ def session_info(directory: Path) -> SessionInfo:
     """Read a session's header and count its records (without replaying it). A session whose
     journal cannot be read, or whose first line is not a session header, comes back damaged."""
     journal = directory / JOURNAL_NAME
-    header: Any = None
-    messages = turns = 0
-    first = ""
-    name: str | None = None
-    prompts: list[str] = []
+    summary = JournalSummary()
     try:
         stat = journal.stat()
         if not journal.is_file():
             return _damaged(directory, "its journal is not a file", stat.st_mtime)
         with journal.open("r", encoding="utf-8", errors="replace") as lines:
             for line in lines:
-                if header is None:
-                    try:
-                        header = json.loads(line)
-                    except (ValueError, RecursionError):
-                        header = "invalid"
-                    if not isinstance(header, dict) or header.get("type") != "session":
-                        reason = "its first line is not a session header"
-                        return _damaged(directory, reason, stat.st_mtime)
-                    continue
-                if line.startswith(NAME_LINE):
-                    name = recorded_name(line)
-                if line.startswith('{"type":"message"'):
-                    messages += 1
-                    if '"role":"user"' not in line:
-                        continue
-                    first = first or _first_request(line)
-                    if (typed := _typed_prompt(line)) is not None:
-                        turns += 1
-                        if sum(map(len, prompts)) < PROMPTS_CHARS:
-                            prompts.append(" ".join(typed.split())[:PROMPTS_CHARS])
+                summary.feed(line)
+                if summary.damaged is not None:
+                    return _damaged(directory, summary.damaged, stat.st_mtime)
     except OSError as error:
         return _damaged(directory, f"its journal cannot be read ({error.strerror or error})")
-    if header is None:
-        return _damaged(directory, "its journal is empty", stat.st_mtime)
     chunks = len(list((directory / CHUNKS_DIR).glob("chunk-*.md")))
+    return summary_info(directory.name, summary, stat.st_mtime, stat.st_size, chunks)
+
+
+def summary_info(
+    session_id: str, summary: JournalSummary, last_active: float, size: int, chunks: int
+) -> SessionInfo:
+    """The list line of a session whose journal's lines `summary` counted."""
+    header = summary.header
+    if summary.damaged is not None:
+        return SessionInfo(session_id, "?", "?", last_active, 0, 0, "", damaged=summary.damaged)
+    if header is None:
+        reason = "its journal is empty"
+        return SessionInfo(session_id, "?", "?", last_active, 0, 0, "", damaged=reason)
     parent = header.get("parent")
     kind: SessionKind | None = SUBAGENT if header.get("kind") == SUBAGENT else None
     return SessionInfo(
-        id=directory.name,
+        id=session_id,
         workspace=str(header.get("workspace", "?")),
         started=str(header.get("time", "?")),
-        last_active=stat.st_mtime,
-        messages=messages,
+        last_active=last_active,
+        messages=summary.messages,
         chunks=chunks,
-        first_request=" ".join(first.split())[:FIRST_REQUEST_CHARS],
+        first_request=summary.first_request,
         parent=parent if isinstance(parent, str) else None,
         kind=kind,
-        name=name,
-        turns=turns,
-        size=stat.st_size,
-        prompts="\n".join(prompts)[:PROMPTS_CHARS],
+        name=summary.name,
+        turns=summary.turns,
+        size=size,
+        prompts=summary.prompts_text,
     )
 
 

@@ -94,6 +94,8 @@ def search_sessions(
     except Cancelled:
         raise ToolError("search cancelled") from None
     notes = [f"[{what} cannot be read: {why}; skipped]" for what, why in found.skipped]
+    if found.notice:
+        notes.append(f"[{found.notice}]")
     if found.stopped_early:
         if not found.hits:
             raise ToolError(found.stopped_early)

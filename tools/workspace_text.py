@@ -14,7 +14,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.base import ToolError
+from tools.errors import ToolError
 from tools.paths import check_descriptor, workspace_root
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
 from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
@@ -17,20 +18,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
-from agent.commands.builtin import Builtin
 from agent.config import Config
 from agent.session.asking import SessionApprovals
 from agent.session.startup import Startup
-from tui import (
-    asking,
-    command_catalog,
-    custom_commands,
-    lifecycle,
-    modes,
-    queued,
-    shell_mode,
-    slash_commands,
-)
+from tui import asking, command_catalog, lifecycle, modes, queued
 from tui.completion import WorkspaceFiles
 from tui.host import BUSY, WorkKind
 from tui.idle import IdleWatch
@@ -46,6 +37,7 @@ from tui.widgets.status_line import StatusLine
 from tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
+    from agent.commands.builtin import Builtin
     from agent.commands.catalog import CommandCatalog
     from agent.permissions.modes import Mode
     from agent.session.runtime import SessionController
@@ -183,6 +175,7 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
     def on_mount(self) -> None:
         self.status.mode = self.approvals.permissions.mode
         self.prompt.focus()
+        self.call_after_refresh(gc.enable)  # off for the first frame only (tui.main.start_ui)
         self.call_after_refresh(lifecycle.start, self)
         if not self.is_headless:  # SIGTERM, SIGHUP quit as Ctrl+Q does (MCP servers stopped)
             lifecycle.quit_on_stop_signals(self.quit_safely)
@@ -218,6 +211,9 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
         if not text:
             return
         await self.opened.wait()  # typed within the first instants: the session is opening
+        from agent.commands.builtin import Builtin  # what a prompt needs: after the first frame
+        from tui import custom_commands, shell_mode, slash_commands
+
         typed = slash_commands.parse(text)
         if typed is not None:
             self.prompt.remember(text)
@@ -246,6 +242,8 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
         if not command.while_working and self.busy:
             self.notify(BUSY)
             return
+        from tui import slash_commands
+
         worker = self.run_worker(
             slash_commands.run(self, command, arg), group="command", exit_on_error=False
         )

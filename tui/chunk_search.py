@@ -8,17 +8,20 @@ from pathlib import Path
 
 from agent.terminal_text import visible
 from sessions.archive import ChunkArchive, ChunkInfo
+from sessions.archive_index import IndexUnavailable, use_index
 from sessions.archive_query import (
     PAGE_CHARS,
     Entry,
     Hit,
     Query,
+    SearchResult,
     chunk_entries,
     search,
     split_pages,
 )
 from sessions.chunk_blocks import HEADER_PREFIX, ChunkFormatError, heading
 from sessions.chunk_format import SHRUNK_HEADING, split_front_matter
+from sessions.index_search import indexed, search_chunks
 
 # How a message starts in a chunk: a page ends before one (found in the page's second half),
 # so a message is rarely split between pages.
@@ -43,6 +46,8 @@ class ChunkSearcher:
         self._entries: dict[int, tuple[tuple[int, int], list[Entry]]] = {}
         # Why the last search stopped before its end (the pattern ran out of time), or None.
         self.stopped_early: str | None = None
+        # A line to show once: the archive index was rebuilt (or could not be used), or None.
+        self.notice: str | None = None
 
     def entries(self, number: int) -> list[Entry]:
         """A chunk's messages (blocking). Raises OSError or ChunkFormatError."""
@@ -60,7 +65,7 @@ class ChunkSearcher:
         """The chunks that match, by number (blocking: call it in a thread). Unreadable chunks
         are left out, as the list leaves them out. Raises SearchCancelled once stopped()."""
         found: dict[int, ChunkHits] = {}
-        result = search(query, numbers, self.entries, stopped)
+        result = self._search(query, numbers, stopped)
         self.stopped_early = result.stopped_early
         for hit in result.hits:
             number = hit.entry.chunk
@@ -69,6 +74,22 @@ class ChunkSearcher:
             else:
                 found[number] = ChunkHits(hit.count, hit)
         return found
+
+    def _search(
+        self, query: Query, numbers: Sequence[int], stopped: Callable[[], bool]
+    ) -> SearchResult:
+        """Through the archive index (its rebuilt notice kept in `notice`); through the chunk
+        files for an archive the index does not cover, or when it cannot be used."""
+        if indexed(self.archive):
+            session = self.archive.session_id
+            try:
+                result, self.notice = use_index(
+                    lambda conn: search_chunks(conn, query, session, numbers, stopped), stopped
+                )
+                return result
+            except IndexUnavailable as error:
+                self.notice = f"{error}; the chunk files were read instead"
+        return search(query, numbers, self.entries, stopped)
 
 
 def read_chunk(info: ChunkInfo) -> str:

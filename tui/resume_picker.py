@@ -4,21 +4,40 @@ title the picker shows."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sessions.journal import now
 from sessions.session_name import SessionNameError, checked_name, name_record
 from tui.host import Host
 
+if TYPE_CHECKING:
+    from sessions.store import SessionInfo
+
 # What `pleat --resume` without an id hands the TUI as the session to resume: pick one first.
 PICK = ""
 
 
+def listed_sessions(workspace: Path) -> tuple[list[SessionInfo], str | None]:
+    """This workspace's sessions from the archive index (said once when it was rebuilt); from
+    their journals when the index cannot be used."""
+    from sessions.archive_index import IndexUnavailable
+    from sessions.index_listing import indexed_sessions
+    from sessions.store import list_sessions
+
+    try:
+        return indexed_sessions(workspace)
+    except IndexUnavailable as error:
+        return list_sessions(workspace), f"{error}; the journals were read instead"
+
+
 async def pick_session(host: Host) -> str | None:
     """The session of this workspace the user picks (None: none listed, or Escape)."""
-    from sessions.store import list_sessions
     from tui.screens.sessions import SessionsScreen
 
-    found = await asyncio.to_thread(list_sessions, host.workspace)
+    found, notice = await asyncio.to_thread(listed_sessions, host.workspace)
+    if notice:
+        host.notify(notice)
     if not found:
         return None
     current = host.session.id if host.session is not None else None

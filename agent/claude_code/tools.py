@@ -23,11 +23,13 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tools.base import ToolOutput
 from tools.errors import ToolError
 from tools.paths import resolve_in_workspace, workspace_root
+
+if TYPE_CHECKING:  # tools.base imports every tool's helpers: not needed to read settings
+    from tools.base import ToolOutput
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,8 @@ def observed_size(compactor: Compactor, history: list[Message]) -> int | None:
     ):
         return None  # for sure, without counting
     size = compactor.tokens.size(history)
+    if history and history[-1].role == "user":  # a new request: the user's pause is not growth
+        compactor.lead.restart()
     compactor.lead.observe(size)
     return size
 
@@ -75,6 +77,6 @@ def small_window_note(compactor: Compactor, lead: int | None) -> str:
     return (
         f"this {compactor.budget.window:,}-token window leaves {room:,} tokens between folds, "
         f"less than the {lead:,} the context grows by while a summary is written "
-        f"(~{seconds:.0f} s): each fold starts as soon as it is worth one, and the turn goes "
-        f"on past the threshold while it runs"
+        f"(~{seconds:.0f} s): each fold starts as soon as it is worth one, and the turn waits "
+        f"for it only when the next request would not fit without it"
     )

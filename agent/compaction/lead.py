@@ -15,9 +15,11 @@ NEWEST_WEIGHT = 0.5
 # provider under load, a longer summary), and starting a little early costs only a slightly
 # smaller verbatim tail, while starting late makes the turn wait.
 SAFETY = 1.5
-# Seconds between two checks past which the pause is not counted as growth time: the user read
-# and typed between turns, and the context did not grow while they did.
-IDLE_SECONDS = 60.0
+# Seconds between two checks past which the time is not counted as growth time: a step (a local
+# model's reply on a CPU, a long build) can take minutes, but past half an hour the machine slept
+# or the turn was left waiting for an answer. The pause between turns is never counted: a new
+# request starts the measure afresh (agent/compaction/early.py).
+IDLE_SECONDS = 1_800.0
 
 
 class FoldLead:

@@ -99,6 +99,8 @@ async def run_turn(
                 error = ErrorEvent("hook", event.message)
     finally:  # also when interrupted: the next line on the terminal starts clean
         report.end_text()
+        for used in agent.folds.end("the run ended"):  # a fold made for nothing is billed
+            report.event(used, progress=False)
     report.finish(done, error.message if error else None, kind=error.kind if error else None)
     if error is None:
         return EXIT_OK

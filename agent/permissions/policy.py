@@ -137,12 +137,16 @@ class Permissions:
     def from_settings(
         cls, mode: str, allow: Sequence[str], deny: Sequence[str], ask: Sequence[str] = ()
     ) -> Permissions:
-        """From the configuration's strings (already checked by agent/config.py)."""
-        from agent.permissions.rules import parse_rule
-
+        """From the configuration's strings (already checked by agent/config.py). The rules'
+        parser is imported only when there are rules (the TUI builds these before its first
+        frame)."""
         if mode not in MODES:
             raise ValueError(f"unknown permission mode {mode!r}")
         chosen: Mode = next(m for m in MODES if m == mode)
+        if not (allow or deny or ask):
+            return cls(chosen, (), (), ())
+        from agent.permissions.rules import parse_rule
+
         return cls(chosen, map(parse_rule, allow), map(parse_rule, deny), map(parse_rule, ask))
 
     @contextmanager

@@ -140,6 +140,6 @@ async def close(controller: SessionController, reason: str = "other") -> list[No
         return await session_end(agent, reason) if agent is not None else []
     finally:
         if agent is not None:  # a fold still being made is of no use now (nor journaled)
-            agent.folds.drop_background_fold("the session ended")
+            agent.folds.end("the session ended")
         await controller.mcp.stop()
         await asyncio.to_thread(controller.close)

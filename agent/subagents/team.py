@@ -125,7 +125,8 @@ class Subagents:
                 return await self._drive(parent, agent, session, request)
             finally:
                 if agent is not None:  # a fold still being made is of no use now
-                    agent.folds.drop_background_fold("the sub-agent ended")
+                    for used in agent.folds.end("the sub-agent ended"):  # billed all the same
+                        parent.record_usage(UsageReported(used.usage, used.model, "subagent"))
                 await background.close("the sub-agent ended")
                 session.close()
 

@@ -123,7 +123,10 @@ class Folds:
             self._journal("applied", f"{len(added)} messages kept after its snapshot")
             items: AsyncIterator[Event | Summarized] = replayed(result)
         else:
+            used = self.background.usage() if self.background is not None else []
             if (dropped := self.drop_background_fold(f"a {reason} fold runs instead")) is not None:
+                for usage in used:  # recorded; said, so a sub-agent's parent and a report count it
+                    yield usage
                 yield dropped
             ids = [message.id for message in agent.history]
             if before is not None and before not in ids:
@@ -215,6 +218,13 @@ class Folds:
         fold.drop()
         self._journal("dropped", why)
         return FoldDropped(why)
+
+    def end(self, why: str) -> list[UsageReported]:
+        """Drop the background fold when the run, session or sub-agent ends; gives back what
+        its finished call reported (recorded here), for a report or a parent to count."""
+        used = self.background.usage() if self.background is not None else []
+        self.drop_background_fold(why)
+        return used
 
     def _journal(self, state: str, detail: str) -> None:
         """The journal says what became of a background fold (a resume ignores these)."""

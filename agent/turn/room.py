@@ -25,6 +25,16 @@ class ContextTooSmall(Exception):
         self.request_too_big = request_too_big
 
 
+async def fold_beside(agent: RoomHost, reason: str | None) -> AsyncIterator[Event]:
+    """A fold due at the threshold, with none running and the request fitting, starts beside
+    the turn (agent/compaction/early.py) instead of holding it up."""
+    compactor = agent.compactor
+    assert compactor is not None
+    if reason == "threshold" and agent.folds.background is None and compactor.fits(agent.history):
+        async for event in agent.folds.fold_early(at_threshold=True):
+            yield event
+
+
 async def make_room(agent: RoomHost, *, overflow: bool = False) -> AsyncIterator[Event]:
     """Fold when due (or after the provider said the last request overflowed; a fold started in
     the background is swapped in then: agent/turn/background_fold.py); if the request
@@ -37,9 +47,8 @@ async def make_room(agent: RoomHost, *, overflow: bool = False) -> AsyncIterator
     assert compactor is not None
     reason = "overflow" if overflow else compactor.due(agent.history)
     if reason in BESIDE and compactor.fits(agent.history):
-        if agent.folds.background is None and reason == "threshold":  # none began: one does
-            async for event in agent.folds.fold_early(at_threshold=True):
-                yield event
+        async for event in fold_beside(agent, reason):  # none began: one does
+            yield event
         if agent.folds.folding_beside():
             return  # the background fold is applied once ready; nobody waits while there is room
     if reason is None:  # not due yet: past early_fold_at, the fold starts in the background
@@ -52,6 +61,9 @@ async def make_room(agent: RoomHost, *, overflow: bool = False) -> AsyncIterator
                 folded = folded and not isinstance(event, CompactionFailed)
                 yield event
         if compactor.fits(agent.history):
+            if reason is not None and folded:  # in a small window the next may be due at once
+                async for event in fold_beside(agent, compactor.due(agent.history)):
+                    yield event
             return
         if not folded and not overflow:
             break  # the fold just failed (and says why); the provider decides

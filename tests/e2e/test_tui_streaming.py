@@ -251,7 +251,7 @@ async def test_an_interrupted_stream_shows_everything_received() -> None:
         conversation.scroll_home(animate=False)
         await pilot.pause()
         blocks = [type(b).__name__ for b in reply.query("MarkdownBlock") if b.parent is reply]
-        whole = FlatMarkdown(received)
+        whole = ReplyMarkdown(received)
         await conversation.mount(whole)
         expected = [type(b).__name__ for b in whole.query("MarkdownBlock") if b.parent is whole]
         assert blocks == expected
@@ -305,6 +305,10 @@ class ListApp(App[None]):
 
 class FlatMarkdown(Markdown):
     BLOCKS = {**Markdown.BLOCKS, **FLAT_LIST_BLOCKS}  # noqa: RUF012  (as Markdown.BLOCKS)
+
+
+class ReplyMarkdown(Markdown):
+    BLOCKS = AssistantMessage.BLOCKS  # a reply's blocks (flat lists, code drawn lazily), whole
 
 
 Cell = tuple[str, str, str, tuple[object, ...]]  # character, colour, background, attributes

@@ -206,6 +206,8 @@ class ChunkBrowserScreen(Screen[None]):
         described = f"{len(found)} of {len(self.chunks)} match {query.described}"
         if self.searcher.stopped_early:
             described += f" (search stopped early: {self.searcher.stopped_early})"
+        if self.searcher.notice:
+            described += f" ({self.searcher.notice})"
         title.update(self._title(described))
         self.current = None  # open the chunks again at their first hit
         if self.shown:

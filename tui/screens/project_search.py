@@ -162,6 +162,8 @@ class ProjectSearchScreen(Screen[None]):
         )
         if found.stopped_early:
             described += f" (search stopped early: {found.stopped_early})"
+        if found.notice:
+            described += f" ({found.notice})"
         title.update(self._title(described))
         if self.hits:
             self.hit_list.highlighted = 0

@@ -14,6 +14,7 @@ from textual.worker import Worker
 
 from agent.conversation.entries import ReplyEntry
 from agent.terminal_text import visible
+from tui.widgets.code_fence import LAZY_FENCE_BLOCKS
 from tui.widgets.markdown_lists import FLAT_LIST_BLOCKS
 from tui.widgets.reply_window import KEEP_SCREENS, BlockWindow
 from tui.widgets.stream_pacing import pause_after
@@ -32,7 +33,11 @@ class AssistantMessage(Markdown):
     paragraphs are drawn by one widget each (tui.widgets.markdown_lists)."""
 
     # Annotated as Textual's Markdown.BLOCKS is (an instance variable there).
-    BLOCKS: dict[str, type[MarkdownBlock]] = {**Markdown.BLOCKS, **FLAT_LIST_BLOCKS}  # noqa: RUF012
+    BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012
+        **Markdown.BLOCKS,
+        **FLAT_LIST_BLOCKS,
+        **LAZY_FENCE_BLOCKS,
+    }
 
     def __init__(self, entry: ReplyEntry) -> None:
         super().__init__(visible(entry.text))
@@ -85,6 +90,7 @@ class AssistantMessage(Markdown):
             await self._arrived.wait()
             self._arrived.clear()
             if self._ended.is_set():
+                await self._hide_old_blocks()  # the last frame lays out only the newest too
                 await self._flush()
                 return
             started = time.thread_time()

@@ -91,15 +91,20 @@ async def test_hostile_journals_are_skipped_without_blocking(workspace: Path) ->
     current.close()
 
 
-async def test_the_byte_budget_stops_a_search_and_says_so(
+async def test_the_index_skips_nothing_and_without_it_the_byte_budget_says_where(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for _ in range(3):
         past_session(workspace, "needle " + "padding " * 200)
     monkeypatch.setattr(project_archive, "MAX_PROJECT_BYTES", 2_500)
     current = Session.create(workspace, model="m")
-    found = await call(
-        ArchiveReaderTool(current.archive), workspace, query="needle", scope="project"
-    )
+    tool = ArchiveReaderTool(current.archive)
+    found = await call(tool, workspace, query="needle", scope="project")
+    assert found.startswith("3 hits") and "not searched" not in found
+    index = data_home() / "archive-index.sqlite3"
+    index.unlink()
+    index.mkdir()  # an index that cannot be opened: the journals are read, under the budget
+    found = await call(tool, workspace, query="needle", scope="project")
     assert "search stopped early" in found and "not searched" in found
+    assert "the journals were read instead" in found
     current.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.compaction.early import early_start
+from agent.compaction.early import early_start, observed_size
 from agent.compaction.engine import Compactor
 from agent.compaction.lead import IDLE_SECONDS, SAFETY, FoldLead
 from agent.compaction.offline_model import OfflineSummarizer
@@ -47,7 +47,7 @@ def test_time_between_turns_and_a_fold_are_not_growth() -> None:
     clock.now += 1.0
     lead.observe(1_200)
     measured = lead.tokens()
-    clock.now += IDLE_SECONDS + 1  # the user read and typed: not growth time
+    clock.now += IDLE_SECONDS + 1  # the machine slept: not growth time
     lead.observe(1_400)
     assert lead.tokens() == measured  # 200 a second and 200 a step, as before
     lead.restart()  # a fold was applied; the wait for it is not growth time either
@@ -56,6 +56,33 @@ def test_time_between_turns_and_a_fold_are_not_growth() -> None:
     clock.now += 1.0
     lead.observe(1_700)
     assert lead.tokens() == measured
+
+
+def test_a_local_model_s_slow_steps_are_growth_time_and_a_new_request_is_not() -> None:
+    clock = Clock()
+    lead = FoldLead(clock)
+    lead.call_took(120.0)  # a CPU-bound model: minutes a call
+    lead.observe(2_000)
+    clock.now += 90.0  # a step of a minute and a half
+    lead.observe(2_900)
+    assert lead.tokens() == int(10 * 120.0 * SAFETY + 900)
+
+
+def test_the_pause_before_a_new_request_is_not_counted(tmp_path: Path) -> None:
+    compactor = engine(tmp_path, 8_000)
+    compactor.lead = FoldLead(clock := Clock())
+    compactor.lead.call_took(3.0)
+    history = history_of(6, 1_000)
+    assert observed_size(compactor, history) is not None
+    clock.now += 1.0
+    history = history_of(7, 1_000)
+    observed_size(compactor, history)
+    measured = compactor.lead.tokens()
+    assert measured is not None
+    clock.now += 600.0  # the user read the answer and wrote the next request
+    history.append(Message(role="user", content="now the next part", id="u2"))
+    observed_size(compactor, history)
+    assert compactor.lead.tokens() == measured
 
 
 def engine(tmp_path: Path, window: int, **policy: float) -> Compactor:
