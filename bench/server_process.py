@@ -5,8 +5,8 @@ pleat for the interpreter. `serving(mode)` starts `python bench/server_process.p
 gives its base URL; the child serves until its stdin closes. Modes:
 
 - `hi`: every request is answered "hi" (a headless run's one short reply).
-- `fold SUMMARY_FILE`: a compression request (pleat's instruction last) is answered with the
-  file's text, anything else with "ok".
+- `fold SUMMARY_FILE [REPLY_FILE]`: a compression request (pleat's instruction last) is
+  answered with the summary file's text, anything else with the reply file's (default "ok").
 """
 
 from __future__ import annotations
@@ -55,15 +55,16 @@ def _serve(mode: list[str]) -> None:
 
         def respond(body: dict[str, Any]) -> Text:
             return Text("hi")
-    elif mode[:1] == ["fold"] and len(mode) == 2:
+    elif mode[:1] == ["fold"] and len(mode) in (2, 3):
         summary = Path(mode[1]).read_text(encoding="utf-8")
+        reply = Path(mode[2]).read_text(encoding="utf-8") if len(mode) == 3 else "ok"
 
         def respond(body: dict[str, Any]) -> Text:
             last = body["messages"][-1]
             asked = last["role"] == "user" and INSTRUCTION_MARK in str(last.get("content"))
-            return Text(summary if asked else "ok")
+            return Text(summary if asked else reply)
     else:
-        raise SystemExit(f"unknown mode {mode!r}: hi, or fold SUMMARY_FILE")
+        raise SystemExit(f"unknown mode {mode!r}: hi, or fold SUMMARY_FILE [REPLY_FILE]")
     with ScriptedServer(fallback=respond) as server:
         print(server.base_url, flush=True)
         sys.stdin.read()  # until the benchmark closes our stdin

@@ -15,7 +15,7 @@ from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.command import Provider
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from agent.config import Config
@@ -31,6 +31,7 @@ from tui.screens.question import Arming
 from tui.screens.styles import load_styles
 from tui.widgets.completion_list import CompletionList
 from tui.widgets.conversation import Conversation
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.prompt_input import PromptInput
 from tui.widgets.queued_prompts import QueuedPrompts
 from tui.widgets.status_bar import StatusBar, display_path
@@ -125,7 +126,7 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
         yield prompt
         yield StatusLine(self)  # the user's status line command, when there is one
         yield StatusBar(self.model_name, display_path(self.workspace))
-        yield Footer()
+        yield KeyFooter()  # Textual's Footer, minus its leak (tui/widgets/key_footer.py)
 
     @property
     def conversation(self) -> Conversation:
