@@ -22,6 +22,7 @@ from timing_rows import (  # noqa: E402
     blocking_rows,
     fold_rows,
     headless_rows,
+    live_memory_rows,
     sandbox_rows,
 )
 from tui_results import (  # noqa: E402
@@ -42,9 +43,10 @@ TABLE_JSON = RESULTS / "table.json"
 TABLE_MARKDOWN = RESULTS / "table.md"
 # The scripts, in order: the engine without a model, the replay of the recorded sessions
 # (bench/data/), then the terminal UI's startup, streaming, key latency and memory, grep's
-# regexes, the headless cold start and memory, one fold's wall time, the sandbox's start, and an
-# editor's first prompt over ACP. Each writes its own
-# JSON into RESULTS; the table is built from those files alone, so --table-only needs no run.
+# regexes, the headless cold start and memory, a session growing live all day, one fold's wall
+# time, the folds' blocking, the sandbox's start, an editor's first prompt over ACP, and the
+# archive index. Each writes its own JSON into RESULTS; the table is built from those files
+# alone, so --table-only needs no run.
 SCRIPTS = (
     "engine_overhead.py",
     "replay_compare.py",
@@ -53,6 +55,7 @@ SCRIPTS = (
     "tui_latency.py",
     "tui_memory.py",
     "headless_memory.py",
+    "live_memory.py",
     "grep_patterns.py",
     "cold_start.py",
     "fold_time.py",
@@ -294,6 +297,7 @@ def table_rows() -> list[Row]:
         *sandbox_rows(),
         *acp_rows(),
         *archive_rows(),
+        *live_memory_rows(),
     ]
 
 

@@ -214,3 +214,37 @@ def archive_rows() -> list[Row]:
             rebuilt,
         ),
     ]
+
+
+def live_memory_rows() -> list[Row]:
+    """Peak memory of one process whose session grows live to 10,000 messages with 50 folds,
+    against 100 (bench/live_memory.py): a pleat left open all day."""
+    from tui_results import FLAT_MEMORY_GOAL_RATIO
+
+    live = load("live-memory.json")
+    long = f"{live.get('messages', 10_000):,} messages ({live.get('folds', 50)} folds)"
+    small = f"{live.get('small_messages', 100):,}"
+
+    def ratio(kind: str) -> Callable[[], tuple[float, str]]:
+        def read() -> tuple[float, str]:
+            value = float(live[f"{kind}_ratio"])
+            large, few = live[f"{kind}_large_mib"], live[f"{kind}_small_mib"]
+            return value, f"{value:.2f}x ({large:.0f} vs {few:.0f} MiB)"
+
+        return read
+
+    goal = f"<= {FLAT_MEMORY_GOAL_RATIO}x"
+    return [
+        check(
+            f"TUI peak memory, one process growing live to {long} vs {small}",
+            goal,
+            FLAT_MEMORY_GOAL_RATIO,
+            ratio("tui"),
+        ),
+        check(
+            f"headless (Agent) peak memory, growing live to {long} vs {small}",
+            goal,
+            FLAT_MEMORY_GOAL_RATIO,
+            ratio("headless"),
+        ),
+    ]
