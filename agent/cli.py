@@ -245,7 +245,7 @@ def list_sessions_command(argv: list[str]) -> int:
     from sessions.store import format_sessions
 
     workspace = None if args.all else (args.cwd or Path.cwd()).expanduser().resolve()
-    found, notice = listed_sessions(workspace, build=False)
+    found, notice = listed_sessions(workspace)
     if notice:
         print(f"pleat: {notice}", file=sys.stderr)
     print(format_sessions(found))

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from sessions.index_sync import catch_up
+from sessions.index_sync import TooMuchToCatchUp, catch_up
 from sessions.paths import data_home, private_dir
 
 INDEX_NAME = "archive-index.sqlite3"
@@ -29,6 +29,12 @@ SCHEMA_VERSION = 1
 # Seconds a process waits for another's write to end before giving up on the index for this
 # use (and reading the journals instead): a catch-up commits every few megabytes, far sooner.
 BUSY_TIMEOUT_SECONDS = 10.0
+# What a use that may not build (a session list) accepts instead: a second's wait for another
+# process's write, and a catch-up of at most this many journal bytes (about a second's
+# reading); past either, the journals are listed directly (seconds for 10,000 sessions, not the
+# minutes of a first build or a long wait for a starved background indexer).
+LISTING_BUSY_SECONDS = 1.0
+LISTING_CATCH_UP_BYTES = 16 * 1024 * 1024
 # Seconds between tries when sqlite says "busy" without waiting by itself.
 BUSY_RETRY_SECONDS = 0.05
 # The index holds what the journals hold: the user's only, like them.
@@ -106,11 +112,11 @@ def _version(conn: sqlite3.Connection) -> str | None:
     return str(row[0]) if row else ""
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path, busy_seconds: float = BUSY_TIMEOUT_SECONDS) -> sqlite3.Connection:
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, INDEX_FILE_MODE)
     os.fchmod(fd, INDEX_FILE_MODE)
     os.close(fd)
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    conn = sqlite3.connect(path, timeout=busy_seconds, isolation_level=None)
     try:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
@@ -156,7 +162,7 @@ def _open(path: Path, build: bool) -> tuple[sqlite3.Connection, str | None]:
     missing = not path.exists()
     if missing and not build:
         raise IndexNotBuilt("the archive index is not built yet")
-    conn = _connect(path)
+    conn = _connect(path, BUSY_TIMEOUT_SECONDS if build else LISTING_BUSY_SECONDS)
     try:
         if _version(conn) == str(SCHEMA_VERSION):
             return conn, None
@@ -180,11 +186,12 @@ def use_index(
     the one-line notice to show when the index was rebuilt (None otherwise: a missing index
     of a data directory with no session yet is simply made). A file found damaged on the way
     (even mid-query) is rebuilt and the work done again. Raises IndexUnavailable when the index
-    cannot be used now; without `build`, IndexNotBuilt when it would have to be made first."""
+    cannot be used now (busy past the timeout, stopped while waiting, a path it cannot hold);
+    without `build`, IndexNotBuilt when it would have to be made, or caught up far, first."""
     path = index_path()
     why: str | None = None
     attempt = 0
-    waited = 0.0
+    busy_until = time.monotonic() + (BUSY_TIMEOUT_SECONDS if build else LISTING_BUSY_SECONDS)
     while True:
         try:
             private_dir(path.parent)
@@ -193,17 +200,21 @@ def use_index(
             else:
                 conn, why = _fresh(path, force=True), "damaged"
             try:
-                catch_up(conn, path.parent / "sessions", stopped)
+                most = None if build else LISTING_CATCH_UP_BYTES
+                catch_up(conn, path.parent / "sessions", stopped, most)
                 result = work(conn)
                 count = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
             finally:
                 conn.close()
+        except TooMuchToCatchUp as error:
+            raise IndexNotBuilt(str(error)) from None
+        except UnicodeEncodeError:  # a workspace path that is not UTF-8: no row can hold it
+            raise IndexUnavailable("the archive index cannot hold this workspace's path") from None
         except sqlite3.DatabaseError as error:
-            if _busy(error) and waited < BUSY_TIMEOUT_SECONDS:
+            if _busy(error) and time.monotonic() < busy_until and not stopped():
                 # Some of sqlite's lock waits (a WAL being opened or checkpointed by another
                 # process as it closes) answer "busy" at once rather than waiting: wait here.
                 time.sleep(BUSY_RETRY_SECONDS)
-                waited += BUSY_RETRY_SECONDS
                 continue
             if _busy(error) or attempt:
                 raise IndexUnavailable(f"the archive index cannot be used: {error}") from None

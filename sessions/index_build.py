@@ -10,14 +10,12 @@ import sys
 
 
 def lowest_priority() -> None:
-    """Run only on a core nobody else wants (SCHED_IDLE), or at least at nice 19."""
+    """Nice 19: the user's work comes first. Not SCHED_IDLE: a process that never runs while
+    the cores are busy could hold the index's write lock for as long as a build keeps them so."""
     try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):
-        try:
-            os.nice(19)
-        except OSError:
-            pass
+        os.nice(19)
+    except OSError:
+        pass
 
 
 def main(argv: list[str]) -> int:

@@ -24,7 +24,7 @@ def _info(row: tuple[Any, ...]) -> SessionInfo:
         return SessionInfo(str(sid), "?", "?", float(last_active), 0, 0, "", damaged=str(damaged))
     return SessionInfo(
         id=str(sid),
-        workspace=str(workspace),
+        workspace=str(workspace) if workspace is not None else "?",
         started=str(started),
         last_active=float(last_active),
         messages=int(messages),
@@ -60,14 +60,14 @@ def indexed_sessions(
     return use_index(lambda conn: _listed(conn, workspace), build=build)
 
 
-def listed_sessions(
-    workspace: Path | None = None, *, build: bool = True
-) -> tuple[list[SessionInfo], str | None]:
-    """The sessions (`indexed_sessions`), from their journals when the index cannot be used,
-    with the one line to show, if any. Without `build`, a missing index is not made (a first
-    build reads every journal, which a plain listing need not wait for) and nothing is said."""
+def listed_sessions(workspace: Path | None = None) -> tuple[list[SessionInfo], str | None]:
+    """The sessions (`indexed_sessions`) for a list (`pleat sessions`, the picker, `--continue`,
+    an editor's), and the one line to show, if any: from the index when it is there and nearly
+    current, from the journals otherwise. A list never builds the index nor waits for its
+    build: that takes minutes for a year of sessions, and listing the journals seconds (the TUI
+    builds it in the background: agent/session/archive_indexer.py)."""
     try:
-        return indexed_sessions(workspace, build=build)
+        return indexed_sessions(workspace, build=False)
     except IndexNotBuilt:
         return list_sessions(workspace), None
     except IndexUnavailable as error:
@@ -77,5 +77,5 @@ def listed_sessions(
 def session_to_continue(workspace: Path) -> tuple[str | None, str | None]:
     """The session `--continue` opens (sessions.store.newest_own), and the line to show, if any
     (`listed_sessions`, which builds no index)."""
-    found, notice = listed_sessions(workspace, build=False)
+    found, notice = listed_sessions(workspace)
     return newest_own(found), notice

@@ -15,6 +15,7 @@ import json
 import os
 import sqlite3
 import stat
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,12 +38,17 @@ from sessions.workspace_sessions import (
 
 CHUNKS_DIR = "chunks"  # sessions/store.py's name for a session's chunk folder
 JOURNAL = "journal.jsonl"  # sessions/journal.py's JOURNAL_NAME
-# Journal and chunk bytes read per write transaction in a catch-up: small enough that another
-# process waits well under a second for its turn, large enough that commits cost little.
+# A catch-up's write transaction ends after this many journal and chunk bytes or this many
+# seconds, whichever comes first, so another process waits a fraction of a second for its turn
+# (a slow disk or a starved process reads 32 MiB in seconds); commits still cost little.
 BATCH_BYTES = 32 * 1024 * 1024
+BATCH_SECONDS = 0.2
 # Characters of an oversized line (past MAX_LINE_BYTES, not indexed) still counted for the
 # session list: enough for its record type and role.
 COUNTED_PREFIX_CHARS = 4_096
+# Bytes a changed chunk folder counts for in a catch-up's estimate: a chunk file is a few to
+# some hundreds of kilobytes.
+CHUNK_CHANGE_BYTES = 256 * 1024
 # What a chunk row's record is wrapped in, the shape of a journal's message line.
 MESSAGE_TYPE = "message"
 
@@ -305,9 +311,31 @@ def _update(conn: sqlite3.Connection, root: Path, session_id: str, now: DiskStat
     return read
 
 
-def catch_up(conn: sqlite3.Connection, root: Path, stopped: Callable[[], bool]) -> None:
+def _bytes_behind(seen: DiskState | None, now: DiskState) -> int:
+    """Journal bytes a catch-up reads for one session: what grew since it was seen (all of it
+    when new, replaced or shrunk; a chunk folder's change counts a little)."""
+    if seen is None or seen.ino != now.ino or now.size < seen.size:
+        return max(now.size, 0)
+    return (
+        now.size
+        - seen.size
+        + (CHUNK_CHANGE_BYTES if seen.chunks_mtime_ns != now.chunks_mtime_ns else 0)
+    )
+
+
+class TooMuchToCatchUp(Exception):
+    """The index lags the files by more than the caller would read now."""
+
+
+def catch_up(
+    conn: sqlite3.Connection,
+    root: Path,
+    stopped: Callable[[], bool],
+    most_bytes: int | None = None,
+) -> None:
     """Bring the index up to the session folders under `root` (stops early once `stopped()`,
-    keeping what it committed: the next catch-up goes on from there)."""
+    keeping what it committed: the next catch-up goes on from there). Raises TooMuchToCatchUp,
+    before writing anything, when that means reading more than `most_bytes` of journals."""
     disk = _on_disk(root)
     known = {
         row[0]: DiskState(*row[1:])
@@ -317,6 +345,10 @@ def catch_up(conn: sqlite3.Connection, root: Path, stopped: Callable[[], bool]) 
     changed = [sid for sid, now in disk.items() if known.get(sid) != now]
     if not gone and not changed:
         return
+    if most_bytes is not None:
+        behind = sum(_bytes_behind(known.get(sid), disk[sid]) for sid in changed)
+        if behind > most_bytes:
+            raise TooMuchToCatchUp(f"the archive index is {behind:,} bytes behind")
     conn.execute("BEGIN IMMEDIATE")
     try:
         for session_id in gone:
@@ -325,15 +357,15 @@ def catch_up(conn: sqlite3.Connection, root: Path, stopped: Callable[[], bool]) 
                 _forget(conn, "sid = ?", (row[0],))
                 conn.execute("DELETE FROM chunk_files WHERE sid = ?", (row[0],))
                 conn.execute("DELETE FROM sessions WHERE key = ?", (row[0],))
-        batch = 0
+        batch, began = 0, time.monotonic()
         for session_id in changed:
             if stopped():
                 break
             batch += _update(conn, root, session_id, disk[session_id])
-            if batch >= BATCH_BYTES:
+            if batch >= BATCH_BYTES or time.monotonic() - began >= BATCH_SECONDS:
                 conn.execute("COMMIT")
                 conn.execute("BEGIN IMMEDIATE")
-                batch = 0
+                batch, began = 0, time.monotonic()
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:

@@ -164,7 +164,7 @@ class PleatAgent:
         from sessions.index_listing import listed_sessions
 
         workspace = workspace_of(cwd)
-        found, _said = await asyncio.to_thread(listed_sessions, workspace, build=False)
+        found, _said = await asyncio.to_thread(listed_sessions, workspace)
         if session_id not in {s.id for s in found}:
             raise not_found(f"no session {session_id!r} in {workspace} (pleat sessions lists them)")
         if (open_one := self.sessions.pop(session_id, None)) is not None:
@@ -186,7 +186,7 @@ class PleatAgent:
         from sessions.index_listing import listed_sessions
 
         workspace = workspace_of(cwd) if cwd else None
-        found, _said = await asyncio.to_thread(listed_sessions, workspace, build=False)
+        found, _said = await asyncio.to_thread(listed_sessions, workspace)
         listed = [
             SessionInfo(
                 session_id=s.id,

@@ -44,7 +44,7 @@ def indexer_command(home: Path) -> tuple[list[str], dict[str, str]]:
 async def index_in_background() -> int | None:
     """Run the indexer to its end (killed if this is cancelled: the app is leaving); its exit
     code, or None when there was nothing worth starting it for."""
-    home = data_home()
+    home = data_home().resolve()  # the child runs in it: a relative path would not do
     if not _sessions_there(home / "sessions", MIN_SESSIONS):
         return None
     command, env = indexer_command(home)

@@ -131,7 +131,7 @@ class SessionController:
 
     def find(self, wanted: str) -> str:
         """The id of this workspace's session that `wanted` names."""
-        ids = [s.id for s in listed_sessions(self.workspace, build=False)[0]]
+        ids = [s.id for s in listed_sessions(self.workspace)[0]]
         matches = [i for i in ids if i == wanted] or [i for i in ids if i.startswith(wanted)]
         if not matches:
             raise SessionError(f"no session {wanted!r} in this workspace (see /sessions)")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from sessions.archive_index import index_path
 from sessions.archive_query import compile_query
-from sessions.index_listing import listed_sessions
+from sessions.index_listing import indexed_sessions, listed_sessions
 from sessions.messages import Message
-from sessions.store import Session
+from sessions.store import Session, list_sessions
 from tui.chunk_search import ChunkSearcher
 
 
@@ -50,7 +50,9 @@ def test_the_picker_lists_from_the_index(workspace: Path) -> None:
     session = folded_session(workspace)
     session.message(Message("user", "fix the lexer", id="m4", meta={"typed": "fix the lexer"}))
     session.close()
+    assert listed_sessions(workspace) == (list_sessions(workspace), None)  # none yet: journals
+    assert not index_path().exists()  # a list builds nothing (the TUI builds it aside)
+    assert indexed_sessions(workspace)[1] == "archive index rebuilt (1 session)"
     listed, notice = listed_sessions(workspace)
-    assert notice == "archive index rebuilt (1 session)"  # the first look builds it
     assert [(s.id, s.first_request, s.chunks) for s in listed] == [(session.id, "fix the lexer", 2)]
-    assert listed_sessions(workspace)[1] is None
+    assert notice is None

@@ -79,3 +79,15 @@ def test_no_secret_and_no_workspace_code_reaches_the_indexer(
     subprocess.run(command, env=env, cwd=data_home(), check=True, timeout=60)
     assert not (workspace / "ran").exists() and not (data_home() / "ran").exists()
     assert len(indexed()) == 2
+
+
+async def test_a_relative_data_home_is_indexed_where_it_is(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PLEAT_HOME given relative: the indexer, which runs inside it, still finds it (found by
+    review: it made a second data home inside the first)."""
+    made = past_sessions(workspace, 2)
+    monkeypatch.chdir(data_home().parent)
+    monkeypatch.setenv("PLEAT_HOME", data_home().name)
+    assert await index_in_background() == 0
+    assert indexed() == sorted(made)
