@@ -8,6 +8,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
+from tests.support.screen_cells import Cells, screen_cells
 from tui.widgets.code_fence import LAZY_FENCE_BLOCKS, CodeLines, LazyFence
 
 # Slow (Textual apps under the pilot): left out of the fast set, `pytest -m 'not slow'`.
@@ -22,8 +23,6 @@ FENCES = {
     "in a list": "- item with code:\n\n  ```python\n  x = 1\n  ```\n- plain\n",
     "unknown language": "```nosuchlanguage\nsome <code> here\n```\n",
 }
-
-Cell = tuple[str, str, str, tuple[object, ...]]  # character, colour, background, attributes
 
 
 class LazyMarkdown(Markdown):
@@ -44,22 +43,12 @@ class FenceApp(App[None]):
         self.theme = self.theme_name
 
 
-def cells(app: App[None]) -> list[list[Cell]]:
+def cells(app: App[None]) -> Cells:
     """The screen cell by cell, as the terminal shows it."""
-    rows: list[list[Cell]] = []
-    for chops in app.screen._compositor.render_full_update().strips:
-        row: list[Cell] = []
-        for strip in chops:
-            for segment in strip:
-                style = segment.style
-                assert style is not None
-                look = (style.bold, style.dim, style.italic, style.underline, style.strike)
-                row += [(c, str(style.color), str(style.bgcolor), look) for c in segment.text]
-        rows.append(row)
-    return rows
+    return screen_cells(app)
 
 
-async def screen_cells(markdown: Markdown, theme: str, size: tuple[int, int]) -> list[list[Cell]]:
+async def markdown_cells(markdown: Markdown, theme: str, size: tuple[int, int]) -> Cells:
     app = FenceApp(markdown, theme)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
@@ -71,8 +60,8 @@ async def screen_cells(markdown: Markdown, theme: str, size: tuple[int, int]) ->
 @pytest.mark.parametrize("size", [(36, 20), (90, 20)])
 async def test_code_blocks_draw_like_textuals(name: str, theme: str, size: tuple[int, int]) -> None:
     text = FENCES[name]
-    lazy = await screen_cells(LazyMarkdown(text), theme, size)
-    assert lazy == await screen_cells(Markdown(text), theme, size)
+    lazy = await markdown_cells(LazyMarkdown(text), theme, size)
+    assert lazy == await markdown_cells(Markdown(text), theme, size)
 
 
 async def test_a_block_out_of_view_is_not_highlighted_until_drawn() -> None:
@@ -106,4 +95,4 @@ async def test_a_growing_block_and_a_new_theme_are_drawn_anew() -> None:
         await pilot.pause()
         await pilot.pause()
         streamed_light = cells(app)
-    assert streamed_light == await screen_cells(Markdown(grown), "textual-light", (60, 12))
+    assert streamed_light == await markdown_cells(Markdown(grown), "textual-light", (60, 12))

@@ -17,6 +17,7 @@ import tui.widgets.stream_append as stream_append
 from agent.conversation.entries import ReplyEntry
 from agent.events import TextDelta
 from tests.support.constants import REPO_ROOT
+from tests.support.screen_cells import Cells, screen_cells
 from tests.support.scripted_server import DELTA_CHARS, ScriptedServer, Text
 from tests.support.tui_support import make_app, send, wait_for, work_finished
 from tui.turn_view import INTERRUPTED_NOTE, TurnView
@@ -232,23 +233,11 @@ async def test_hidden_blocks_come_back_when_the_user_scrolls_up_or_resizes() -> 
         assert not second.window.hiding
 
 
-Cells = list[list[tuple[str, str, str, tuple[object, ...]]]]  # a character, colours, looks
-
-
 def conversation_cells(app: App[None]) -> Cells:
     """The conversation's part of the screen cell by cell, without its scrollbar (whose thumb
     shows an estimated spacer's height)."""
     region = app.query_one(Conversation).scrollable_content_region
-    rows: Cells = []
-    for chops in app.screen._compositor.render_full_update().strips:
-        row: list[tuple[str, str, str, tuple[object, ...]]] = []
-        for strip in chops:
-            for segment in strip:
-                style = segment.style
-                assert style is not None
-                look = (style.bold, style.dim, style.italic, style.underline, style.strike)
-                row += [(c, str(style.color), str(style.bgcolor), look) for c in segment.text]
-        rows.append(row[region.x : region.right])
+    rows = [row[region.x : region.right] for row in screen_cells(app)]
     return rows[region.y : region.bottom]
 
 
@@ -406,28 +395,14 @@ class ReplyMarkdown(Markdown):
     BLOCKS = AssistantMessage.BLOCKS  # a reply's blocks (flat lists, code drawn lazily), whole
 
 
-Cell = tuple[str, str, str, tuple[object, ...]]  # character, colour, background, attributes
-
-
-async def screen_cells(markdown: Markdown, theme: str, size: tuple[int, int]) -> Cells:
+async def markdown_cells(markdown: Markdown, theme: str, size: tuple[int, int]) -> Cells:
     """The screen cell by cell, as the terminal shows it: the screenshot SVG is no use here,
     as how the row is split into segments (one widget or three) and their mouse metadata show
     in it."""
     app = ListApp(markdown, theme)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        update = app.screen._compositor.render_full_update()
-        rows: list[list[Cell]] = []
-        for chops in update.strips:
-            row: list[Cell] = []
-            for strip in chops:
-                for segment in strip:
-                    style = segment.style
-                    assert style is not None
-                    look = (style.bold, style.dim, style.italic, style.underline, style.strike)
-                    row += [(c, str(style.color), str(style.bgcolor), look) for c in segment.text]
-            rows.append(row)
-        return rows
+        return screen_cells(app)
 
 
 @pytest.mark.parametrize("name", LISTS)
@@ -435,8 +410,8 @@ async def screen_cells(markdown: Markdown, theme: str, size: tuple[int, int]) ->
 @pytest.mark.parametrize("size", [(36, 30), (90, 30)])
 async def test_flat_lists_draw_like_textuals(name: str, theme: str, size: tuple[int, int]) -> None:
     text = LISTS[name]
-    flat = await screen_cells(FlatMarkdown(text), theme, size)
-    assert flat == await screen_cells(Markdown(text), theme, size)
+    flat = await markdown_cells(FlatMarkdown(text), theme, size)
+    assert flat == await markdown_cells(Markdown(text), theme, size)
 
 
 async def test_lists_of_paragraphs_are_one_widget_others_keep_textuals() -> None:

@@ -1,0 +1,27 @@
+"""The screen of a Textual app cell by cell, as the terminal shows it (character, colours and
+looks): what the rendering comparisons of the TUI tests compare, where a screenshot would also
+compare how rows happen to be split into segments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App
+
+Cell = tuple[str, str, str, tuple[object, ...]]  # character, colour, background, attributes
+Cells = list[list[Cell]]
+
+
+def screen_cells(app: App[Any]) -> Cells:
+    """Every row of the app's screen as it would be drawn now."""
+    rows: Cells = []
+    for chops in app.screen._compositor.render_full_update().strips:
+        row: list[Cell] = []
+        for strip in chops:
+            for segment in strip:
+                style = segment.style
+                assert style is not None
+                look = (style.bold, style.dim, style.italic, style.underline, style.strike)
+                row += [(c, str(style.color), str(style.bgcolor), look) for c in segment.text]
+        rows.append(row)
+    return rows
