@@ -293,6 +293,35 @@ async def test_a_flooded_reply_leaves_its_early_blocks_unbuilt_and_shows_them_al
         assert not reply.window.hiding
 
 
+async def test_text_that_draws_shorter_than_its_source_leaves_no_blank_at_the_end() -> None:
+    """Paragraphs of links with long addresses draw a fraction of their source's width, so the
+    spacer's estimate is too tall: it must not show as blank rows where text belongs, at the
+    end nor a little above it (found by review)."""
+    address = "https://docs.example.com/en/latest/reference/configuration/section-{n}.html#opt"
+    text = "".join(
+        f"Refs: [{n}a]({address.format(n=n)}) [{n}b]({address.format(n=n + 1)})\n\n"
+        for n in range(150)
+    )
+    size = (80, 24)
+    whole = ChatApp()
+    async with whole.run_test(size=size) as pilot:
+        await whole.query_one(Conversation).reset([ReplyEntry([text])])
+        await pilot.pause()
+        end = await end_cells(pilot, whole)
+    app = ChatApp()
+    async with app.run_test(size=size) as pilot:
+        conversation = app.query_one(Conversation)
+        await stream(conversation, text)
+        await pilot.pause()
+        assert await end_cells(pilot, app) == end
+        conversation.scroll_relative(y=-15, animate=False)
+        for _ in range(3):
+            await pilot.pause()
+        shown = conversation_cells(app)
+        blank = [row for row in shown if not "".join(cell[0] for cell in row).strip()]
+        assert len(blank) <= len(shown) // 2 + 1, "a blank spacer is in view"
+
+
 async def test_unfolding_an_estimate_keeps_the_reader_in_place() -> None:
     """The user scrolls up from the end of a flooded reply: the blocks are built, the spacer's
     estimate is replaced by their real height, and what the user was reading stays put."""

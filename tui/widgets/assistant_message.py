@@ -98,12 +98,14 @@ class AssistantMessage(Markdown):
             self._arrived.clear()
             if self._ended.is_set():
                 await self._frame()  # the last frame lays out only the newest too
+                self.call_after_refresh(self.window.show_if_in_view)
                 return
             started = time.thread_time()
             await self._frame()
             painted = asyncio.Event()
             if self.call_after_refresh(painted.set):
                 await painted.wait()
+            self.window.show_if_in_view()
             pause = pause_after(time.thread_time() - started, busy)
             paused, worked = time.perf_counter(), time.thread_time()
             with contextlib.suppress(TimeoutError):

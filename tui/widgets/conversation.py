@@ -200,6 +200,8 @@ class Conversation(VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         if self.max_scroll_y - new_value > self.scrollable_content_region.height:
             self.show_hidden_blocks()  # a screen up from the end: before the spacers come near
+        else:
+            self.call_after_refresh(self._show_spacers_in_view)
         if new_value <= 0 and self.first > 0 and not self._loading:
             self._loading = True
             self.call_after_refresh(self.load_older)
@@ -209,6 +211,12 @@ class Conversation(VerticalScroll):
     def on_resize(self, event: events.Resize) -> None:
         """A new size changes how many rows the kept blocks of a long reply fill."""
         self.show_hidden_blocks()
+
+    def _show_spacers_in_view(self) -> None:
+        for child in self.children:
+            window = getattr(child, "window", None)
+            if isinstance(window, BlockWindow):
+                window.show_if_in_view()
 
     def show_hidden_blocks(self) -> None:
         """Show again the blocks long replies hid while the user followed the end

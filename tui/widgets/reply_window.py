@@ -84,6 +84,16 @@ class BlockWindow:
     def hiding(self) -> bool:
         return self.lines > 0
 
+    def show_if_in_view(self) -> None:
+        """Build the folded blocks if their spacer has come into view: an estimated height can
+        exceed what the blocks below it draw (long link addresses, HTML), and a blank must never
+        show where text belongs (found by review)."""
+        spacer, view = self.spacer, self.owner.parent
+        if not self.hiding or spacer is None or not isinstance(view, Widget):
+            return
+        if spacer.region.overlaps(view.region):
+            self.show_all()
+
     @property
     def height(self) -> int:
         """The spacer's height: the rows above the first block kept."""
