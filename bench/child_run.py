@@ -52,3 +52,29 @@ def run_child(
         out.seek(0)
         output = out.read()
     return ChildRun(wall, usage.ru_maxrss * KIB / MIB, child.returncode, output)
+
+
+def bench_env(home: Path, root: Path) -> dict[str, str]:
+    """The environment of a bench's pleat processes: this one's, with a private data directory,
+    litellm's cost map read locally (as pleat sets it) and pleat's code from `root`."""
+    return {
+        **os.environ,
+        "PLEAT_HOME": str(home),
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PYTHONPATH": str(root),
+    }
+
+
+def run_interleaved(
+    commands: dict[str, list[str]], repeats: int, *, env: dict[str, str], cwd: Path
+) -> dict[str, list[ChildRun]]:
+    """Each command once per round, `repeats` rounds, so a drift in the machine's load falls on
+    all of them alike; raises RuntimeError with the output's end when one fails."""
+    runs: dict[str, list[ChildRun]] = {name: [] for name in commands}
+    for _ in range(repeats):
+        for name, command in commands.items():
+            run = run_child(command, env=env, cwd=cwd)
+            if run.exit_code != 0:
+                raise RuntimeError(f"{name} exited {run.exit_code}:\n{run.output[-3000:]}")
+            runs[name].append(run)
+    return runs

@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from child_run import ChildRun, run_child  # noqa: E402
+from child_run import ChildRun, bench_env, run_child  # noqa: E402
 from server_process import serving  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "cold_start.json"
@@ -62,12 +62,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, serving("hi") as url:
         workspace = Path(tmp) / "ws"
         workspace.mkdir()
-        env = {
-            **os.environ,
-            "PLEAT_HOME": str(Path(tmp) / "home"),
-            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-            "PYTHONPATH": str(ROOT),
-        }
+        env = bench_env(Path(tmp) / "home", ROOT)
         pleat = [
             *pleat_command(),
             *("-p", PROMPT, "--model", "scripted-model", "--api-base", url),

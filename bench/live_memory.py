@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -27,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-from child_run import ChildRun, run_child  # noqa: E402
+from child_run import bench_env, run_interleaved  # noqa: E402
 from long_session import MESSAGES_PER_FOLD, REPLY, folds_for  # noqa: E402
 from server_process import serving  # noqa: E402
 from tui_results import FLAT_MEMORY_GOAL_RATIO  # noqa: E402
@@ -137,12 +136,7 @@ def main() -> None:
         reply.write_text(REPLY, encoding="utf-8")
         workspace = Path(tmp) / "ws"
         workspace.mkdir()
-        env = {
-            **os.environ,
-            "PLEAT_HOME": str(Path(tmp) / "home"),
-            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-            "PYTHONPATH": str(ROOT),
-        }
+        env = bench_env(Path(tmp) / "home", ROOT)
         with serving("fold", str(summary), str(reply)) as url:
             commands = {
                 f"{kind}_{name}": [
@@ -156,13 +150,7 @@ def main() -> None:
                 for kind in ("headless", "tui")
                 for name, count in (("large", messages), ("small", SMALL))
             }
-            runs: dict[str, list[ChildRun]] = {name: [] for name in commands}
-            for _ in range(REPEATS):
-                for name, command in commands.items():
-                    run = run_child(command, env=env, cwd=workspace)
-                    if run.exit_code != 0:
-                        raise RuntimeError(f"{name} failed:\n{run.output[-3000:]}")
-                    runs[name].append(run)
+            runs = run_interleaved(commands, REPEATS, env=env, cwd=workspace)
     mib = {name: statistics.median(r.peak_mib for r in done) for name, done in runs.items()}
     result: dict[str, object] = {
         "repeats": REPEATS,

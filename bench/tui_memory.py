@@ -23,7 +23,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-from child_run import ChildRun, run_child  # noqa: E402
+from child_run import ChildRun, run_interleaved  # noqa: E402
 from tui_results import FLAT_MEMORY_GOAL_RATIO, MEMORY_GOAL_RATIO, save  # noqa: E402
 
 # Messages in the resumed sessions: the size the goals are set at, and a short session that
@@ -94,13 +94,7 @@ def main() -> None:
             "small": [sys.executable, __file__, "--pleat", str(workspace), small_id],
             "litellm": [sys.executable, "-c", "import litellm"],
         }
-        runs: dict[str, list[ChildRun]] = {name: [] for name in commands}
-        for _ in range(REPEATS):
-            for name, command in commands.items():
-                run = run_child(command, env=env, cwd=workspace)
-                if run.exit_code != 0:
-                    raise RuntimeError(f"{name} exited {run.exit_code}:\n{run.output[-2000:]}")
-                runs[name].append(run)
+        runs = run_interleaved(commands, REPEATS, env=env, cwd=workspace)
     bare, pleat, litellm, small = (
         median_mib(runs[name]) for name in ("bare", "pleat", "litellm", "small")
     )
