@@ -4,11 +4,10 @@ drawn, right again after the streamed block grew or the theme changed."""
 from __future__ import annotations
 
 import pytest
-from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
-from tests.support.screen_cells import Cells, screen_cells
+from tests.support.screen_cells import MarkdownApp, markdown_cells, screen_cells
 from tui.widgets.code_fence import LAZY_FENCE_BLOCKS, CodeLines, LazyFence
 
 # Slow (Textual apps under the pilot): left out of the fast set, `pytest -m 'not slow'`.
@@ -29,32 +28,6 @@ class LazyMarkdown(Markdown):
     BLOCKS = {**Markdown.BLOCKS, **LAZY_FENCE_BLOCKS}  # noqa: RUF012  (as Markdown.BLOCKS)
 
 
-class FenceApp(App[None]):
-    def __init__(self, markdown: Markdown, theme: str) -> None:
-        super().__init__()
-        self.markdown = markdown
-        self.theme_name = theme
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield self.markdown
-
-    def on_mount(self) -> None:
-        self.theme = self.theme_name
-
-
-def cells(app: App[None]) -> Cells:
-    """The screen cell by cell, as the terminal shows it."""
-    return screen_cells(app)
-
-
-async def markdown_cells(markdown: Markdown, theme: str, size: tuple[int, int]) -> Cells:
-    app = FenceApp(markdown, theme)
-    async with app.run_test(size=size) as pilot:
-        await pilot.pause()
-        return cells(app)
-
-
 @pytest.mark.parametrize("name", FENCES)
 @pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
 @pytest.mark.parametrize("size", [(36, 20), (90, 20)])
@@ -66,7 +39,7 @@ async def test_code_blocks_draw_like_textuals(name: str, theme: str, size: tuple
 
 async def test_a_block_out_of_view_is_not_highlighted_until_drawn() -> None:
     text = "\n\n".join(f"```python\nx_{n} = {n}\n```" for n in range(30))
-    app = FenceApp(LazyMarkdown(text), "textual-dark")
+    app = MarkdownApp(LazyMarkdown(text), "textual-dark")
     async with app.run_test(size=(60, 12)) as pilot:
         await pilot.pause()
         fences = list(app.query(LazyFence))
@@ -82,7 +55,7 @@ async def test_a_block_out_of_view_is_not_highlighted_until_drawn() -> None:
 async def test_a_growing_block_and_a_new_theme_are_drawn_anew() -> None:
     grown = "```python\ndef f():\n    return 1\n```\n"
     markdown = LazyMarkdown()
-    app = FenceApp(markdown, "textual-dark")
+    app = MarkdownApp(markdown, "textual-dark")
     async with app.run_test(size=(60, 12)) as pilot:
         await markdown.append("```python\ndef f():\n")
         await pilot.pause()
@@ -94,5 +67,5 @@ async def test_a_growing_block_and_a_new_theme_are_drawn_anew() -> None:
         app.theme = "textual-light"
         await pilot.pause()
         await pilot.pause()
-        streamed_light = cells(app)
+        streamed_light = screen_cells(app)
     assert streamed_light == await markdown_cells(Markdown(grown), "textual-light", (60, 12))

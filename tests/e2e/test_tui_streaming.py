@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Markdown
 
@@ -17,7 +16,7 @@ import tui.widgets.stream_append as stream_append
 from agent.conversation.entries import ReplyEntry
 from agent.events import TextDelta
 from tests.support.constants import REPO_ROOT
-from tests.support.screen_cells import Cells, screen_cells
+from tests.support.screen_cells import Cells, MarkdownApp, markdown_cells, screen_cells
 from tests.support.scripted_server import DELTA_CHARS, ScriptedServer, Text
 from tests.support.tui_support import make_app, send, wait_for, work_finished
 from tui.turn_view import INTERRUPTED_NOTE, TurnView
@@ -402,36 +401,12 @@ LISTS = {
 }
 
 
-class ListApp(App[None]):
-    def __init__(self, markdown: Markdown, theme: str) -> None:
-        super().__init__()
-        self.markdown = markdown
-        self.theme_name = theme
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield self.markdown
-
-    def on_mount(self) -> None:
-        self.theme = self.theme_name
-
-
 class FlatMarkdown(Markdown):
     BLOCKS = {**Markdown.BLOCKS, **FLAT_LIST_BLOCKS}  # noqa: RUF012  (as Markdown.BLOCKS)
 
 
 class ReplyMarkdown(Markdown):
     BLOCKS = AssistantMessage.BLOCKS  # a reply's blocks (flat lists, code drawn lazily), whole
-
-
-async def markdown_cells(markdown: Markdown, theme: str, size: tuple[int, int]) -> Cells:
-    """The screen cell by cell, as the terminal shows it: the screenshot SVG is no use here,
-    as how the row is split into segments (one widget or three) and their mouse metadata show
-    in it."""
-    app = ListApp(markdown, theme)
-    async with app.run_test(size=size) as pilot:
-        await pilot.pause()
-        return screen_cells(app)
 
 
 @pytest.mark.parametrize("name", LISTS)
@@ -444,7 +419,8 @@ async def test_flat_lists_draw_like_textuals(name: str, theme: str, size: tuple[
 
 
 async def test_lists_of_paragraphs_are_one_widget_others_keep_textuals() -> None:
-    app = ListApp(FlatMarkdown(LISTS["nested"] + "\n" + LISTS["numbers from 7"]), "textual-dark")
+    text = LISTS["nested"] + "\n" + LISTS["numbers from 7"]
+    app = MarkdownApp(FlatMarkdown(text), "textual-dark")
     async with app.run_test() as pilot:
         await pilot.pause()
         outer, inner = app.query(FlatBulletList)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.app import App
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Markdown
 
 Cell = tuple[str, str, str, tuple[object, ...]]  # character, colour, background, attributes
 Cells = list[list[Cell]]
@@ -25,3 +27,28 @@ def screen_cells(app: App[Any]) -> Cells:
                 row += [(c, str(style.color), str(style.bgcolor), look) for c in segment.text]
         rows.append(row)
     return rows
+
+
+class MarkdownApp(App[None]):
+    """One Markdown widget in a scrolling view, in a given theme: a rendering compared alone."""
+
+    def __init__(self, markdown: Markdown, theme: str) -> None:
+        super().__init__()
+        self.markdown = markdown
+        self.theme_name = theme
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield self.markdown
+
+    def on_mount(self) -> None:
+        self.theme = self.theme_name
+
+
+async def markdown_cells(markdown: Markdown, theme: str, size: tuple[int, int]) -> Cells:
+    """How `markdown` draws at `size`, cell by cell (the screenshot SVG would also compare how
+    rows are split into segments and their mouse metadata)."""
+    app = MarkdownApp(markdown, theme)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        return screen_cells(app)
