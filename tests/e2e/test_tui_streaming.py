@@ -240,28 +240,46 @@ def conversation_cells(app: App[None]) -> Cells:
     return rows[region.y : region.bottom]
 
 
-async def end_cells(pilot: Pilot[None], app: App[None]) -> Cells:
+async def settled(
+    pilot: Pilot[None], read: Callable[[], Cells], expected: Cells | None = None
+) -> Cells:
+    """What `read` shows once the screen has settled: on `expected` when one is given, else on
+    the same cells two frames running. A loaded machine may take frames more to build the
+    blocks that came into view; a screen that never settles is returned as it is after 30 s."""
+    shown = read()
+    for _ in range(MAX_POLLS):
+        await pilot.pause(POLL_SECONDS)
+        previous, shown = shown, read()
+        if shown == (previous if expected is None else expected):
+            break
+    return shown
+
+
+async def end_cells(pilot: Pilot[None], app: App[None], expected: Cells | None = None) -> Cells:
     """The end of the conversation (scrolled fully left: a code block one cell wider than the
     view may leave Textual scrolled by one column, in either app)."""
     conversation = app.query_one(Conversation)
     conversation.scroll_to(x=0, y=conversation.max_scroll_y, animate=False, immediate=True)
     await pilot.pause()
-    return conversation_cells(app)
+    return await settled(pilot, lambda: conversation_cells(app), expected)
 
 
-async def pages_from_the_top(pilot: Pilot[None], app: App[None]) -> list[Cells]:
+async def pages_from_the_top(
+    pilot: Pilot[None], app: App[None], expected: list[Cells] | None = None
+) -> list[Cells]:
     """Every page of the conversation from the top down (the folded blocks are built when the
-    top is reached)."""
+    top is reached), each once settled (on the page `expected` has at its place, if given)."""
     conversation = app.query_one(Conversation)
     conversation.scroll_home(animate=False)
     for _ in range(3):
         await pilot.pause()
     pages = []
     page = conversation.scrollable_content_region.height
-    for y in range(0, conversation.max_scroll_y + page, page):
+    for n, y in enumerate(range(0, conversation.max_scroll_y + page, page)):
         conversation.scroll_to(x=0, y=y, animate=False, immediate=True)
         await pilot.pause()
-        pages.append(conversation_cells(app))
+        wanted = expected[n] if expected is not None and n < len(expected) else None
+        pages.append(await settled(pilot, lambda: conversation_cells(app), wanted))
     return pages
 
 
@@ -287,8 +305,8 @@ async def test_a_flooded_reply_leaves_its_early_blocks_unbuilt_and_shows_them_al
         assert reply.window.hiding and not reply.window.exact, "the flood should be estimated"
         built = [block for block in reply.query("MarkdownBlock") if block.parent is reply]
         assert len(built) < 4 * 12 // 2, "most of the reply's blocks should be unbuilt"
-        assert await end_cells(pilot, app) == end
-        assert await pages_from_the_top(pilot, app) == pages
+        assert await end_cells(pilot, app, end) == end
+        assert await pages_from_the_top(pilot, app, pages) == pages
         assert not reply.window.hiding
 
 
@@ -312,7 +330,7 @@ async def test_text_that_draws_shorter_than_its_source_leaves_no_blank_at_the_en
         conversation = app.query_one(Conversation)
         await stream(conversation, text)
         await pilot.pause()
-        assert await end_cells(pilot, app) == end
+        assert await end_cells(pilot, app, end) == end
         conversation.scroll_relative(y=-15, animate=False)
         for _ in range(3):
             await pilot.pause()
@@ -337,9 +355,7 @@ async def test_unfolding_an_estimate_keeps_the_reader_in_place() -> None:
         reading = conversation_cells(app)
         assert reading != before
         await wait_until(pilot, lambda: not reply.window.hiding, "the folded blocks built")
-        for _ in range(3):
-            await pilot.pause()
-        assert conversation_cells(app) == reading
+        assert await settled(pilot, lambda: conversation_cells(app), reading) == reading
 
 
 async def test_an_interrupted_stream_shows_everything_received() -> None:

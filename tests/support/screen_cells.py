@@ -13,6 +13,11 @@ from textual.widgets import Markdown
 Cell = tuple[str, str, str, tuple[object, ...]]  # character, colour, background, attributes
 Cells = list[list[Cell]]
 
+# A rendering is read once it is the same two frames running (a loaded machine may take frames
+# more to lay out blocks mounted lazily): polled every 50 ms (a few frames), for at most 30 s.
+SETTLE_POLL_SECONDS = 0.05
+SETTLE_POLLS = 600
+
 
 def screen_cells(app: App[Any]) -> Cells:
     """Every row of the app's screen as it would be drawn now."""
@@ -51,4 +56,10 @@ async def markdown_cells(markdown: Markdown, theme: str, size: tuple[int, int]) 
     app = MarkdownApp(markdown, theme)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        return screen_cells(app)
+        shown = screen_cells(app)
+        for _ in range(SETTLE_POLLS):
+            await pilot.pause(SETTLE_POLL_SECONDS)
+            previous, shown = shown, screen_cells(app)
+            if shown == previous:
+                break
+        return shown
