@@ -23,11 +23,13 @@ pytestmark = [
 
 ANSWER = "hello from the scripted server"
 # The script keeps every input it gets (input-N.json) and prints a green line naming the run,
-# an OSC 52 clipboard write and a screen erase inside it, and a second line.
+# an OSC 52 clipboard write and a screen erase inside it, and a second line. An input is
+# renamed into place once whole: the test may look while the script is still writing it.
 SCRIPT = """\
 n=$(ls "$DIR" | grep -c '^input-')
 n=$((n + 1))
-cat > "$DIR/input-$n.json"
+cat > "$DIR/part-$n"
+mv "$DIR/part-$n" "$DIR/input-$n.json"
 model=$(sed 's/.*"id": "\\([^"]*\\)".*/\\1/' "$DIR/input-$n.json")
 printf '\\033[1;32mSTATUS-RUN-%s\\033[0m \\033]52;c;cHduZWQ=\\007' "$n"
 printf 'model=%s\\033[2J end\\nSECOND-LINE\\n' "$model"
