@@ -192,10 +192,10 @@ class Vim:
         if motion == "$":
             end = line_end(text, row_start(text, row_of(text, pos) + count - 1))
             return (end if operating else max(line_start(text, end), end - 1)), "exclusive"
-        step = {"w": word_forward, "b": word_back, "e": word_end}[motion]
+        word = {"w": word_forward, "b": word_back, "e": word_end}[motion]
         target = pos
         for _ in range(count):
-            target = step(text, target)
+            target = word(text, target)
         return target, "inclusive" if motion == "e" else "exclusive"
 
     def _operate(
@@ -313,9 +313,7 @@ class Vim:
         self.undos.append(snapshot)
         self.redos.clear()
 
-    def _undo(
-        self, text: str, pos: int, source: list[Snapshot], other: list[Snapshot]
-    ) -> Outcome:
+    def _undo(self, text: str, pos: int, source: list[Snapshot], other: list[Snapshot]) -> Outcome:
         """u (from the undos, onto the redos) or Ctrl+R (the other way): the cursor goes back
         where it was before that change."""
         if not source:
