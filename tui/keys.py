@@ -83,8 +83,9 @@ KEYS: tuple[Key, ...] = (
     Key(
         "Ctrl+P",
         "command palette",
+        # Textual's own palette binding, named here so [keys] can move it ("palette": its label).
         KeyBinding(
-            "command_palette", "ctrl+p", "command_palette", "Palette", show=False, priority=True
+            "command_palette", "ctrl+p", "command_palette", "palette", show=False, priority=True
         ),
     ),
     Key(

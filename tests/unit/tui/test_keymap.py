@@ -78,7 +78,7 @@ def test_a_bad_keys_table_or_editor_mode_is_one_line(
 
 
 def test_keys_come_from_the_config_file_only() -> None:
-    with pytest.raises(ConfigError, match="keys are set in .* only"):
+    with pytest.raises(ConfigError, match=r"keys are set in .* only"):
         load_config({}, environ={"PLEAT_KEYS": "quit=ctrl+x"})
 
 
