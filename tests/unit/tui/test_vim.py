@@ -166,3 +166,21 @@ def test_counts_are_bounded_and_forget_resets() -> None:
     assert prompt.text == ""
     prompt.vim.forget("new", 3, "insert")
     assert prompt.vim.mode == "insert" and not prompt.vim.undos
+
+
+# Random key sequences run over random texts: enough that every key meets empty lines, the
+# text's ends and pending counts and operators, in a fraction of a second.
+RANDOM_RUNS, RANDOM_KEYS = 300, 60
+
+
+def test_any_key_sequence_keeps_the_cursor_in_the_text() -> None:
+    import random
+
+    keys = [*"hjklwbe0^$GgdcyxXDCpPuiaIAoO23", "<Esc>", "<CR>", "<C-r>", "<Left>"]
+    for seed in range(RANDOM_RUNS):
+        draw = random.Random(seed)  # fixed seeds: the same sequences on every run
+        text = "".join(draw.choice("ab c\n_.-  \n") for _ in range(draw.randint(0, 30)))
+        at = draw.randint(0, len(text))
+        prompt = Prompt(f"{text[:at]}|{text[at:]}", normal=draw.random() < 0.5)
+        prompt.keys("".join(draw.choice(keys) for _ in range(RANDOM_KEYS)))
+        assert 0 <= prompt.cursor <= len(prompt.text), seed
