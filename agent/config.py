@@ -18,9 +18,11 @@ from agent.compaction.policy import CompactionPolicy, PolicyError, with_instruct
 from agent.config_checks import (
     CHECKS,
     ENVIRONMENT,
+    KEYS,
     WORD_OR_BOOL,
     WORD_OR_NUMBER,
     checked_rules,
+    key_table,
     only_in_file,
 )
 from agent.config_checks import ConfigError as ConfigError  # the settings' one error
@@ -146,6 +148,10 @@ class Config:
     mcp_servers: tuple[ServerSettings, ...] = ()
     # The [status_line] table: a command whose first line the TUI shows above its status bar.
     status_line: StatusLineSpec | None = None
+    # The TUI's prompt: "normal" or "vim" keys (Claude Code's editorMode); /vim toggles it.
+    editor_mode: str = "normal"
+    # The [keys] table, action = "key": the TUI's keys rebound (tui/keymap.py checks each).
+    keys: tuple[tuple[str, object], ...] = ()
 
     def model_settings(self) -> ModelSettings:
         if not self.model:
@@ -259,6 +265,9 @@ def _validated(
             continue
         if schema is Config and key == HOOKS:
             out[key] = _hooks(label(key), value, source)
+            continue
+        if schema is Config and key == KEYS:
+            out[key] = key_table(label(key), value, source, config_path())
             continue
         if schema is Config and key == STATUS_LINE:
             out[key] = _status_line(label(key), value, source)

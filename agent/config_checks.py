@@ -65,11 +65,28 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "vision": (lambda v: v in (VISION_AUTO, VISION_ON, VISION_OFF), "auto, true or false"),
     "sandbox": (lambda v: v in SANDBOX_MODES, f"one of {', '.join(SANDBOX_MODES)}"),
     "notify": (lambda v: v in ("bell", "osc9", "off"), "bell, osc9 or off"),
+    "editor_mode": (lambda v: v in ("normal", "vim"), "normal or vim"),
 }
 # Settings written as a word or a number (TOML `thinking = 8000` as well as "8000").
 WORD_OR_NUMBER = frozenset({"thinking"})
 # Settings written as a word or a boolean (TOML `vision = true` as well as "auto").
 WORD_OR_BOOL = frozenset({"vision"})
+
+
+# The [keys] table: `action = "key"` lines that rebind the TUI's keys.
+KEYS = "keys"
+
+
+def key_table(label: str, value: Any, source: str, path: Path) -> tuple[tuple[str, object], ...]:
+    """The [keys] table, from the config file only, as (action, key) pairs: the TUI checks each
+    pair (tui/keymap.py), says in one line what it cannot use and binds the rest."""
+    only_in_file(label, source, "keys are", path)
+    if not isinstance(value, dict):
+        raise ConfigError(
+            f'{source}: {label} must be a table of action = "key" lines, e.g. '
+            f'[keys] edit_prompt = "ctrl+e", got {quoted(value)}'
+        )
+    return tuple(value.items())
 
 
 def only_in_file(label: str, source: str, what: str, path: Path) -> None:

@@ -110,6 +110,7 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
         self.work_kind: WorkKind | None = None
         self._last_ctrl_c = -QUIT_WINDOW_SECONDS  # monotonic time of the last Ctrl+C
         self.arming = Arming()  # when a question's keys count (tui/screens/question.py)
+        self.rebound: dict[str, str] = {}  # [keys] as bound (tui/preferences.py)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -175,6 +176,9 @@ class PleatApp(PromptKeys, App[None]):  # Ctrl+G and Esc Esc: tui/prompt_keys.py
     # -- opening and switching sessions -----------------------------------------------------
 
     def on_mount(self) -> None:
+        from tui import preferences  # [keys], editor_mode, the remembered theme
+
+        preferences.apply(self, self)
         self.status.mode = self.approvals.permissions.mode
         self.prompt.focus()
         self.call_after_refresh(gc.enable)  # off for the first frame only (tui.main.start_ui)

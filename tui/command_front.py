@@ -112,13 +112,22 @@ class TerminalFront:
             from tui.memory_command import memory
 
             await memory(host, arg)
+        elif what == "vim":
+            from tui.preferences import vim
+
+            await vim(host, arg)
+        elif what == "theme":
+            from tui.themes import theme
+
+            await theme(host, host.prompt.app, arg)
         elif what == "help":
             from agent.commands.resolution import listing
             from tui.command_catalog import refresh
             from tui.command_help import help_text
 
             catalog = await refresh(host)  # the files as they are now
-            await host.conversation.add_markdown(help_text(listing(catalog.commands)), "help")
+            text = help_text(listing(catalog.commands), host.rebound)
+            await host.conversation.add_markdown(text, "help")
 
     def copy(self, text: str) -> None:
         self.host.copy_to_clipboard(text)

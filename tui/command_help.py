@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from agent.commands.builtin import BUILTIN_NAMESPACE, NAMESPACE_MARK, Builtin
@@ -19,9 +19,11 @@ QUALIFIED_HELP = (
 )
 
 
-def help_text(rows: Sequence[Listed] | None = None) -> str:
+def help_text(
+    rows: Sequence[Listed] | None = None, rebound: Mapping[str, str] | None = None
+) -> str:
     """The commands (`rows`: agent/commands/resolution.listing; None: the built-ins alone) and
-    keys."""
+    keys (`rebound`: config.toml's [keys] as bound, tui/keymap.py)."""
     from agent.commands.resolution import listing
     from tui.command_catalog import builtin_help_line, help_lines
 
@@ -30,4 +32,4 @@ def help_text(rows: Sequence[Listed] | None = None) -> str:
     lines += [builtin_help_line(row) for row in listed if isinstance(row.command, Builtin)]
     lines += ["", QUALIFIED_HELP]
     lines += help_lines([row for row in listed if not isinstance(row.command, Builtin)])
-    return "\n".join(lines) + "\n\n**Keys**\n\n" + key_help()
+    return "\n".join(lines) + "\n\n**Keys**\n\n" + key_help(rebound)

@@ -48,6 +48,8 @@ class Host(Protocol):
     custom_commands: CommandCatalog | None
     # Why there is no agent, as Markdown shown again on every prompt (None: there is one).
     unavailable: str | None
+    # config.toml's [keys] as bound: a key's name to its keys (tui/keymap.py); /help shows them.
+    rebound: dict[str, str]
 
     @property
     def conversation(self) -> Conversation: ...

@@ -226,6 +226,22 @@ BUILTIN: tuple[Builtin, ...] = (
         headless=True,
         body="agent.slash.take_away.diff",
     ),
+    Builtin(
+        "vim",
+        "[on|off]",
+        "vim keys in the prompt (normal and insert modes), for this run",
+        needs_agent=False,
+        body="agent.slash.screens.vim",
+        editor=False,
+    ),
+    Builtin(
+        "theme",
+        "[name]",
+        "pick a colour theme (type to filter), or switch to NAME; kept for the next start",
+        needs_agent=False,
+        body="agent.slash.screens.theme",
+        editor=False,
+    ),
     # Never shadowed (see the module's docstring): the way out, and the list of what is what.
     Builtin(
         "help",

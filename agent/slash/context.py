@@ -70,7 +70,7 @@ class FrontEnd(Protocol):
 
     async def show(self, what: str, arg: str) -> None:
         """A screen of the front end's own: "context", "chunks", "sessions", "model",
-        "plugin", "memory", "help"; `arg` is what followed the command."""
+        "plugin", "memory", "vim", "theme", "help"; `arg` is what followed the command."""
         ...
 
     def copy(self, text: str) -> None:

@@ -1,5 +1,5 @@
 """The built-ins that are a front end's own screen or act (the chunk browser, the model and
-plugin pickers, help, quitting): the front end does them, or says it cannot."""
+plugin pickers, vim keys, themes, help, quitting): the front end does them, or says it cannot."""
 
 from __future__ import annotations
 
@@ -26,6 +26,20 @@ async def model(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:
 async def plugin(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:
     """Claude Code plugins: installed, enabled or not; enable or disable one."""
     await ctx.front.show("plugin", arg)
+    return
+    yield
+
+
+async def vim(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:
+    """The prompt's vim keys on or off."""
+    await ctx.front.show("vim", arg)
+    return
+    yield
+
+
+async def theme(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:
+    """Pick a colour theme, or switch to ARG."""
+    await ctx.front.show("theme", arg)
     return
     yield
 

@@ -12,12 +12,15 @@ from textual.widgets import TextArea
 
 from tui.completion import WorkspaceFiles, command_completion, file_completion
 from tui.widgets.completion_list import CompletionList
+from tui.widgets.vim_prompt import VimPrompt
 
 # Keys that insert a line break instead of sending: Shift+Enter where the terminal reports it
 # (terminals speaking the kitty keyboard protocol: kitty, WezTerm, foot, Ghostty; not tmux 3.3,
 # which sends it as a plain Enter), and Ctrl+J everywhere (it is a line feed). Backslash then
 # Enter works everywhere too. Alt+Enter is not here: Textual reads it as Enter in tmux.
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
+# The keys the completion list takes while it shows, before vim's normal mode would.
+COMPLETION_KEYS = frozenset({"enter", "tab", "escape"})
 
 
 class PromptInput(TextArea):
@@ -66,6 +69,13 @@ class PromptInput(TextArea):
         # Takes the newest prompt queued while pleat works back out of its queue (the app
         # sets it): ↑ in an empty prompt brings it here to edit, or to drop by clearing it.
         self.take_queued: Callable[[], str | None] = lambda: None
+        self.vim: VimPrompt | None = None  # vim keys (/vim, editor_mode = "vim"): None is off
+
+    def set_vim(self, on: bool) -> None:
+        """Vim keys on (in insert mode) or off; the border title shows the mode while on."""
+        self.vim = VimPrompt(self) if on else None
+        if not on:
+            self.border_title = None
 
     @property
     def value(self) -> str:
@@ -76,11 +86,21 @@ class PromptInput(TextArea):
         self._placed = text
         self.load_text(text)
         self.move_cursor(self.document.end)
+        if self.vim is not None:
+            self.vim.forget()
 
     # -- keys ---------------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
+        if self.vim is not None and not (self.completions.showing and key in COMPLETION_KEYS):
+            taken, submit = self.vim.key(event)  # vim keys: tui/widgets/vim_prompt.py
+            if submit:
+                self._submit()
+            if taken:
+                event.stop()
+                event.prevent_default()
+                return
         if key in ("enter", "tab") and self.completions.showing:
             self._complete()  # keys typed since the last Changed message was handled count
         handled = True
@@ -205,4 +225,6 @@ class PromptInput(TextArea):
         message land in the empty box instead of being wiped with the sent text."""
         text = self.text
         self.value = ""
+        if self.vim is not None:
+            self.vim.forget(insert=True)  # the next prompt is typed in insert mode
         self.post_message(self.Submitted(text))

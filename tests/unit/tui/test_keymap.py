@@ -1,0 +1,91 @@
+"""config.toml's editor_mode and [keys] (agent/config.py reads them, tui/keymap.py checks each
+[keys] line): good lines bound, each bad one a line of its own while the rest load, the help
+showing the keys as rebound; and the theme remembered in the data directory (tui/themes.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.config import ConfigError, load_config
+from tui.keymap import keymap
+from tui.keys import KEYS, key_help
+from tui.themes import MAX_STATE_BYTES, remember, remembered, state_path
+
+CONFIG = """\
+editor_mode = "vim"
+
+[keys]
+edit_prompt = "ctrl+e"
+cycle_mode = ["f2", "Ctrl+T"]
+page_up = "ctrl+/"
+no_such_thing = "ctrl+x"
+quit = "x"
+interrupt = 3
+rewind = "ctrl+banana"
+background_command = "ctrl+g"
+"""
+
+
+def test_keys_table_binds_the_good_lines_and_names_each_bad_one(pleat_home: Path) -> None:
+    pleat_home.mkdir(parents=True, exist_ok=True)
+    (pleat_home / "config.toml").write_text(CONFIG)
+    config = load_config({}, environ={})
+    assert config.editor_mode == "vim"
+    bound, problems = keymap(config.keys)
+    assert bound == {
+        "edit_prompt": "ctrl+e",
+        "cycle_mode": "f2,ctrl+t",
+        "page_up": "ctrl+slash",
+        "background_command": "ctrl+g",  # Ctrl+G is free: edit_prompt moved to Ctrl+E
+    }
+    not_a_name, typing, not_a_string, not_a_key = problems  # in the file's order
+    assert "[keys] no_such_thing: no key of that name (names: interrupt," in not_a_name
+    assert "[keys] quit = 'x': it types a character in the prompt" in typing
+    assert "[keys] interrupt must be a key" in not_a_string and "got 3" in not_a_string
+    assert "banana is not a key Textual knows" in not_a_key
+
+
+def test_a_key_taken_from_another_binding_is_said() -> None:
+    bound, problems = keymap([("edit_prompt", "ctrl+b")])
+    assert bound == {"edit_prompt": "ctrl+b"}
+    assert problems == ["[keys] edit_prompt takes ctrl+b from background_command"]
+
+
+def test_help_shows_the_rebound_key_and_each_name() -> None:
+    shown = key_help({"edit_prompt": "ctrl+e,f2"})
+    assert "| Ctrl+E, F2 | edit the prompt in $VISUAL or $EDITOR | `edit_prompt` |" in shown
+    assert "| Ctrl+G |" not in shown
+    names = [key.binding.name for key in KEYS if key.binding is not None]
+    assert all(f"`{name}`" in shown for name in names)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ('keys = "ctrl+e"\n', "keys must be a table"),
+        ('editor_mode = "emacs"\n', "editor_mode must be normal or vim"),
+    ],
+)
+def test_a_bad_keys_table_or_editor_mode_is_one_line(
+    pleat_home: Path, text: str, needle: str
+) -> None:
+    pleat_home.mkdir(parents=True, exist_ok=True)
+    (pleat_home / "config.toml").write_text(text)
+    with pytest.raises(ConfigError, match=needle):
+        load_config({}, environ={})
+
+
+def test_keys_come_from_the_config_file_only() -> None:
+    with pytest.raises(ConfigError, match=r"keys are set in .* only"):
+        load_config({}, environ={"PLEAT_KEYS": "quit=ctrl+x"})
+
+
+def test_the_theme_is_remembered_and_a_damaged_file_is_no_theme(pleat_home: Path) -> None:
+    assert remembered() is None
+    remember("textual-light")
+    assert state_path().parent == pleat_home and remembered() == "textual-light"
+    for damaged in (b"{not json", b'{"theme": 7}', b"\xff\xfe", b" " * (MAX_STATE_BYTES + 1)):
+        state_path().write_bytes(damaged)
+        assert remembered() is None
