@@ -16,6 +16,7 @@ from agent.hooks.runner import HookRunner, HookSet
 from agent.mcp.manager import McpServers
 from agent.mcp.tool_search import SearchOffer
 from agent.model.llm import LLM
+from agent.model.search_choice import web_search_tool
 from agent.permissions.modes import starting_mode
 from agent.permissions.plan_mode import ExitPlanModeTool, PlanReviewer, review_headless
 from agent.permissions.policy import Approver, Permissions
@@ -103,6 +104,8 @@ def build_agent(
     if permissions is None:
         permissions = permissions_from(config)
     registry = default_registry(config.command_timeout, session.archive, background)
+    if (searching := web_search_tool(config.web_search, llm.settings, session)) is not None:
+        registry.register(searching)  # the provider's search, or SearXNG ([web_search])
     registry.register(ExitPlanModeTool(permissions, review_plan))  # in every mode: same tools
     registry.register(AskUserTool(ask_user))
     # Skills (agent/skills/): the tool only when there are any (or notes on broken ones).

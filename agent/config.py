@@ -22,6 +22,7 @@ from agent.config_checks import (
     WORD_OR_NUMBER,
     checked_rules,
     only_in_file,
+    web_search_table,
 )
 from agent.config_checks import ConfigError as ConfigError  # the settings' one error
 from agent.config_claude import claude_layers
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from agent.mcp.settings import ServerSettings
     from agent.status_line.spec import StatusLineSpec
     from tools.sandbox.policy import Sandbox
+    from tools.web_search_settings import WebSearchSettings
 
 APP_NAME = "pleat"
 ENV_PREFIX = "PLEAT_"
@@ -60,6 +62,8 @@ HOOKS = "hooks"
 MCP_SERVERS = "mcp_servers"
 # The [status_line] table (agent/status_line/spec.py): a command, so config.toml only, as hooks.
 STATUS_LINE = "status_line"
+# The [web_search] table (tools/web_search_settings.py): which search web_search uses.
+WEB_SEARCH = "web_search"
 # Settings that are lists of permission rules. Each source adds to them (file, then environment,
 # then flags) instead of replacing them: a --deny flag must not drop the file's deny rules.
 RULE_LISTS = frozenset({"allow", "ask", "deny"})
@@ -76,6 +80,7 @@ TABLE_TYPES: dict[str, type] = {
     "HookSpec": object,
     "ServerSettings": object,
     "StatusLineSpec": object,
+    "WebSearchSettings": object,
 }
 
 
@@ -146,6 +151,8 @@ class Config:
     mcp_servers: tuple[ServerSettings, ...] = ()
     # The [status_line] table: a command whose first line the TUI shows above its status bar.
     status_line: StatusLineSpec | None = None
+    # The [web_search] table: the search web_search uses, its bounds (None: the defaults).
+    web_search: WebSearchSettings | None = None
 
     def model_settings(self) -> ModelSettings:
         if not self.model:
@@ -262,6 +269,9 @@ def _validated(
             continue
         if schema is Config and key == STATUS_LINE:
             out[key] = _status_line(label(key), value, source)
+            continue
+        if schema is Config and key == WEB_SEARCH:
+            out[key] = web_search_table(label(key), value, source)
             continue
         if schema is Config and key == MCP_SERVERS:
             from agent.mcp.settings import SettingsError, from_config
