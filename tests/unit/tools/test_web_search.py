@@ -11,7 +11,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from agent.claude_code.tools import COUNTERPARTS, pleat_rule
 from agent.config import ConfigError, load_config
+from agent.permissions.policy import Permissions
 from tests.support.loopback_server import LoopbackServer
 from tools.base import ToolContext
 from tools.registry import ToolRegistry
@@ -133,3 +135,23 @@ def test_the_web_search_table_is_checked_with_one_line(tmp_path: Path) -> None:
         with pytest.raises(ConfigError) as caught:
             load_config(path=path, environ={})
         assert wanted in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_web_search_asks_like_web_fetch_unless_a_rule_or_claude_codes_websearch_allows_it(
+    tmp_path: Path,
+) -> None:
+    tool = WebSearchTool(SearxngSearcher("http://127.0.0.1:9"), SearchCount())
+    assert set(COUNTERPARTS["web_search"].fields) <= set(tool.parameters["properties"])
+    call = {"query": "python asyncio"}
+
+    def action(mode: str, allow: tuple[str, ...] = (), deny: tuple[str, ...] = ()) -> str:
+        permissions = Permissions.from_settings(mode, allow, deny)
+        return permissions.decide(tool, call, tmp_path).action
+
+    assert pleat_rule("WebSearch") == "web_search"
+    assert action("ask") == "ask" and action("accept-edits") == "ask"
+    assert action("plan") == "ask"  # it changes nothing here: asked, not refused
+    assert action("ask", allow=(pleat_rule("WebSearch"),)) == "run"
+    assert action("ask", allow=("web_search(python *)",)) == "run"
+    assert action("ask", allow=("web_search(rust *)",)) == "ask"
+    assert action("full-auto", deny=("web_search",)) == "refuse"
