@@ -19,13 +19,16 @@ The written answer comes back too, bounded with the results (tools/web_search_re
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from agent.model.errors import LLMError, classify
 from agent.model.litellm_door import load_litellm
 from agent.model.llm import SKIP_MCP_GATEWAY, resolve_model
 from agent.model.settings import ModelSettings
+from agent.model.stream_assembly import usage_from
+from sessions.usage import Usage
 from tools.errors import ToolError
 from tools.web_search import Searcher
 from tools.web_search_results import SearchFindings, SearchHit
@@ -93,6 +96,9 @@ class ProviderSearcher:
         self.fallback = fallback
         self.forced = forced
         self._has_search: bool | None = None
+        # Where a search call's usage and price go (the session's tally and journal, set when
+        # the agent is assembled), so the spending cap counts searches; None: nowhere.
+        self.on_usage: Callable[[Usage, str], None] | None = None
 
     @property
     def source(self) -> str:
@@ -134,12 +140,16 @@ class ProviderSearcher:
             kwargs["api_key"] = self.settings.api_key
         try:
             kwargs["model"] = resolve_model(self.settings)[0]
+            started = time.monotonic()
             response = await litellm.acompletion(**kwargs)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # every provider failure, classified in one line
             error = exc if isinstance(exc, LLMError) else classify(exc, self.settings)
             raise ToolError(f"{self.own_source} failed: {error.message}") from None
+        if self.on_usage is not None:
+            usage = usage_from(getattr(response, "usage", None), time.monotonic() - started)
+            self.on_usage(_priced(litellm, response, usage), kwargs["model"])
         return findings_from(response, self.own_source)
 
 
@@ -153,6 +163,16 @@ def model_has_search(settings: ModelSettings) -> bool:
     except Exception:  # a model litellm does not know: no search of its own that pleat knows
         return False
     return bool(facts.get("supports_web_search") or facts.get("search_context_cost_per_query"))
+
+
+def _priced(litellm: Any, response: Any, usage: Usage) -> Usage:
+    """The usage with the call's price, the searches' fee included (litellm's completion_cost
+    counts a provider's search requests); unpriced when litellm does not know the model."""
+    try:
+        cost = float(litellm.completion_cost(completion_response=response))
+    except Exception:
+        return usage
+    return Usage(**{**usage.__dict__, "cost": cost})
 
 
 def findings_from(response: Any, source: str) -> SearchFindings:

@@ -100,6 +100,7 @@ async def test_a_claude_session_searches_with_anthropics_server_tool_asked_cited
         agent.llm.settings = dataclasses.replace(agent.llm.settings, retry_base_delay=0.001)
         events = [event async for event in agent.run_turn("When did pleat 2.0 come out?")]
         session.close()
+    assert agent.usage.calls == 4  # three of the turn's, and the search's: the cap counts it
 
     # Asked in ask mode, each time, naming Anthropic's search and the query.
     assert [request.tool for request in asked] == ["web_search", "web_search"]
