@@ -109,7 +109,7 @@ class WebSearchTool(Tool):
     async def preview(self, args: dict[str, Any], ctx: ToolContext) -> str:
         """The query that will leave the machine, and who receives it."""
         query = one_line(str(args.get("query", "")), MAX_QUERY_CHARS)
-        return f"search {self.searcher.source} for {query!r}"
+        return f"send the query {query!r} to {self.searcher.source}"
 
     def writes(self, args: dict[str, Any]) -> tuple[str, ...]:
         """No file changes: no checkpoint snapshot is taken for a search."""

@@ -104,7 +104,7 @@ async def test_a_claude_session_searches_with_anthropics_server_tool_asked_cited
 
     # Asked in ask mode, each time, naming Anthropic's search and the query.
     assert [request.tool for request in asked] == ["web_search", "web_search"]
-    assert "search Anthropic's web search for 'pleat release'" in asked[0].preview
+    assert "send the query 'pleat release' to Anthropic's web search" in asked[0].preview
     # One search call: not streamed, Anthropic's server tool with one use, the query in it.
     search = server.requests[1].body
     assert not search.get("stream")
