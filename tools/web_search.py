@@ -9,6 +9,7 @@ leaves the machine) unless a rule allows it: `web_search`, or Claude Code's `Web
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -29,6 +30,10 @@ MAX_QUERY_CHARS = 400
 # filter; a host name has at most 253 characters.
 MAX_DOMAINS = 20
 DOMAIN_CHARS = 253
+# What a domain in allowed_domains or blocked_domains may be: a host name (letters, digits,
+# hyphens, dots; an international one in its xn-- form), never free text, since the allowed
+# ones are told to the provider's search in its prompt.
+_DOMAIN = re.compile(r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?")
 # Searches one session may make (Claude Code's `max_uses`, per session here): enough for a
 # day's research, few enough that a model stuck in a loop of searches stops early. The
 # `per_session_cap` setting changes it.
@@ -124,10 +129,33 @@ class WebSearchTool(Tool):
                 f"web_search's cap of {self.count.cap} searches this session is reached "
                 "(per_session_cap in [web_search]); answer from what you have, or web_fetch a page"
             )
-        allowed = tuple(args.get("allowed_domains") or ())
-        blocked = tuple(args.get("blocked_domains") or ())
+        if query != args["query"] and ctx.same_permission is not None:
+            # The rules judged the query as the model wrote it; what is sent is its one-line
+            # form, which a deny rule may match where the written one did not.
+            if not ctx.same_permission({**args, "query": query}):
+                raise ToolError(
+                    f"the query as sent ({query!r}: one line, single spaces) is not allowed as "
+                    "the one written was: a permission rule judges it otherwise"
+                )
+        allowed = _domains(args, "allowed_domains")
+        blocked = _domains(args, "blocked_domains")
         self.count.made += 1  # a failed search counts too: it was sent, and may be billed
         findings = await self.searcher.search(query, self.max_results, allowed)
         hits = kept_hits(findings.hits, self.max_results, allowed, blocked)
         meta = {"source": findings.source, "results": [hit.url for hit in hits]}
         return ToolOutput(findings_text(query, findings, hits), meta=meta)
+
+
+def _domains(args: dict[str, Any], key: str) -> tuple[str, ...]:
+    """The domains of `key`, in lower case: at most MAX_DOMAINS host names, else ToolError."""
+    given = args.get(key) or []
+    if len(given) > MAX_DOMAINS:
+        raise ToolError(f"{key} holds {len(given)} domains: give at most {MAX_DOMAINS}")
+    domains = []
+    for raw in given:
+        name = raw.strip().lower().removeprefix("www.").rstrip(".")
+        if len(name) > DOMAIN_CHARS or not _DOMAIN.fullmatch(name):
+            shown = one_line(raw, 60)
+            raise ToolError(f"{key}: {shown!r} is not a domain name (write it as example.com)")
+        domains.append(name)
+    return tuple(domains)
