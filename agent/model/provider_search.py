@@ -3,7 +3,11 @@
 litellm's `web_search_options` turns search on for each provider its own way (Anthropic's
 server tool `web_search_20250305`, OpenAI's search models, Gemini's grounding with Google
 Search); `search_context_size` "low" makes it one search per call (Anthropic's `max_uses` 1),
-which the session's cap counts. The call is separate from the conversation (one user message,
+which the session's cap counts. OpenAI searches in Chat Completions only with its search
+models (litellm's `supports_web_search` means its Responses API tool; it drops or passes on the
+option for other models, which then answer from memory or fail), so an OpenAI session searches
+with OPENAI_SEARCH_MODEL; xAI searches through its Responses API only (litellm drops the option
+on chat), so it has none here. The call is separate from the conversation (one user message,
 no tools, no history), so no searched text enters the conversation but through the tool's
 bounded result. What comes back, in litellm's OpenAI-shaped reply:
 
@@ -13,12 +17,15 @@ bounded result. What comes back, in litellm's OpenAI-shaped reply:
 - OpenAI: the message's `annotations` of type `url_citation` (title and URL);
 - Gemini: the reply's `vertex_ai_grounding_metadata` (`groundingChunks` with their web source).
 
-The written answer comes back too, bounded with the results (tools/web_search_results.py).
+The written answer comes back too, bounded with the results (tools/web_search_results.py), but
+only when the reply shows a search (a result or a citation): an answer without one was written
+from the model's memory, not from the web.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -39,13 +46,18 @@ ANSWER_TOKENS = 1024
 # litellm's size of a search: "low" is one search per call on Anthropic and the least
 # context on OpenAI, so one web_search call is one billed search.
 SEARCH_CONTEXT_SIZE = "low"
+# Seconds a search call may take, whatever the model's own timeout (10 minutes by default, for
+# a long reply): a search with its short answer takes 5-30 s; past two minutes it is hung.
+SEARCH_SECONDS = 120.0
+# The model an OpenAI session searches with when its own is not one of OpenAI's search models
+# (only those search in Chat Completions): the smallest and cheapest of them.
+OPENAI_SEARCH_MODEL = "openai/gpt-4o-mini-search-preview"
 # Providers whose own search litellm reaches, and how a result names them.
 PROVIDER_NAMES = {
     "anthropic": "Anthropic's web search",
     "openai": "OpenAI's web search",
     "gemini": "Google Search (Gemini)",
     "vertex_ai": "Google Search (Vertex AI)",
-    "xai": "xAI's web search",
 }
 # Model names without a provider prefix that name one of them (litellm resolves them so).
 BARE_PREFIXES = {
@@ -54,7 +66,6 @@ BARE_PREFIXES = {
     "o3": "openai",
     "o4": "openai",
     "gemini": "gemini",
-    "grok": "xai",
 }
 PROMPT = (
     "Search the web for: {query}\n{domains}Answer in a few sentences from the search results "
@@ -92,6 +103,14 @@ class ProviderSearcher:
         forced: bool = False,
     ) -> None:
         self.settings = settings
+        if (
+            provider == "openai"
+            and "search" not in settings.model.lower()
+            and not settings.api_base
+        ):
+            settings = dataclasses.replace(settings, model=OPENAI_SEARCH_MODEL)
+        # The model the search call goes to (the session's, or OpenAI's search model).
+        self.search_settings = settings
         self.own_source = PROVIDER_NAMES.get(provider, f"{provider}'s web search")
         self.fallback = fallback
         self.forced = forced
@@ -112,7 +131,7 @@ class ProviderSearcher:
         if self.forced:
             return True
         if self._has_search is None:
-            self._has_search = model_has_search(self.settings)
+            self._has_search = model_has_search(self.search_settings)
         return self._has_search
 
     async def search(self, query: str, limit: int, domains: tuple[str, ...]) -> SearchFindings:
@@ -129,7 +148,7 @@ class ProviderSearcher:
             "messages": [{"role": "user", "content": PROMPT.format(query=query, domains=only)}],
             "web_search_options": {"search_context_size": SEARCH_CONTEXT_SIZE},
             "max_tokens": ANSWER_TOKENS,
-            "timeout": self.settings.timeout,
+            "timeout": min(self.settings.timeout, SEARCH_SECONDS),
             "num_retries": 0,
             "max_retries": 0,
             SKIP_MCP_GATEWAY: True,  # see agent/model/llm.py
@@ -139,13 +158,18 @@ class ProviderSearcher:
         if self.settings.api_key:
             kwargs["api_key"] = self.settings.api_key
         try:
-            kwargs["model"] = resolve_model(self.settings)[0]
+            kwargs["model"] = resolve_model(self.search_settings)[0]
             started = time.monotonic()
-            response = await litellm.acompletion(**kwargs)
+            async with asyncio.timeout(SEARCH_SECONDS):  # litellm's own may not hold
+                response = await litellm.acompletion(**kwargs)
+        except TimeoutError:
+            raise ToolError(
+                f"{self.own_source} did not answer within {SEARCH_SECONDS:g} s"
+            ) from None
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # every provider failure, classified in one line
-            error = exc if isinstance(exc, LLMError) else classify(exc, self.settings)
+            error = exc if isinstance(exc, LLMError) else classify(exc, self.search_settings)
             raise ToolError(f"{self.own_source} failed: {error.message}") from None
         if self.on_usage is not None:
             usage = usage_from(getattr(response, "usage", None), time.monotonic() - started)
@@ -208,7 +232,8 @@ def findings_from(response: Any, source: str) -> SearchFindings:
     hits += [
         SearchHit(title, url, text) for url, (title, text) in cited.items() if url not in listed
     ]
-    return SearchFindings(source, tuple(hits), _text(getattr(message, "content", "")))
+    answer = _text(getattr(message, "content", "")) if hits else ""  # else from memory
+    return SearchFindings(source, tuple(hits), answer)
 
 
 def _citations(raw: Any) -> Iterator[tuple[str, tuple[str, str]]]:

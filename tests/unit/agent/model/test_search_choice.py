@@ -7,11 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from agent.model import provider_search
 from agent.model.provider_search import ProviderSearcher, named_provider
 from agent.model.search_choice import web_search_tool
 from agent.model.settings import ModelSettings
 from sessions.store import Session
+from tests.support.scripted_server import ScriptedServer, Stall, Text
+from tools.base import ToolContext
 from tools.errors import ToolError
+from tools.registry import ToolRegistry
+from tools.web_search import SearchCount, WebSearchTool
 from tools.web_search_searxng import SearxngSearcher
 from tools.web_search_settings import WebSearchSettings
 
@@ -26,6 +31,8 @@ def test_the_provider_is_named_by_the_model_and_a_compatible_server_has_none() -
     assert named_provider("openai/gpt-4o", "http://127.0.0.1:8080/v1") is None  # compatible
     assert named_provider("ollama/llama3", None) is None
     assert named_provider("qwen2.5-coder", None) is None
+    # xAI searches through its Responses API only: litellm drops the option on chat.
+    assert named_provider("grok-4", None) is None and named_provider("xai/grok-4.3", None) is None
 
 
 def test_the_search_follows_the_setting_and_the_count_outlives_a_model_switch(
@@ -56,15 +63,51 @@ def test_the_search_follows_the_setting_and_the_count_outlives_a_model_switch(
 async def test_a_model_litellm_knows_without_search_and_no_backend_answer_in_one_line(
     workspace: Path,
 ) -> None:
-    session = Session.create(workspace, model="gpt-4o")
+    session = Session.create(workspace, model="claude-3-haiku-20240307")
     try:
-        tool = web_search_tool(None, ModelSettings("gpt-4o"), session)  # named: offered
+        model = ModelSettings("claude-3-haiku-20240307")  # named, not in litellm's facts
+        tool = web_search_tool(None, model, session)  # named: offered
         assert tool is not None
         with pytest.raises(ToolError) as caught:
             await tool.searcher.search("python asyncio", 5, ())
     finally:
         session.close()
     assert str(caught.value) == (
-        "gpt-4o has no web search of its own (per litellm's model facts) and no search backend "
+        "claude-3-haiku-20240307 has no web search of its own (per litellm's model facts) and no search backend "
         "is set: set url in [web_search] (a SearXNG)"
     )
+
+
+@pytest.mark.slow  # imports litellm (seconds, when first in its process)
+async def test_an_openai_session_searches_with_a_search_model_and_an_unsearched_answer_is_dropped(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gpt-4.1 does not search in Chat Completions (litellm's supports_web_search is its
+    Responses API's): the search goes to OpenAI's search model. Its reply here cites nothing,
+    so its text was written from memory: not given as the search's answer."""
+    with ScriptedServer() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)  # OpenAI's address, for litellm
+        server.push(Text("From memory: pleat 2.0 came out in 1999."))
+        searcher = ProviderSearcher(ModelSettings("gpt-4.1", api_key="sk-test"), "openai")
+        tool = WebSearchTool(searcher, SearchCount())
+        output = await ToolRegistry([tool]).dispatch(
+            "web_search", {"query": "pleat release"}, ToolContext(workspace=workspace)
+        )
+    body = server.requests[0].body
+    assert body["model"] == "gpt-4o-mini-search-preview" and "web_search_options" in body
+    assert not output.is_error and "0 results" in output.text
+    assert "1999" not in output.text
+
+
+@pytest.mark.slow  # imports litellm; waits for the (shortened) bound
+async def test_a_hung_provider_search_ends_at_its_bound_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(provider_search, "SEARCH_SECONDS", 0.5)
+    with ScriptedServer() as server:
+        server.push(Stall(5))
+        model = ModelSettings("openai/gpt-4o-search-preview", server.base_url, "sk-test")
+        searcher = ProviderSearcher(model, "openai", forced=True)
+        with pytest.raises(ToolError) as caught:
+            await searcher.search("pleat release", 5, ())
+    assert str(caught.value) == "OpenAI's web search did not answer within 0.5 s"
