@@ -73,8 +73,8 @@ async def test_a_model_litellm_knows_without_search_and_no_backend_answer_in_one
     finally:
         session.close()
     assert str(caught.value) == (
-        "claude-3-haiku-20240307 has no web search of its own (per litellm's model facts) and no search backend "
-        "is set: set url in [web_search] (a SearXNG)"
+        "claude-3-haiku-20240307 has no web search of its own (per litellm's model facts) and "
+        "no search backend is set: set url in [web_search] (a SearXNG)"
     )
 
 
