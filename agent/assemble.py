@@ -12,10 +12,13 @@ from pathlib import Path
 
 from agent.commands.output_styles import find_style, style_section
 from agent.config import Config
+from agent.events import UsageReported
 from agent.hooks.runner import HookRunner, HookSet
 from agent.mcp.manager import McpServers
 from agent.mcp.tool_search import SearchOffer
 from agent.model.llm import LLM
+from agent.model.provider_search import ProviderSearcher
+from agent.model.search_choice import web_search_tool
 from agent.permissions.modes import starting_mode
 from agent.permissions.plan_mode import ExitPlanModeTool, PlanReviewer, review_headless
 from agent.permissions.policy import Approver, Permissions
@@ -103,6 +106,8 @@ def build_agent(
     if permissions is None:
         permissions = permissions_from(config)
     registry = default_registry(config.command_timeout, session.archive, background)
+    if (searching := web_search_tool(config.web_search, llm.settings, session)) is not None:
+        registry.register(searching)  # the provider's search, or SearXNG ([web_search])
     registry.register(ExitPlanModeTool(permissions, review_plan))  # in every mode: same tools
     registry.register(AskUserTool(ask_user))
     # Skills (agent/skills/): the tool only when there are any (or notes on broken ones).
@@ -174,6 +179,10 @@ def build_agent(
         ),
     )
     team.parent = agent
+    if searching is not None and isinstance(searching.searcher, ProviderSearcher):
+        searching.searcher.on_usage = lambda usage, model: agent.record_usage(
+            UsageReported(usage, model)  # the spending cap counts the search's call
+        )
     # A user's skill's files are read by path where it lies (tools/base.py read_roots), and the
     # tools a skill let run stop running unasked as the next user turn starts.
     roots = tuple(s.directory for s in skills.skills.values() if s.scope != "project")

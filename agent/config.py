@@ -18,15 +18,13 @@ from agent.compaction.policy import CompactionPolicy, PolicyError, with_instruct
 from agent.config_checks import (
     CHECKS,
     ENVIRONMENT,
-    KEYS,
     WORD_OR_BOOL,
     WORD_OR_NUMBER,
     checked_rules,
-    key_table,
-    only_in_file,
 )
 from agent.config_checks import ConfigError as ConfigError  # the settings' one error
 from agent.config_claude import claude_layers
+from agent.config_tables import TABLE_PARSERS
 from agent.model.local_servers import DEFAULT_LOCAL_MODEL_SERVERS
 from agent.model.request_shape import THINKING_OFF
 from agent.model.settings import (
@@ -47,6 +45,7 @@ if TYPE_CHECKING:
     from agent.mcp.settings import ServerSettings
     from agent.status_line.spec import StatusLineSpec
     from tools.sandbox.policy import Sandbox
+    from tools.web_search_settings import WebSearchSettings
 
 APP_NAME = "pleat"
 ENV_PREFIX = "PLEAT_"
@@ -55,13 +54,6 @@ ENV_PREFIX = "PLEAT_"
 ENV_NOT_SETTINGS = frozenset({"PLEAT_HOME", "PLEAT_CRASH_AT", NO_LANDLOCK_VARIABLE})
 # The table of settings: the compaction policy.
 COMPACTION = "compaction"
-# The hooks' tables (agent/hooks/config.py): commands to run, so config.toml only (an environment
-# variable or a flag is no place to write them).
-HOOKS = "hooks"
-# The tables of MCP servers, [mcp_servers.NAME] (agent/mcp/settings.py checks them).
-MCP_SERVERS = "mcp_servers"
-# The [status_line] table (agent/status_line/spec.py): a command, so config.toml only, as hooks.
-STATUS_LINE = "status_line"
 # Settings that are lists of permission rules. Each source adds to them (file, then environment,
 # then flags) instead of replacing them: a --deny flag must not drop the file's deny rules.
 RULE_LISTS = frozenset({"allow", "ask", "deny"})
@@ -78,6 +70,7 @@ TABLE_TYPES: dict[str, type] = {
     "HookSpec": object,
     "ServerSettings": object,
     "StatusLineSpec": object,
+    "WebSearchSettings": object,
 }
 
 
@@ -152,6 +145,8 @@ class Config:
     editor_mode: str = "normal"
     # The [keys] table, action = "key": the TUI's keys rebound (tui/keymap.py checks each).
     keys: tuple[tuple[str, object], ...] = ()
+    # The [web_search] table: the search web_search uses, its bounds (None: the defaults).
+    web_search: WebSearchSettings | None = None
 
     def model_settings(self) -> ModelSettings:
         if not self.model:
@@ -263,22 +258,9 @@ def _validated(
                 value, source, lambda k: label(f"{COMPACTION}.{k}"), CompactionPolicy
             )
             continue
-        if schema is Config and key == HOOKS:
-            out[key] = _hooks(label(key), value, source)
-            continue
-        if schema is Config and key == KEYS:
-            out[key] = key_table(label(key), value, source, config_path())
-            continue
-        if schema is Config and key == STATUS_LINE:
-            out[key] = _status_line(label(key), value, source)
-            continue
-        if schema is Config and key == MCP_SERVERS:
-            from agent.mcp.settings import SettingsError, from_config
-
-            try:
-                out[key] = from_config(value, source)
-            except SettingsError as error:
-                raise ConfigError(f"{source}: {error}") from None
+        table = TABLE_PARSERS.get(key) if schema is Config else None
+        if table is not None:
+            out[key] = table(label(key), value, source, config_path())
             continue
         if key not in kinds:
             known = ", ".join(sorted(label(k) for k in kinds))
@@ -305,29 +287,6 @@ def _validated(
             raise ConfigError(f"{source}: {label(key)} must be {check[1]}, got {quoted(value)}")
         out[key] = coerced
     return out
-
-
-def _hooks(label: str, value: Any, source: str) -> tuple[HookSpec, ...]:
-    """The hooks' tables, from the config file only."""
-    from agent.hooks.config import HookConfigError, parse_hooks
-
-    only_in_file(label, source, "hooks are", config_path())
-    try:
-        return parse_hooks(value)
-    except HookConfigError as error:
-        raise ConfigError(f"{source}: {error}") from None
-
-
-def _status_line(label: str, value: Any, source: str) -> StatusLineSpec:
-    """The [status_line] table, from the config file only, strictly: its first problem is the
-    error."""
-    from agent.status_line.spec import parse_status_line
-
-    only_in_file(label, source, "the status line is", config_path())
-    spec, problems = parse_status_line(value, source, label=label)
-    if problems or spec is None:
-        raise ConfigError(problems[0] if problems else f"{source}: {label} is not usable")
-    return spec
 
 
 def _from_file(path: Path) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.model.request_shape import THINKING_LEVELS, THINKING_OFF
 from agent.model.settings import VISION_AUTO, VISION_OFF, VISION_ON
@@ -13,6 +13,9 @@ from agent.permissions.modes import CLAUDE_ALIASES, MODES
 from sessions.short_text import quoted
 from tools.command_limits import MAX_TIMEOUT_SECONDS
 from tools.sandbox.modes import SANDBOX_MODES
+
+if TYPE_CHECKING:
+    pass
 
 # How errors name the environment as the source of a setting.
 ENVIRONMENT = "environment"
@@ -71,22 +74,6 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
 WORD_OR_NUMBER = frozenset({"thinking"})
 # Settings written as a word or a boolean (TOML `vision = true` as well as "auto").
 WORD_OR_BOOL = frozenset({"vision"})
-
-
-# The [keys] table: `action = "key"` lines that rebind the TUI's keys.
-KEYS = "keys"
-
-
-def key_table(label: str, value: Any, source: str, path: Path) -> tuple[tuple[str, object], ...]:
-    """The [keys] table, from the config file only, as (action, key) pairs: the TUI checks each
-    pair (tui/keymap.py), says in one line what it cannot use and binds the rest."""
-    only_in_file(label, source, "keys are", path)
-    if not isinstance(value, dict):
-        raise ConfigError(
-            f'{source}: {label} must be a table of action = "key" lines, e.g. '
-            f'[keys] edit_prompt = "ctrl+e", got {quoted(value)}'
-        )
-    return tuple(value.items())
 
 
 def only_in_file(label: str, source: str, what: str, path: Path) -> None:

@@ -91,6 +91,10 @@ COUNTERPARTS: dict[str, Counterpart] = {
         "LS", {"path": "path"}, paths=frozenset({"path"}), defaults={"path": "."}
     ),
     "web_fetch": Counterpart("WebFetch", {"url": "url", "prompt": "prompt"}),
+    "web_search": Counterpart(
+        "WebSearch",
+        {f: f for f in ("query", "allowed_domains", "blocked_domains")},
+    ),
     "task": Counterpart(
         "Task",
         {"description": "description", "prompt": "prompt", "subagent_type": "subagent_type"},
@@ -294,6 +298,8 @@ def claude_response(
             "bytes": meta.get("bytes", 0),
             "result": output.text,
         }
+    elif claude == "WebSearch":
+        shape = {"query": args.get("query", ""), "results": meta.get("results", [])}
     else:
         shape = {}
     return {**shape, **own}

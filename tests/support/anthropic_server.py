@@ -1,7 +1,9 @@
 """A scripted server speaking Anthropic's Messages API on a real socket, with its prompt cache.
 
 Replies stream as Anthropic's server-sent events (message_start, content blocks with thinking,
-signature, text and tool-input deltas, message_delta, message_stop). The cache follows
+signature, text and tool-input deltas, message_delta, message_stop); a request without
+`stream: true` gets one JSON message, whose content a reply may give as raw blocks (a server
+tool's `server_tool_use` and `web_search_tool_result`, text with `citations`). The cache follows
 Anthropic's rules closely enough to check pleat's breakpoints: a request's prefix is cached up
 to its last `cache_control` mark (tools, then system, then message blocks, in that order); a
 later request reads the longest cached prefix that ends at one of its own marks or within 20
@@ -42,6 +44,8 @@ class Reply:
     thinking: str | None = None
     signature: str = ""
     tool_uses: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    # The content blocks of a reply not streamed, as they are (None: made from the text).
+    blocks: list[dict[str, Any]] | None = None
 
 
 @dataclass
@@ -144,7 +148,29 @@ class AnthropicServer(LoopbackServer):
                     usage = server.cache.bill(body)
                     server.requests.append(Received(self.path, headers, body, usage))
                     reply = server.script.popleft() if server.script else server.fallback(body)
-                self._stream(body, reply, usage)
+                if body.get("stream"):
+                    self._stream(body, reply, usage)
+                else:
+                    self._whole(body, reply, usage)
+
+            def _whole(self, body: dict[str, Any], reply: Reply, usage: dict[str, int]) -> None:
+                text = [{"type": "text", "text": reply.text}] if reply.text else []
+                message = {
+                    "id": f"msg_{len(server.requests):03d}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": body.get("model", "claude"),
+                    "content": reply.blocks if reply.blocks is not None else text,
+                    "stop_reason": "end_turn",
+                    "stop_sequence": None,
+                    "usage": {**usage, "output_tokens": tokens_of(reply.blocks or reply.text)},
+                }
+                payload = json.dumps(message).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
 
             def _error(self, status: int, kind: str, message: str) -> None:
                 payload = json.dumps(
