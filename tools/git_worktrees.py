@@ -138,7 +138,9 @@ def create_worktree(workspace: Path, name: str | None = None) -> tuple[Worktree,
 
 def _exclude(repo: Path) -> None:
     """Add EXCLUDE_LINE to the main checkout's info/exclude (once)."""
-    exclude = Path(_out(["rev-parse", "--path-format=absolute", "--git-path", "info/exclude"], repo))
+    exclude = Path(
+        _out(["rev-parse", "--path-format=absolute", "--git-path", "info/exclude"], repo)
+    )
     try:
         text = exclude.read_text("utf-8", "replace") if exclude.is_file() else ""
         if EXCLUDE_LINE not in text.splitlines():
