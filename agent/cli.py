@@ -104,6 +104,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--cwd", type=Path, help="workspace directory (default: the current one)")
     parser.add_argument(
+        "-w",
+        "--worktree",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="work in a git worktree of its own (.pleat/worktrees/NAME, branch pleat/NAME; "
+        "NAME made up when left out): removed on leaving when unchanged, else kept or asked",
+    )
+    parser.add_argument(
         "-c",
         "--continue",
         dest="continue_latest",
@@ -235,23 +244,6 @@ def fail(message: str, code: int = 1) -> int:
     return code
 
 
-def list_sessions_command(argv: list[str]) -> int:
-    """`pleat sessions [--all]`: this workspace's sessions (all with --all), newest first."""
-    parser = argparse.ArgumentParser(prog="pleat sessions", description="list saved sessions")
-    parser.add_argument("--all", action="store_true", help="sessions of every workspace")
-    parser.add_argument("--cwd", type=Path, help="workspace directory (default: the current one)")
-    args = parser.parse_args(argv)
-    from sessions.index_listing import listed_sessions
-    from sessions.store import format_sessions
-
-    workspace = None if args.all else (args.cwd or Path.cwd()).expanduser().resolve()
-    found, notice = listed_sessions(workspace)
-    if notice:
-        print(f"pleat: {notice}", file=sys.stderr)
-    print(format_sessions(found))
-    return 0
-
-
 def yes_clash(args: argparse.Namespace) -> str | None:
     """Why --yes cannot go with the --permission-mode given (None: it can)."""
     named = None if args.permission_mode is None else mode_named(args.permission_mode)
@@ -279,6 +271,7 @@ def acp_command(argv: list[str]) -> int:
             ("--resume", args.resume),
             ("--continue", args.continue_latest or None),
             ("--cwd", args.cwd),
+            ("--worktree", args.worktree),
             ("--output-format", None if args.output_format == "text" else args.output_format),
         )
         if value is not None
@@ -310,6 +303,8 @@ def main(argv: list[str] | None = None, start_ui: StartUI | None = None) -> int:
 def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["sessions"]:
+        from agent.session.sessions_command import list_sessions_command
+
         return list_sessions_command(argv[1:])
     if argv[:1] == ["plugin"]:
         from agent.plugins.command import main as plugin
@@ -327,6 +322,18 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
     workspace = (args.cwd or Path.cwd()).expanduser().resolve()
     if not workspace.is_dir():
         return fail(f"workspace {workspace} is not a directory", 2)
+    if args.worktree is None:
+        return _open(args, workspace, start_ui)
+    from agent.session.worktree import in_worktree
+
+    run = lambda path, note: _open(args, path, start_ui, note)  # noqa: E731
+    return in_worktree(workspace, args.worktree, run, interactive=args.prompt is None)
+
+
+def _open(
+    args: argparse.Namespace, workspace: Path, start_ui: StartUI | None, note: str = ""
+) -> int:
+    """Configure for `workspace` and run the UI or the headless request (`note`: said first)."""
     from agent.config import ConfigError
     from agent.session.configure import configure
 
@@ -334,6 +341,7 @@ def _main(argv: list[str] | None, start_ui: StartUI | None) -> int:
         config, claude = configure(workspace, config_flags(args), approve_all=args.yes)
     except (ConfigError, ValueError) as error:
         return fail(str(error), 2)
+    claude.notes[:0] = [note] if note else []
     goal = None
     if args.goal is not None:
         from sessions.goal import GoalError, checked_goal

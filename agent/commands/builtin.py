@@ -175,6 +175,14 @@ BUILTIN: tuple[Builtin, ...] = (
         body="agent.slash.sessions.add_dir",
     ),
     Builtin(
+        "worktree",
+        "",
+        "the git worktrees pleat made here: name, branch, changed or clean, path",
+        headless=True,
+        needs_agent=False,
+        body="agent.slash.worktree.worktree",
+    ),
+    Builtin(
         "skills",
         "",
         "the skills the model can load (SKILL.md files), and those skipped",

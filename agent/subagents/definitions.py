@@ -13,6 +13,7 @@ Claude Code's files work unchanged. Each `NAME.md` has front matter (agent/comma
     model        a litellm model string, or `inherit` (the session's model, also the default);
                  Claude Code's aliases (sonnet, opus, haiku) mean the session's model too, noted
                  once per file content
+    isolation    `worktree`: it works in a git worktree of its own (agent/subagents/isolation.py)
 
 and its body is the sub-agent's system prompt. The files are the workspace's (or the user's)
 and treated as hostile: regular files inside their directory only, a size cap, a count cap; a
@@ -60,6 +61,8 @@ SHOWN_NAME_CHARS = 40
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 # An MCP tool's name (or a whole server's) as a definition may list it: the providers' charset.
 MCP_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}\Z")
+# What `isolation` says when the sub-agent works in a git worktree of its own.
+WORKTREE = "worktree"
 # What `model` says when the sub-agent uses the session's model.
 INHERIT = "inherit"
 # Claude Code's model aliases: they name no litellm model, so the session's model is used.
@@ -82,6 +85,7 @@ class AgentDefinition:
     tools: tuple[str, ...] | None = None  # pleat's tool names; None: every tool
     model: str | None = None  # None: the session's model
     source: str = ""  # the file it came from, for notes
+    isolation: str | None = None  # "worktree": in a git worktree of its own; None: the workspace
 
 
 @dataclass
@@ -208,7 +212,20 @@ def _load(
         tools=tools,
         model=_model(fields.get("model"), where, into.notes, read.text),
         source=str(path),
+        isolation=_isolation(fields.get("isolation"), where, into.notes),
     )
+
+
+def _isolation(value: str | None, where: str, notes: list[str]) -> str | None:
+    """ "worktree", or None (absent, empty or `none`: the workspace itself); anything else is a
+    note, and the sub-agent works in the workspace."""
+    isolation = (value or "").strip().lower()
+    if isolation in ("", "none"):
+        return None
+    if isolation != WORKTREE:
+        notes.append(f"{where}: isolation {isolation[:SHOWN_NAME_CHARS]!r} unknown (worktree is)")
+        return None
+    return WORKTREE
 
 
 def _tools(

@@ -11,7 +11,8 @@ them); each of its model calls is added to the parent's usage as it is made (pur
 sub-agent's (agent/turn/agent_hooks.py: no prompt events, SubagentStop for Stop, the payload naming
 it). The front end hears of it through the parent's side events: its session when it starts,
 each tool call it makes, each message of its conversation, its usage, and what its hooks say (a
-block, a failure), naming its task.
+block, a failure), naming its task. A definition with `isolation: worktree` runs it in a git
+worktree of its own, outside the parent's checkpoints (agent/subagents/isolation.py).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from agent.events import (
 from agent.model.llm import LLM
 from agent.permissions.policy import ApprovalRequest, Approver, Decision
 from agent.subagents.definitions import NOT_FOR_SUBAGENTS, AgentDefinition, Definitions
+from agent.subagents.isolation import open_worktree, reported, sandbox_in, settle_worktree
 from agent.turn.compactor import compactor_for
 from agent.turn.loop import Agent
 from agent.turn.system_prompt import system_prompt
@@ -47,6 +49,7 @@ from tools.archive_reader import ArchiveReaderTool
 from tools.background_commands import BackgroundCommands
 from tools.background_tools import with_background
 from tools.base import ToolContext, ToolError, ToolOutput
+from tools.git_worktrees import Worktree
 from tools.registry import ToolRegistry
 from tools.result_facts import ResultFacts
 from tools.task import (
@@ -120,15 +123,19 @@ class Subagents:
                 raise ToolError(f"cannot start the sub-agent: {error}") from None
             background = BackgroundCommands()  # its own: they stop when it ends
             agent: Agent | None = None
+            worktree: Worktree | None = None  # its own, with `isolation: worktree`
             try:
-                agent = self._build(parent, session, definition, request, background)
-                return await self._drive(parent, agent, session, request)
+                worktree = await open_worktree(definition, self.workspace)
+                agent = self._build(parent, session, definition, request, background, worktree)
+                output = await self._drive(parent, agent, session, request)
             finally:
                 if agent is not None:  # a fold still being made is of no use now
                     for used in agent.folds.end("the sub-agent ended"):  # billed all the same
                         parent.record_usage(UsageReported(used.usage, used.model, "subagent"))
                 await background.close("the sub-agent ended")
                 session.close()
+                settled = await settle_worktree(worktree)  # removed when unchanged
+            return reported(output, worktree, settled)
 
     def _build(
         self,
@@ -137,23 +144,28 @@ class Subagents:
         definition: AgentDefinition | None,
         request: TaskRequest,
         background: BackgroundCommands,
+        worktree: Worktree | None = None,
     ) -> Agent:
+        workspace = self.workspace if worktree is None else worktree.path
         session.journal.secrets = session.archive.secrets = session.outputs.secrets = self.known
         llm = parent.llm
         if definition is not None and definition.model is not None:
             llm = LLM(dataclasses.replace(self.config, model=definition.model).model_settings())
         registry = self._tools(parent.registry, session, definition, background)
         if definition is not None and definition.prompt:
-            where = f"Workspace (every path is relative to it): {self.workspace}"
+            where = f"Workspace (every path is relative to it): {workspace}"
             prompt = f"{definition.prompt}\n\n{where}\n\n{SUBAGENT_NOTE}"
         else:
-            prompt = f"{system_prompt(self.workspace, registry.names())}\n\n{SUBAGENT_NOTE}"
-        checkpoints = parent.checkpoints
+            prompt = f"{system_prompt(workspace, registry.names())}\n\n{SUBAGENT_NOTE}"
+        # In a worktree of its own: its branch keeps its work, not the parent's checkpoints.
+        checkpoints = parent.checkpoints if worktree is None else None
+        sandbox = parent.context.sandbox  # its commands are confined as the parent's are
+        sandbox = sandbox if worktree is None else sandbox_in(sandbox, worktree)
         hooks = parent.hooks.runner  # a PreToolUse guard holds for sub-agents' calls too
         agent = Agent(
             llm,
             registry,
-            self.workspace,
+            workspace,
             self._approver(parent, request.description),
             prompt,
             max_tool_iterations=self.config.max_tool_iterations,
@@ -165,7 +177,7 @@ class Subagents:
             images=session.images,
             checkpoints=checkpoints.for_subagent(f"{session.id}/") if checkpoints else None,
             permissions=parent.permissions,
-            sandbox=parent.context.sandbox,  # its commands are confined as the parent's are
+            sandbox=sandbox,
             hooks=hooks.for_subagent(session.id, request.agent, session.journal.path)
             if hooks is not None
             else None,

@@ -2,7 +2,8 @@
 environment that confine one command (tools/sandbox/launch.py applies them in the child).
 
 - `workspace-write`: commands read the machine but change files only in the workspace, a
-  private temporary directory (TMPDIR points there) and /dev/shm, and reach no network;
+  private temporary directory (TMPDIR points there) and /dev/shm (and, in one of pleat's git
+  worktrees, the git metadata a commit there writes), and reach no network;
 - `read-only`: they change files only in that temporary directory;
 - `off`: as without a sandbox.
 The network is closed by a network namespace of the command's own (no interface is up: TCP,
@@ -29,6 +30,7 @@ from tools.sandbox import seccomp
 from tools.sandbox.landlock import abi_version
 from tools.sandbox.launch import PROBE, SHARED_MEMORY, Spec
 from tools.sandbox.modes import NO_LANDLOCK_VARIABLE, SandboxMode
+from tools.sandbox.worktree_paths import worktree_git_paths
 
 # The launcher and the modules it loads: copied, at the first command, into a directory of
 # pleat's own that no command may write, and run from there by the interpreter's real file with
@@ -150,6 +152,13 @@ class Sandbox:
     _launcher: Path | None = None
 
     @functools.cached_property
+    def git_paths(self) -> tuple[Path, ...]:
+        """The main repository's git directories a command must write to commit in the
+        workspace, when it is one of pleat's worktrees (tools/sandbox/worktree_paths.py);
+        writable in workspace-write only, and not roots of the file tools."""
+        return worktree_git_paths(self.workspace) if self.mode == "workspace-write" else ()
+
+    @functools.cached_property
     def exposed(self) -> Path | None:
         """A file pleat runs or imports that a confined command could change: the interpreter,
         its prefix (a virtual environment's packages), or pleat's own code inside the
@@ -209,7 +218,7 @@ class Sandbox:
         # the command.
         if self.mode == "read-only":
             return [str(self.temp)]
-        added = [str(directory) for directory in self.added]
+        added = [str(directory) for directory in (*self.added, *self.git_paths)]
         return [str(self.workspace.resolve()), *added, str(self.temp), SHARED_MEMORY]
 
     def argv(

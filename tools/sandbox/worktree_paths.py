@@ -1,0 +1,70 @@
+"""The git metadata a command in one of pleat's worktrees must write to commit there, and nothing
+more: a linked worktree keeps its index and HEAD in the main repository's `.git/worktrees/NAME`,
+its objects in `.git/objects` and its branch in `.git/refs/heads/pleat/`, all outside the
+worktree the sandbox lets it change (tools/git_worktrees.py makes these worktrees).
+
+Read from files, without running git (a sandbox is made at every session start): the
+worktree's `.git` file names its git directory, whose `commondir` names the repository's, and
+each link is checked against the other, so a `.git` file planted in a downloaded directory opens
+nothing: the workspace must be `<repo>/.pleat/worktrees/NAME`, its git directory
+`<repo>/.git/worktrees/...` pointing back at it, and its HEAD a branch under `pleat/`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# Where pleat puts its worktrees, under the main checkout; and their branches' namespace.
+WORKTREES_DIR = (".pleat", "worktrees")
+BRANCH_PREFIX = "pleat/"
+# Bytes read of each small git file (`.git`, `commondir`, `gitdir`, `HEAD`): one path or ref
+# each; a longer file is not git's.
+MAX_LINK_BYTES = 4096
+
+
+def _line(path: Path) -> str | None:
+    """The first line of a small regular file, or None."""
+    try:
+        if not path.is_file() or path.is_symlink():
+            return None
+        with path.open("rb") as file:
+            data = file.read(MAX_LINK_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_LINK_BYTES:
+        return None
+    text = data.decode("utf-8", "replace").splitlines()
+    return text[0].strip() if text else None
+
+
+def worktree_git_paths(workspace: Path) -> tuple[Path, ...]:
+    """The git directories a sandboxed command in `workspace` may write so that `git commit`
+    works, when `workspace` is one of pleat's worktrees; () otherwise."""
+    root = workspace.resolve()
+    link = _line(root / ".git")
+    if link is None or not link.startswith("gitdir: "):
+        return ()
+    gitdir = (root / link.removeprefix("gitdir: ")).resolve()
+    common_link = _line(gitdir / "commondir")
+    if common_link is None:
+        return ()
+    common = (gitdir / common_link).resolve()
+    main = common.parent
+    if (
+        common.name != ".git"
+        or gitdir.parent != common / "worktrees"
+        or root.parent != main.joinpath(*WORKTREES_DIR)
+        or Path(_line(gitdir / "gitdir") or "/").resolve() != root / ".git"
+    ):
+        return ()
+    head = _line(gitdir / "HEAD") or ""
+    if not head.startswith(f"ref: refs/heads/{BRANCH_PREFIX}"):
+        return ()
+    branches = BRANCH_PREFIX.rstrip("/")
+    found = (
+        gitdir,
+        common / "objects",
+        common / "refs" / "heads" / branches,
+        common / "logs" / "refs" / "heads" / branches,
+    )
+    return tuple(path for path in found if path.is_dir() and not path.is_symlink())
