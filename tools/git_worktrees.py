@@ -167,6 +167,19 @@ def create_worktree(workspace: Path, name: str | None = None) -> tuple[Worktree,
     return Worktree(name, branch, path, repo, base), False
 
 
+def workspace_in(worktree: Worktree, workspace: Path) -> Path:
+    """Where in `worktree` to work for `workspace`: its directory at the same place in the
+    checkout (`pleat --worktree` from `repo/pkg` works in `.../NAME/pkg`), or the worktree's
+    root when that place is the checkout's root or is not in the worktree (an ignored one)."""
+    try:
+        prefix = _out(["rev-parse", "--show-prefix"], workspace)
+    except WorktreeError:
+        return worktree.path
+    place = worktree.path / prefix
+    inside = place.resolve().is_relative_to(worktree.path.resolve())
+    return place if prefix and inside and place.is_dir() else worktree.path
+
+
 def _exclude(repo: Path) -> None:
     """Add EXCLUDE_LINE to the main checkout's info/exclude (once)."""
     exclude = Path(

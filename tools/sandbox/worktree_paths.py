@@ -12,6 +12,7 @@ nothing: the workspace must be `<repo>/.pleat/worktrees/NAME`, its git directory
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 # Where pleat puts its worktrees, under the main checkout; and their branches' namespace.
@@ -39,8 +40,10 @@ def _line(path: Path) -> str | None:
 
 def worktree_gitdir(workspace: Path) -> Path | None:
     """The git directory (`<repo>/.git/worktrees/ID`) of the worktree at `workspace` when it is
-    one of pleat's and its links check out both ways; None otherwise."""
-    root = workspace.resolve()
+    one of pleat's, or a directory in it, and its links check out both ways; None otherwise."""
+    here = workspace.resolve()
+    # The worktree's root: the nearest directory with a `.git`, as git finds it.
+    root = next((p for p in (here, *here.parents) if os.path.lexists(p / ".git")), here)
     link = _line(root / ".git")
     if link is None or not link.startswith("gitdir: "):
         return None

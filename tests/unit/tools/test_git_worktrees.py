@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from tests.support.git_support import git, git_repo
-from tools.git_worktrees import WorktreeError, changes, create_worktree, remove_worktree
+from tools.git_worktrees import (
+    WorktreeError,
+    changes,
+    create_worktree,
+    remove_worktree,
+    workspace_in,
+)
 from tools.sandbox.worktree_paths import worktree_git_paths
 
 # A filter command that leaves a mark when it runs (it passes the file through).
@@ -135,3 +141,18 @@ def test_relative_links_as_git_writes_them_with_use_relative_paths(workspace: Pa
     (gitdir / "gitdir").write_text("../../../.pleat/worktrees/x/.git\n")
 
     assert worktree_git_paths(made.path)[0] == gitdir
+
+
+def test_a_workspace_in_a_subdirectory_works_in_the_same_one_of_the_worktree(
+    workspace: Path,
+) -> None:
+    (workspace / "pkg").mkdir()
+    git_repo(workspace, {"README": b"r\n", "pkg/app.py": b"x = 1\n"})
+    made, _ = create_worktree(workspace / "pkg", "x")
+
+    assert workspace_in(made, workspace / "pkg") == made.path / "pkg"
+    assert workspace_in(made, workspace) == made.path
+    # Its commands may commit from there: the sandbox finds the worktree above it.
+    assert worktree_git_paths(made.path / "pkg") == worktree_git_paths(made.path) != ()
+    (workspace / "ignored").mkdir()  # not in the worktree's checkout: its root, then
+    assert workspace_in(made, workspace / "ignored") == made.path
