@@ -185,6 +185,8 @@ def _exclude(repo: Path) -> None:
     exclude = Path(
         _out(["rev-parse", "--path-format=absolute", "--git-path", "info/exclude"], repo)
     )
+    if exclude.is_symlink() or exclude.parent.is_symlink():  # planted: it would write elsewhere
+        raise WorktreeError(f"{exclude} is a symbolic link: not written through")
     try:
         text = exclude.read_text("utf-8", "replace") if exclude.is_file() else ""
         if EXCLUDE_LINE not in text.splitlines():

@@ -156,3 +156,16 @@ def test_a_workspace_in_a_subdirectory_works_in_the_same_one_of_the_worktree(
     assert worktree_git_paths(made.path / "pkg") == worktree_git_paths(made.path) != ()
     (workspace / "ignored").mkdir()  # not in the worktree's checkout: its root, then
     assert workspace_in(made, workspace / "ignored") == made.path
+
+
+def test_a_planted_exclude_link_is_not_written_through(workspace: Path, tmp_path: Path) -> None:
+    git_repo(workspace)
+    target = tmp_path / "bashrc"  # as a command in an earlier session could point it
+    target.write_text("echo hi\n")
+    exclude = workspace / ".git" / "info" / "exclude"
+    exclude.unlink(missing_ok=True)
+    exclude.symlink_to(target)
+
+    with pytest.raises(WorktreeError, match="symbolic link"):
+        create_worktree(workspace, "x")
+    assert target.read_text() == "echo hi\n"
