@@ -181,10 +181,9 @@ def workspace_in(worktree: Worktree, workspace: Path) -> Path:
 
 
 def _exclude(repo: Path) -> None:
-    """Add EXCLUDE_LINE to the main checkout's info/exclude (once)."""
-    exclude = Path(
-        _out(["rev-parse", "--path-format=absolute", "--git-path", "info/exclude"], repo)
-    )
+    """Add EXCLUDE_LINE to the main checkout's info/exclude (once). (The path is built, not
+    asked of git: `--git-path` gives it with its symbolic links resolved.)"""
+    exclude = repo / ".git" / "info" / "exclude"
     if exclude.is_symlink() or exclude.parent.is_symlink():  # planted: it would write elsewhere
         raise WorktreeError(f"{exclude} is a symbolic link: not written through")
     try:
