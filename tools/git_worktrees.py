@@ -108,7 +108,10 @@ def _pinned(worktree: Worktree) -> dict[str, str]:
     the repository's, whatever its `.git` file and `commondir` say now."""
     gitdir = worktree_gitdir(worktree.path)
     if gitdir is None or gitdir.parent.parent != worktree.repo / ".git":
-        raise WorktreeError("its git links were changed: not looked at")
+        raise WorktreeError(
+            "its git links were changed: not looked at (see where its .git file and commondir"
+            " point before you run git there)"
+        )
     common = str(worktree.repo / ".git")
     return {"GIT_DIR": str(gitdir), "GIT_COMMON_DIR": common, "GIT_WORK_TREE": str(worktree.path)}
 
