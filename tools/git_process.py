@@ -20,6 +20,8 @@ GIT_SAFETY_CONFIG = ("-c", "core.fsmonitor=false", "-c", "protocol.allow=never")
 # Seconds between two looks at the stop flag and the deadline while git runs: a cancelled
 # search ends this soon.
 GIT_POLL_SECONDS = 0.1
+# Seconds to read the configuration (filters_off): a few files; longer means git is stuck.
+GIT_CONFIG_TIMEOUT_SECONDS = 10.0
 
 # What a finished git call gives back (stdout and stderr as bytes).
 GitResult = subprocess.CompletedProcess[bytes]
@@ -73,3 +75,30 @@ def run_git(
                     process.communicate()
                     return None
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def filters_off(cwd: Path, env: Mapping[str, str] | None = None) -> tuple[str, ...] | None:
+    """Settings that empty every filter driver the configuration git reads in `cwd` defines:
+    a checkout runs a driver's smudge command, `git status` its clean command (`.gitattributes`
+    names it), and a confined command may have written both for pleat's own git to run
+    unconfined. None when that cannot be done: the configuration could not be read, or a
+    driver's name holds `=` (`-c` would cut the name there). Reading it runs nothing."""
+    found = run_git(
+        ("config", "-z", "--get-regexp", r"^filter\..*\.(clean|smudge|process)$"),
+        cwd,
+        timeout=GIT_CONFIG_TIMEOUT_SECONDS,
+        env=env,
+    )
+    if found is None or found.returncode not in (0, 1):  # 1: no filter defined
+        return None
+    entries = found.stdout.decode("utf-8", "surrogateescape").split("\0")
+    keys = {entry.split("\n", 1)[0] for entry in entries if entry}
+    names = {key.removeprefix("filter.").rsplit(".", 1)[0] for key in keys}
+    if any("=" in name for name in names):
+        return None
+    return tuple(
+        word
+        for name in sorted(names)
+        for kind in ("clean", "smudge", "process")
+        for word in ("-c", f"filter.{name}.{kind}=")
+    )

@@ -5,8 +5,12 @@ A worktree NAME is `<repo>/.pleat/worktrees/NAME` on a new branch `pleat/NAME`, 
 workspace's HEAD; the main checkout's `.git/info/exclude` gets `/.pleat/worktrees/` so its
 `git status` stays clean. The commit it started from is kept in the worktree's git directory
 (`pleat-base`), so "changed" means uncommitted changes or commits since then. Git runs as
-tools/git_process.py runs it (no configured command, no terminal), with hooks off: making a
-worktree runs no post-checkout hook of the repository. Blocking: call it in a worker thread.
+tools/git_process.py runs it (no configured command, no terminal), with hooks, filter drivers
+and submodules off: making a worktree runs no post-checkout hook or smudge filter of the
+repository. A command confined to a worktree may write its git directory (tools/sandbox/
+worktree_paths.py), so pleat's git never follows the links it holds: it looks at a worktree
+with that directory and the repository's named (GIT_DIR, GIT_COMMON_DIR), once they check out
+both ways. Blocking: call it in a worker thread.
 """
 
 from __future__ import annotations
@@ -16,8 +20,8 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.git_process import GitResult, run_git
-from tools.sandbox.worktree_paths import BRANCH_PREFIX, WORKTREES_DIR
+from tools.git_process import GitResult, filters_off, run_git
+from tools.sandbox.worktree_paths import BRANCH_PREFIX, WORKTREES_DIR, worktree_gitdir
 
 # Seconds `git worktree add` may take: it checks out every file, a few seconds for a big
 # repository; past two minutes something is wrong (a filter hanging) and the user is told.
@@ -71,9 +75,14 @@ class Changes:
         return f"{commits}, {self.files} uncommitted file(s)"
 
 
-def _git(args: list[str], cwd: Path, timeout: float = SMALL_TIMEOUT_SECONDS) -> GitResult:
+def _git(
+    args: list[str],
+    cwd: Path,
+    timeout: float = SMALL_TIMEOUT_SECONDS,
+    env: dict[str, str] | None = None,
+) -> GitResult:
     """Run git; raises WorktreeError with git's first line when it fails."""
-    done = run_git(["-c", "core.hooksPath=/dev/null", *args], cwd, timeout=timeout)
+    done = run_git(["-c", "core.hooksPath=/dev/null", *args], cwd, timeout=timeout, env=env)
     if done is None:
         raise WorktreeError(f"git {args[0]} did not run or did not finish")
     if done.returncode != 0:
@@ -82,8 +91,29 @@ def _git(args: list[str], cwd: Path, timeout: float = SMALL_TIMEOUT_SECONDS) -> 
     return done
 
 
-def _out(args: list[str], cwd: Path) -> str:
-    return _git(args, cwd).stdout.decode("utf-8", "replace").strip()
+def _out(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+    return _git(args, cwd, env=env).stdout.decode("utf-8", "replace").strip()
+
+
+def _inert(cwd: Path, env: dict[str, str] | None = None) -> list[str]:
+    """Settings under which git in `cwd` runs no filter driver and enters no submodule."""
+    settings = filters_off(cwd, env)
+    if settings is None:
+        raise WorktreeError("the repository's filter drivers cannot be turned off")
+    return [*settings, "-c", "submodule.recurse=false"]
+
+
+def _pinned(worktree: Worktree) -> dict[str, str]:
+    """The environment that makes git look at `worktree` through its own git directory and
+    the repository's, whatever its `.git` file and `commondir` say now."""
+    gitdir = worktree_gitdir(worktree.path)
+    if gitdir is None or gitdir.parent.parent != worktree.repo / ".git":
+        raise WorktreeError(
+            "its git links were changed: not looked at (see where its .git file and commondir"
+            " point before you run git there)"
+        )
+    common = str(worktree.repo / ".git")
+    return {"GIT_DIR": str(gitdir), "GIT_COMMON_DIR": common, "GIT_WORK_TREE": str(worktree.path)}
 
 
 def main_checkout(workspace: Path) -> Path:
@@ -116,6 +146,9 @@ def create_worktree(workspace: Path, name: str | None = None) -> tuple[Worktree,
         )
     repo = main_checkout(workspace)
     path = repo.joinpath(*WORKTREES_DIR, name)
+    for part in (path.parent.parent, path.parent):
+        if part.is_symlink() or (part.exists() and not part.is_dir()):
+            raise WorktreeError(f"{part} is a symbolic link or a file: no worktree is made there")
     for known in pleat_worktrees(repo):
         if known.path == path:
             return known, True
@@ -127,7 +160,8 @@ def create_worktree(workspace: Path, name: str | None = None) -> tuple[Worktree,
         raise WorktreeError("the repository has no commit yet: commit once first") from None
     _exclude(repo)
     branch = f"{BRANCH_PREFIX}{name}"
-    _git(["worktree", "add", "-q", "-b", branch, str(path), base], repo, CHECKOUT_TIMEOUT_SECONDS)
+    add = ["worktree", "add", "-q", "-b", branch, str(path), base]
+    _git([*_inert(repo), *add], repo, CHECKOUT_TIMEOUT_SECONDS)
     gitdir = Path(_out(["rev-parse", "--absolute-git-dir"], path))
     try:
         (gitdir / BASE_FILE).write_text(base + "\n")
@@ -136,11 +170,25 @@ def create_worktree(workspace: Path, name: str | None = None) -> tuple[Worktree,
     return Worktree(name, branch, path, repo, base), False
 
 
+def workspace_in(worktree: Worktree, workspace: Path) -> Path:
+    """Where in `worktree` to work for `workspace`: its directory at the same place in the
+    checkout (`pleat --worktree` from `repo/pkg` works in `.../NAME/pkg`), or the worktree's
+    root when that place is the checkout's root or is not in the worktree (an ignored one)."""
+    try:
+        prefix = _out(["rev-parse", "--show-prefix"], workspace)
+    except WorktreeError:
+        return worktree.path
+    place = worktree.path / prefix
+    inside = place.resolve().is_relative_to(worktree.path.resolve())
+    return place if prefix and inside and place.is_dir() else worktree.path
+
+
 def _exclude(repo: Path) -> None:
-    """Add EXCLUDE_LINE to the main checkout's info/exclude (once)."""
-    exclude = Path(
-        _out(["rev-parse", "--path-format=absolute", "--git-path", "info/exclude"], repo)
-    )
+    """Add EXCLUDE_LINE to the main checkout's info/exclude (once). (The path is built, not
+    asked of git: `--git-path` gives it with its symbolic links resolved.)"""
+    exclude = repo / ".git" / "info" / "exclude"
+    if exclude.is_symlink() or exclude.parent.is_symlink():  # planted: it would write elsewhere
+        raise WorktreeError(f"{exclude} is a symbolic link: not written through")
     try:
         text = exclude.read_text("utf-8", "replace") if exclude.is_file() else ""
         if EXCLUDE_LINE not in text.splitlines():
@@ -170,33 +218,35 @@ def pleat_worktrees(workspace: Path) -> list[Worktree]:
 
 def _base(path: Path) -> str | None:
     """The commit the worktree at `path` started from, as noted when it was made."""
+    gitdir = worktree_gitdir(path)
     try:
-        gitdir = Path(_out(["rev-parse", "--absolute-git-dir"], path))
-        base = (gitdir / BASE_FILE).read_text("utf-8", "replace").strip()
-    except (WorktreeError, OSError):
+        base = "" if gitdir is None else (gitdir / BASE_FILE).read_text("utf-8", "replace")
+    except OSError:
         return None
+    base = base.strip()
     return base if re.fullmatch(r"[0-9a-f]{40,64}", base) else None
 
 
 def changes(worktree: Worktree) -> Changes:
-    """What the worktree changed since it was made."""
-    status = _out(["status", "--porcelain", "--untracked-files=normal"], worktree.path)
+    """What the worktree changed since it was made: its files, and the commits on its HEAD or
+    its branch (HEAD may have moved off it) since its start."""
+    env = _pinned(worktree)
+    look = [*_inert(worktree.path, env), "status", "--porcelain", "--ignore-submodules=all"]
+    status = _out([*look, "--untracked-files=normal"], worktree.path, env)
     files = len([line for line in status.splitlines() if line.strip()])
     commits = None
     if worktree.base is not None:
+        since = ["HEAD", f"refs/heads/{worktree.branch}", f"^{worktree.base}"]
         try:
-            commits = int(_out(["rev-list", "--count", f"{worktree.base}..HEAD"], worktree.path))
+            commits = int(_out(["rev-list", "--count", *since, "--"], worktree.path, env))
         except (WorktreeError, ValueError):
             commits = None
     return Changes(files, commits)
 
 
 def remove_worktree(worktree: Worktree) -> None:
-    """Remove the worktree (its files, changed or not) and its branch."""
-    try:
-        _git(["worktree", "remove", "--force", str(worktree.path)], worktree.repo)
-    except WorktreeError:
-        if worktree.path.exists():
-            raise
-        _git(["worktree", "prune"], worktree.repo)  # its directory went already
+    """Remove the worktree (its files, changed or not) and its branch. (Git removes one whose
+    directory went already; `git worktree prune` would take the user's other worktrees whose
+    directories are away too, on a drive not mounted.)"""
+    _git(["worktree", "remove", "--force", str(worktree.path)], worktree.repo)
     _git(["branch", "-D", worktree.branch], worktree.repo)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agent.permissions.policy import READ_ONLY_KEY
 from sessions.messages import SOURCE_KEY, TYPED_KEY
-from tools.git_process import run_git
+from tools.git_process import filters_off, run_git
 
 # Seconds each git call of /review may take: a status and a diff of a large working tree take
 # a second or two; past half a minute git is stuck (a network file system), not slow.
@@ -98,24 +98,11 @@ def _no_filters(workspace: Path) -> tuple[str, ...]:
     """Settings that empty every filter driver the repository's config defines: `git status`
     and `git diff` run a driver's clean command on changed files (`.gitattributes` names it),
     and a sandboxed command may have written both, for pleat's own git to run unconfined
-    (found by review). Reading the config runs nothing."""
-    found = run_git(
-        ("config", "--get-regexp", r"^filter\..*\.(clean|smudge|process)$"),
-        workspace,
-        timeout=GIT_SECONDS,
-    )
-    names: set[str] = set()
-    for line in (
-        (found.stdout if found is not None else b"").decode("utf-8", "replace").splitlines()
-    ):
-        key = line.split(" ", 1)[0]
-        names.add(key.removeprefix("filter.").rsplit(".", 1)[0])
-    return tuple(
-        word
-        for name in sorted(names)
-        for kind in ("clean", "smudge", "process")
-        for word in ("-c", f"filter.{name}.{kind}=")
-    )
+    (found by review). PromptRefused when that cannot be done (tools/git_process.py)."""
+    settings = filters_off(workspace)
+    if settings is None:
+        raise PromptRefused("/review: the repository's filter drivers cannot be turned off")
+    return settings
 
 
 def _git(workspace: Path, settings: tuple[str, ...], *args: str) -> str:

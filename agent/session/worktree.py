@@ -9,7 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.terminal_text import visible
-from tools.git_worktrees import Worktree, WorktreeError, changes, create_worktree, remove_worktree
+from tools.git_worktrees import (
+    Worktree,
+    WorktreeError,
+    changes,
+    create_worktree,
+    remove_worktree,
+    workspace_in,
+)
 
 # Asks the user one question and gives the answer (None: nobody to ask, or no answer).
 AskLine = Callable[[str], str | None]
@@ -19,15 +26,16 @@ RunIn = Callable[[Path, str], int]
 
 def in_worktree(workspace: Path, name: str, run: RunIn, *, interactive: bool) -> int:
     """Run the session (`run`) in the worktree `name` of `workspace`'s repository ("": a made-up
-    name), then leave it, asking on the terminal when `interactive` and stdin is one. Each
-    outcome is one line on stderr; a worktree that cannot be made is exit code 2."""
+    name), in its directory at `workspace`'s place in the checkout, then leave it, asking on
+    the terminal when `interactive` and stdin is one. Each outcome is one line on stderr; a
+    worktree that cannot be made is exit code 2."""
     try:
         worktree, said = enter_worktree(workspace, name)
     except WorktreeError as error:
         print(f"pleat: error: --worktree: {visible(str(error))}", file=sys.stderr)
         return 2
     try:
-        return run(worktree.path, said)
+        return run(workspace_in(worktree, workspace), said)
     finally:
         ask = terminal_question if interactive and sys.stdin.isatty() else None
         print(f"pleat: {leave_worktree(worktree, ask)}", file=sys.stderr)

@@ -28,7 +28,7 @@ def worktree_lines(workspace: Path) -> list[str]:
         except WorktreeError as error:
             state = f"not readable: {error}"
         state = state if state == "clean" else f"changed: {state}"
-        mark = "  (this session)" if worktree.path == here else ""
+        mark = "  (this session)" if here.is_relative_to(worktree.path) else ""
         lines.append(f"- {worktree.name}  branch {worktree.branch}  {state}  {worktree.path}{mark}")
     return [visible(line) for line in lines]
 

@@ -19,6 +19,7 @@ from tools.git_worktrees import (
     create_worktree,
     made_up_name,
     remove_worktree,
+    workspace_in,
 )
 from tools.sandbox.policy import Sandbox
 
@@ -26,9 +27,12 @@ from tools.sandbox.policy import Sandbox
 AGENT_PREFIX = "agent-"
 
 
-async def open_worktree(definition: AgentDefinition | None, workspace: Path) -> Worktree | None:
-    """The sub-agent's own worktree when its definition asks for one (None: it works in the
-    workspace). Raises ToolError with one line when one cannot be made."""
+async def open_worktree(
+    definition: AgentDefinition | None, workspace: Path
+) -> tuple[Worktree, Path] | None:
+    """The sub-agent's own worktree when its definition asks for one, and where in it to work
+    (`workspace`'s place in the checkout); None: it works in the workspace. Raises ToolError
+    with one line when one cannot be made."""
     if definition is None or definition.isolation != WORKTREE:
         return None
     name = made_up_name(AGENT_PREFIX)
@@ -38,12 +42,12 @@ async def open_worktree(definition: AgentDefinition | None, workspace: Path) -> 
         raise ToolError(
             f"isolation: worktree: cannot make the sub-agent's worktree: {error}"
         ) from None
-    return worktree
+    return worktree, await asyncio.to_thread(workspace_in, worktree, workspace)
 
 
-def sandbox_in(sandbox: Sandbox | None, worktree: Worktree) -> Sandbox | None:
-    """The parent's sandbox, rooted in the worktree (its git metadata writable there too)."""
-    return None if sandbox is None else dataclasses.replace(sandbox, workspace=worktree.path)
+def sandbox_in(sandbox: Sandbox | None, place: Path) -> Sandbox | None:
+    """The parent's sandbox, rooted at `place` in the worktree (its git metadata writable)."""
+    return None if sandbox is None else dataclasses.replace(sandbox, workspace=place)
 
 
 def _settle(worktree: Worktree) -> str:

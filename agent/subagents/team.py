@@ -125,8 +125,9 @@ class Subagents:
             agent: Agent | None = None
             worktree: Worktree | None = None  # its own, with `isolation: worktree`
             try:
-                worktree = await open_worktree(definition, self.workspace)
-                agent = self._build(parent, session, definition, request, background, worktree)
+                isolated = await open_worktree(definition, self.workspace)
+                worktree, place = isolated or (None, self.workspace)
+                agent = self._build(parent, session, definition, request, background, place)
                 output = await self._drive(parent, agent, session, request)
             finally:
                 if agent is not None:  # a fold still being made is of no use now
@@ -144,9 +145,11 @@ class Subagents:
         definition: AgentDefinition | None,
         request: TaskRequest,
         background: BackgroundCommands,
-        worktree: Worktree | None = None,
+        workspace: Path | None = None,
     ) -> Agent:
-        workspace = self.workspace if worktree is None else worktree.path
+        """The sub-agent, working in `workspace` (its worktree's) or the parent's."""
+        isolated = workspace is not None and workspace != self.workspace
+        workspace = self.workspace if workspace is None else workspace
         session.journal.secrets = session.archive.secrets = session.outputs.secrets = self.known
         llm = parent.llm
         if definition is not None and definition.model is not None:
@@ -158,9 +161,9 @@ class Subagents:
         else:
             prompt = f"{system_prompt(workspace, registry.names())}\n\n{SUBAGENT_NOTE}"
         # In a worktree of its own: its branch keeps its work, not the parent's checkpoints.
-        checkpoints = parent.checkpoints if worktree is None else None
+        checkpoints = None if isolated else parent.checkpoints
         sandbox = parent.context.sandbox  # its commands are confined as the parent's are
-        sandbox = sandbox if worktree is None else sandbox_in(sandbox, worktree)
+        sandbox = sandbox_in(sandbox, workspace) if isolated else sandbox
         hooks = parent.hooks.runner  # a PreToolUse guard holds for sub-agents' calls too
         agent = Agent(
             llm,

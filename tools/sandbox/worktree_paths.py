@@ -12,6 +12,7 @@ nothing: the workspace must be `<repo>/.pleat/worktrees/NAME`, its git directory
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 # Where pleat puts its worktrees, under the main checkout; and their branches' namespace.
@@ -37,29 +38,43 @@ def _line(path: Path) -> str | None:
     return text[0].strip() if text else None
 
 
-def worktree_git_paths(workspace: Path) -> tuple[Path, ...]:
-    """The git directories a sandboxed command in `workspace` may write so that `git commit`
-    works, when `workspace` is one of pleat's worktrees; () otherwise."""
-    root = workspace.resolve()
+def worktree_gitdir(workspace: Path) -> Path | None:
+    """The git directory (`<repo>/.git/worktrees/ID`) of the worktree at `workspace` when it is
+    one of pleat's, or a directory in it, and its links check out both ways; None otherwise."""
+    here = workspace.resolve()
+    # The worktree's root: the nearest directory with a `.git`, as git finds it.
+    root = next((p for p in (here, *here.parents) if os.path.lexists(p / ".git")), here)
     link = _line(root / ".git")
     if link is None or not link.startswith("gitdir: "):
-        return ()
+        return None
     gitdir = (root / link.removeprefix("gitdir: ")).resolve()
     common_link = _line(gitdir / "commondir")
     if common_link is None:
-        return ()
+        return None
     common = (gitdir / common_link).resolve()
     main = common.parent
+    # Its `gitdir` file is absolute, or relative to it (git 2.48's worktree.useRelativePaths).
+    back = gitdir / (_line(gitdir / "gitdir") or "/")
     if (
         common.name != ".git"
         or gitdir.parent != common / "worktrees"
         or root.parent != main.joinpath(*WORKTREES_DIR)
-        or Path(_line(gitdir / "gitdir") or "/").resolve() != root / ".git"
+        or back.resolve() != root / ".git"
     ):
+        return None
+    return gitdir
+
+
+def worktree_git_paths(workspace: Path) -> tuple[Path, ...]:
+    """The git directories a sandboxed command in `workspace` may write so that `git commit`
+    works, when `workspace` is one of pleat's worktrees; () otherwise."""
+    gitdir = worktree_gitdir(workspace)
+    if gitdir is None:
         return ()
     head = _line(gitdir / "HEAD") or ""
     if not head.startswith(f"ref: refs/heads/{BRANCH_PREFIX}"):
         return ()
+    common = gitdir.parent.parent
     branches = BRANCH_PREFIX.rstrip("/")
     found = (
         gitdir,

@@ -79,3 +79,18 @@ def test_init_keeps_what_was_typed_and_adds_the_focus(tmp_path: Path) -> None:
     assert built.text == f"{INIT_PROMPT}\n\nThe user adds: mention the benchmarks"
     assert built.meta[TYPED_KEY] == "/init mention the benchmarks"
     assert READ_ONLY_KEY not in built.meta  # /init writes, as the mode allows
+
+
+def test_a_filter_driver_whose_name_holds_an_equals_sign_is_refused_not_run(
+    tmp_path: Path,
+) -> None:
+    """`-c filter.a=b.clean=` sets `filter.a` (git cuts the key at the first `=`), so the
+    driver `a=b` stayed and ran at /review (found by review): /review refuses instead."""
+    git_repo(tmp_path, {"app.py": b"x = 1\n"})
+    ran = tmp_path.parent / f"{tmp_path.name}-filtered"
+    git(tmp_path, "config", "filter.a=b.clean", f"touch {ran}; cat")
+    (tmp_path / ".gitattributes").write_text("* filter=a=b\n")
+    (tmp_path / "app.py").write_text("x = 2\n")
+    with pytest.raises(PromptRefused, match="filter drivers cannot be turned off"):
+        review_prompt(tmp_path, "/review", "")
+    assert not ran.exists()

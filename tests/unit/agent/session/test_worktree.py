@@ -11,7 +11,7 @@ import pytest
 
 from agent.commands.builtin import BY_NAME
 from agent.events import CommandOutput
-from agent.session.worktree import enter_worktree, leave_worktree
+from agent.session.worktree import enter_worktree, in_worktree, leave_worktree
 from agent.slash.context import CommandContext
 from agent.slash.dispatch import run_builtin
 from agent.slash.no_screens import NoScreens
@@ -133,3 +133,16 @@ def test_a_definitions_isolation(workspace: Path, value: str, isolation: str | N
     found = load_definitions(workspace, ["read_file"])
     assert found.agents["a"].isolation == isolation and found.agents["b"].isolation is None
     assert any("isolation 'container' unknown (worktree is)" in note for note in found.notes)
+
+
+def test_from_a_subdirectory_the_session_works_in_the_same_one(workspace: Path) -> None:
+    (workspace / "pkg").mkdir()
+    git_repo(workspace, {"README": b"r\n", "pkg/app.py": b"x = 1\n"})
+    ran: list[Path] = []
+
+    def run(path: Path, said: str) -> int:
+        ran.append(path)
+        return 0
+
+    assert in_worktree(workspace / "pkg", "sub", run, interactive=False) == 0
+    assert ran == [workspace / ".pleat" / "worktrees" / "sub" / "pkg"]
