@@ -90,8 +90,8 @@ def checked_key(key: str) -> tuple[str | None, str]:
     return "+".join([*modifiers, base]), ""
 
 
-def _clash(name: str, keys: list[str], bound: dict[str, str]) -> str | None:
-    """Why `name` cannot have one of `keys` (none of them its default): the prompt takes it, or
+def _clash(keys: list[str], bound: dict[str, str]) -> str | None:
+    """Why a name cannot have one of `keys` (none of them its default): the prompt takes it, or
     an earlier [keys] line bound it (two names on one key: only one would ever run)."""
     for key in keys:
         if key in PROMPT_KEYS:
@@ -121,14 +121,13 @@ def keymap(lines: Iterable[tuple[str, object]]) -> tuple[dict[str, str], list[st
             continue
         checked = [checked_key(key) for key in written.split(",")]
         why = next((reason for key, reason in checked if key is None), None)
-        keys = [key for key, _ in checked if key is not None]
-        own = names[name].split(",")
+        wanted = [key for key, _ in checked if key is not None]
         if why is None:
-            why = _clash(name, [key for key in keys if key not in own], bound)
+            why = _clash([key for key in wanted if key not in names[name].split(",")], bound)
         if why is not None:
             problems.append(f"{label} = {quoted(visible(written))}: {why}; not rebound")
             continue
-        bound[name] = ",".join(keys)
+        bound[name] = ",".join(wanted)
     for name, keys in bound.items():
         for other, default in names.items():
             own = set(names[name].split(","))
