@@ -83,6 +83,9 @@ class Vim:
         self._op: str | None = None
         self._g = False
         self._insert_from = Snapshot(text, cursor)  # the text when insert mode began
+        # A count's more times of what insert mode types: (times, where typing began, the text
+        # then, what goes before each copy: "\n" for o and O).
+        self._repeat: tuple[int, int, str, str] = (0, 0, "", "")
         # The column j and k keep through shorter lines (vim's "curswant"); None: the cursor's.
         self._column: int | None = None
 
@@ -106,6 +109,7 @@ class Vim:
         if self.mode == "insert":
             if key != "escape":
                 return Outcome(False, text, cursor)
+            text, cursor = self._repeated(text, cursor)
             if text != self._insert_from.text:
                 self._push(self._insert_from)
             self.mode = "normal"
@@ -113,6 +117,17 @@ class Vim:
             back = cursor - 1 if cursor > line_start(text, cursor) else cursor
             return Outcome(bool(text), text, clamp_normal(text, back))  # empty: Esc's own too
         return self._normal(key, text, cursor)
+
+    def _repeated(self, text: str, cursor: int) -> tuple[str, int]:
+        """Leaving insert mode: the text typed, again as many times more as the count said,
+        when it was only typed (no moving about, no deleting before where it began)."""
+        times, at, before, joint = self._repeat
+        self._repeat = (0, 0, "", "")
+        typed = text[at:cursor]
+        if times <= 0 or not typed or text != before[:at] + typed + before[at:]:
+            return text, cursor
+        more = (joint + typed) * min(times, MAX_COUNT)
+        return text[:cursor] + more + text[cursor:], cursor + len(more)
 
     # -- normal mode ------------------------------------------------------------------------
 
@@ -307,7 +322,7 @@ class Vim:
         inserts = {
             "i": (pos, ""),
             "a": (min(pos + 1, end), ""),
-            "I": (first_nonblank(text, pos) if end > start else start, ""),
+            "I": (start + len(text[start:end]) - len(text[start:end].lstrip(BLANKS)), ""),
             "A": (end, ""),
             "o": (end, "\n"),
             "O": (start, "\n"),
@@ -318,7 +333,10 @@ class Vim:
         self.mode = "insert"
         self._insert_from = Snapshot(text, pos)
         after = text[:at] + put + text[at:]
-        return Outcome(True, after, at + len(put) if key == "o" else at)
+        typing = at + len(put) if key == "o" else at
+        # 3ihi<Esc>: what is typed goes in three times (o and O: on three new lines).
+        self._repeat = (count - 1, typing, after, "\n" if put else "")
+        return Outcome(True, after, typing)
 
     def _put(self, after_cursor: bool, text: str, pos: int, count: int) -> Outcome:
         """p and P: the register after or before the cursor (whole lines: below or above)."""

@@ -131,6 +131,11 @@ def test_motions_and_counts(start: str, keys: str, end: str) -> None:
         ("c| z", "3dd", "c| z"),
         ("_cc|czb\n- ", "2D", "_c|c"),
         ("a |b\ncd\nef", "2CZ<Esc>", "a |Z\nef"),
+        ("|_ ", "3aZ<Esc>", "_ZZ|Z "),  # a count repeats what insert mode typed
+        ("a|b", "3iab<Esc>", "aababa|bb"),
+        ("x|y\nz", "3oZ<Esc>", "xy\nZ\nZ\n|Z\nz"),  # o and O: on as many new lines
+        ("|-\nxb", "2OZ<Esc>", "Z\n|Z\n-\nxb"),
+        ("\n|  \ncy", "IZ<Esc>", "\n  |Z\ncy"),  # I on a blank line: after the blanks
     ],
 )
 def test_operators_and_commands(start: str, keys: str, end: str) -> None:
