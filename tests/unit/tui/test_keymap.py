@@ -4,6 +4,7 @@ showing the keys as rebound; and the theme remembered in the data directory (tui
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,12 @@ def test_the_theme_is_remembered_and_a_damaged_file_is_no_theme(pleat_home: Path
     for damaged in (b"{not json", b'{"theme": 7}', b"\xff\xfe", b" " * (MAX_STATE_BYTES + 1)):
         state_path().write_bytes(damaged)
         assert remembered() is None
+
+
+def test_a_pipe_or_a_directory_in_place_of_the_theme_file_is_no_theme(pleat_home: Path) -> None:
+    pleat_home.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(state_path())  # nobody writes it: opening it must not wait for a writer
+    assert remembered() is None
+    state_path().unlink()
+    state_path().mkdir()
+    assert remembered() is None
