@@ -62,7 +62,7 @@ def key_table(label: str, value: Any, source: str, path: Path) -> tuple[tuple[st
     if not isinstance(value, dict):
         raise ConfigError(
             f'{source}: {label} must be a table of action = "key" lines, e.g. '
-            f'[keys] edit_prompt = "ctrl+e", got {quoted(value)}'
+            f'[keys] edit_prompt = "ctrl+t", got {quoted(value)}'
         )
     return tuple(value.items())
 

@@ -9,10 +9,12 @@ import unicodedata
 from collections.abc import Iterable
 
 from textual.keys import KEY_NAME_REPLACEMENTS, Keys
+from textual.widgets import TextArea
 
 from agent.terminal_text import visible
 from sessions.short_text import quoted
 from tui.keys import KEYS
+from tui.widgets.prompt_input import COMPLETION_KEYS, NEWLINE_KEYS, PromptInput
 
 # Modifiers as Textual names them in a key ("ctrl+alt+x").
 MODIFIERS = frozenset({"ctrl", "alt", "shift", "meta", "super", "hyper"})
@@ -22,7 +24,23 @@ COMMAND_MODIFIERS = MODIFIERS - {"shift"}
 # (the printable ASCII characters; others reach a terminal's keys rarely).
 ASCII_FIRST, ASCII_LAST = 33, 126
 # How a rebound key is written in the lines said about it.
-EXAMPLE = 'e.g. "ctrl+e", "f2" or "ctrl+e,f2"'
+EXAMPLE = 'e.g. "ctrl+t", "f2" or "ctrl+t,f2"'
+
+
+def _keys(binding: object) -> list[str]:
+    """The keys of one of a widget's BINDINGS (a Binding, or a (key, action, ...) tuple)."""
+    key = binding[0] if isinstance(binding, tuple) else getattr(binding, "key", "")
+    return str(key).split(",")
+
+
+# The keys the prompt takes itself (its TextArea's bindings, sending, completing, a new line):
+# the prompt has the focus, so an app binding on one of them never fires, or, bound before the
+# focused widget, takes the key from the prompt (quit on Enter). Only a name's default may be one.
+PROMPT_KEYS = frozenset(
+    {key.strip() for b in (*TextArea.BINDINGS, *PromptInput.BINDINGS) for key in _keys(b)}
+    | NEWLINE_KEYS
+    | COMPLETION_KEYS
+)
 
 
 def binding_names() -> dict[str, str]:
@@ -72,6 +90,18 @@ def checked_key(key: str) -> tuple[str | None, str]:
     return "+".join([*modifiers, base]), ""
 
 
+def _clash(keys: list[str], bound: dict[str, str]) -> str | None:
+    """Why a name cannot have one of `keys` (none of them its default): the prompt takes it, or
+    an earlier [keys] line bound it (two names on one key: only one would ever run)."""
+    for key in keys:
+        if key in PROMPT_KEYS:
+            return f"the prompt uses {key} itself: use a key it does not, such as f2"
+        other = next((o for o, theirs in bound.items() if key in theirs.split(",")), None)
+        if other is not None:
+            return f"{key} is already {other}'s"
+    return None
+
+
 def keymap(lines: Iterable[tuple[str, object]]) -> tuple[dict[str, str], list[str]]:
     """The [keys] lines as a keymap (a binding's name to its keys, comma-separated) and one line
     for each that cannot be used (it is left out; its key stays the default)."""
@@ -91,10 +121,13 @@ def keymap(lines: Iterable[tuple[str, object]]) -> tuple[dict[str, str], list[st
             continue
         checked = [checked_key(key) for key in written.split(",")]
         why = next((reason for key, reason in checked if key is None), None)
+        wanted = [key for key, _ in checked if key is not None]
+        if why is None:
+            why = _clash([key for key in wanted if key not in names[name].split(",")], bound)
         if why is not None:
             problems.append(f"{label} = {quoted(visible(written))}: {why}; not rebound")
             continue
-        bound[name] = ",".join(key for key, _ in checked if key is not None)
+        bound[name] = ",".join(wanted)
     for name, keys in bound.items():
         for other, default in names.items():
             own = set(names[name].split(","))

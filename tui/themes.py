@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +35,11 @@ def state_path() -> Path:
 
 def remembered() -> str | None:
     """The theme chosen last (None: none, or the file is missing or damaged)."""
-    try:
-        with state_path().open("rb") as file:
+    try:  # without blocking (a named pipe in its place waits for a writer): files only
+        fd = os.open(state_path(), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+        with os.fdopen(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             raw = file.read(MAX_STATE_BYTES + 1)
         state = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_STATE_BYTES else None
     except (OSError, UnicodeDecodeError, ValueError):

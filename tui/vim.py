@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tui.vim_motions import (
+    BLANKS,
     clamp_normal,
     first_nonblank,
     last_char,
@@ -37,6 +38,9 @@ OPERATORS = frozenset("dcy")
 # A count past this is taken as this: `99999dd` must not loop a hundred thousand times over a
 # prompt, and no prompt has more lines or words than this.
 MAX_COUNT = 10_000
+# The column j and k keep after `$`: past every line's end, so they go to each line's end, as
+# vim's does.
+LINE_END_COLUMN = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,9 @@ class Vim:
         self._op: str | None = None
         self._g = False
         self._insert_from = Snapshot(text, cursor)  # the text when insert mode began
+        # A count's more times of what insert mode types: (times, where typing began, the text
+        # then, what goes before each copy: "\n" for o and O).
+        self._repeat: tuple[int, int, str, str] = (0, 0, "", "")
         # The column j and k keep through shorter lines (vim's "curswant"); None: the cursor's.
         self._column: int | None = None
 
@@ -102,6 +109,7 @@ class Vim:
         if self.mode == "insert":
             if key != "escape":
                 return Outcome(False, text, cursor)
+            text, cursor = self._repeated(text, cursor)
             if text != self._insert_from.text:
                 self._push(self._insert_from)
             self.mode = "normal"
@@ -109,6 +117,17 @@ class Vim:
             back = cursor - 1 if cursor > line_start(text, cursor) else cursor
             return Outcome(bool(text), text, clamp_normal(text, back))  # empty: Esc's own too
         return self._normal(key, text, cursor)
+
+    def _repeated(self, text: str, cursor: int) -> tuple[str, int]:
+        """Leaving insert mode: the text typed, again as many times more as the count said,
+        when it was only typed (no moving about, no deleting before where it began)."""
+        times, at, before, joint = self._repeat
+        self._repeat = (0, 0, "", "")
+        typed = text[at:cursor]
+        if times <= 0 or not typed or text != before[:at] + typed + before[at:]:
+            return text, cursor
+        more = (joint + typed) * min(times, MAX_COUNT)
+        return text[:cursor] + more + text[cursor:], cursor + len(more)
 
     # -- normal mode ------------------------------------------------------------------------
 
@@ -146,6 +165,10 @@ class Vim:
         motion = "gg" if g else key
         if motion not in ("j", "k"):
             self._column = None
+        past_end = count > 1 and row_of(text, cursor) == rows(text) - 1
+        if past_end and (key == op or key in "$DC"):
+            self._clear()  # 2dd, 2$, 2D on the last line: no line below to take, as in vim
+            return Outcome(True, text, cursor)
         if op is not None:
             self._clear()
             if key == op:
@@ -191,11 +214,17 @@ class Vim:
             return first_nonblank(text, pos), "exclusive"
         if motion == "$":
             end = line_end(text, row_start(text, row_of(text, pos) + count - 1))
-            return (end if operating else max(line_start(text, end), end - 1)), "exclusive"
+            if operating:
+                return end, "exclusive"
+            self._column = LINE_END_COLUMN  # j and k go on to each line's end
+            return max(line_start(text, end), end - 1), "exclusive"
         word = {"w": word_forward, "b": word_back, "e": word_end}[motion]
         target = pos
-        for _ in range(count):
-            target = word(text, target)
+        for left in range(count - 1, -1, -1):
+            if motion == "w" and operating and not left:  # dw stops at the line's end
+                target = word_forward(text, target, eol=True)
+            else:
+                target = word(text, target)
         return target, "inclusive" if motion == "e" else "exclusive"
 
     def _operate(
@@ -209,20 +238,38 @@ class Vim:
             span: Span = "inclusive"
         else:
             target, span = self._motion(motion, text, pos, count, explicit, operating=True)
-        if span == "linewise":
-            first, last = sorted((row_of(text, pos), row_of(text, target)))
-            return self._lines(op, text, row_start(text, first), last - first + 1)
+        if motion in ("j", "k") and row_of(text, target) == row_of(text, pos):
+            return Outcome(True, text, pos)  # dj on the last line, dk on the first: nothing
         start, end = sorted((pos, target))
+        if span == "linewise":  # j k gg G
+            return self._rows(op, text, start, end)
+        last = end if span == "inclusive" else None  # the last row's place, where not end - 1
         if span == "inclusive":
             end = min(len(text), end + 1)
-        if motion == "w" and "\n" in text[start:end]:  # dw at a line's last word: not the break
-            newline = text.rfind("\n", start, end)
-            if not text[newline + 1 : end].strip():
-                end = newline
+        elif end > start and text[end - 1] == "\n":
+            # Vim's rule for an exclusive motion that ends at a line's start (dw over an empty
+            # line, db at a line's start): it ends at the line before's end instead, and takes
+            # whole lines when only blanks come before its start.
+            end = last = end - 1
+            if not text[line_start(text, start) : start].strip(BLANKS):
+                span = "linewise"
+        if span != "linewise" and op == "d" and "\n" in text[start:end]:
+            # And d's: over several lines, with only blanks before and after, whole lines.
+            if not (text[line_start(text, start) : start] + text[end : line_end(text, end)]).strip(
+                BLANKS
+            ):
+                span = "linewise"
+        if span == "linewise":
+            return self._rows(op, text, start, max(start, end - 1) if last is None else last)
         self.register = Register(text[start:end], linewise=False)
         if op == "y":
             return Outcome(True, text, clamp_normal(text, start))
         return self._cut(op, text, pos, start, end, "")
+
+    def _rows(self, op: str, text: str, start: int, end: int) -> Outcome:
+        """`op` over the whole lines from `start`'s to `end`'s."""
+        first, last = row_of(text, start), row_of(text, end)
+        return self._lines(op, text, row_start(text, first), last - first + 1)
 
     def _lines(self, op: str, text: str, pos: int, count: int) -> Outcome:
         """dd cc yy (and an operator with j k gg G): `count` whole lines from the cursor's."""
@@ -263,9 +310,8 @@ class Vim:
                 return Outcome(True, text, pos)
             self.register = Register(text[span[0] : span[1]])
             return self._cut("d", text, pos, *span, "")
-        if key in "DC":
-            self.register = Register(text[pos:end])
-            return self._cut("d" if key == "D" else "c", text, pos, pos, end, "")
+        if key in "DC":  # d$ and c$, counts and all
+            return self._operate("d" if key == "D" else "c", "$", text, pos, count, False)
         if key in "pP":
             return self._put(key == "p", text, pos, count)
         if key == "u":
@@ -276,7 +322,7 @@ class Vim:
         inserts = {
             "i": (pos, ""),
             "a": (min(pos + 1, end), ""),
-            "I": (first_nonblank(text, pos) if end > start else start, ""),
+            "I": (start + len(text[start:end]) - len(text[start:end].lstrip(BLANKS)), ""),
             "A": (end, ""),
             "o": (end, "\n"),
             "O": (start, "\n"),
@@ -287,7 +333,10 @@ class Vim:
         self.mode = "insert"
         self._insert_from = Snapshot(text, pos)
         after = text[:at] + put + text[at:]
-        return Outcome(True, after, at + len(put) if key == "o" else at)
+        typing = at + len(put) if key == "o" else at
+        # 3ihi<Esc>: what is typed goes in three times (o and O: on three new lines).
+        self._repeat = (count - 1, typing, after, "\n" if put else "")
+        return Outcome(True, after, typing)
 
     def _put(self, after_cursor: bool, text: str, pos: int, count: int) -> Outcome:
         """p and P: the register after or before the cursor (whole lines: below or above)."""

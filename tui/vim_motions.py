@@ -75,18 +75,39 @@ def _empty_line_at(text: str, pos: int) -> bool:
     return (pos == 0 or text[pos - 1] == "\n") and (pos == len(text) or text[pos] == "\n")
 
 
-def word_forward(text: str, pos: int) -> int:
+def _class_at(text: str, pos: int) -> int:
+    """The class of the character at `pos`; a line's end and the text's end are blanks."""
+    return _kind(text[pos]) if pos < len(text) else 0
+
+
+def _step(text: str, pos: int) -> tuple[int, int]:
+    """One character on, as vim's inc_cursor: the new place, and 0 (on the same line), 2 (onto
+    the line's end), 1 (onto the next line) or -1 (at the text's end: not moved)."""
+    if pos >= len(text):
+        return pos, -1
+    if text[pos] == "\n":
+        return pos + 1, 1
+    return pos + 1, 2 if pos + 1 == len(text) or text[pos + 1] == "\n" else 0
+
+
+def word_forward(text: str, pos: int, *, eol: bool = False) -> int:
     """`w`: the start of the next word (an empty line counts as one); the text's end past the
-    last."""
-    size, at = len(text), pos
-    if at < size and not text[at].isspace():
-        kind = _kind(text[at])
-        while at < size and _kind(text[at]) == kind:
-            at += 1
-    while at < size and text[at].isspace():
-        if at != pos and _empty_line_at(text, at):
+    last. `eol` (an operator's last word, vim's special case): stop at the line's end instead of
+    going on to the next line's first word."""
+    last_line = text.find("\n", pos) < 0
+    kind = _class_at(text, pos)
+    at, moved = _step(text, pos)  # always at least one character on
+    if moved == -1 or (moved >= 1 and last_line) or (moved >= 1 and eol):
+        return at
+    if kind != 0:
+        while _class_at(text, at) == kind:
+            at, moved = _step(text, at)
+            if moved == -1 or (moved >= 1 and eol):
+                return at
+    while _class_at(text, at) == 0 and not _empty_line_at(text, at):
+        at, moved = _step(text, at)
+        if moved == -1 or (moved >= 1 and eol):
             return at
-        at += 1
     return at
 
 
@@ -110,8 +131,8 @@ def word_end(text: str, pos: int) -> int:
     size, at = len(text), pos + 1
     while at < size and text[at].isspace():
         at += 1
-    if at >= size:
-        return max(0, min(pos, size - 1)) if size else 0
+    if at >= size:  # no word ends after this one: the text's last place, as vim goes
+        return max(pos, clamp_normal(text, size))
     kind = _kind(text[at])
     while at + 1 < size and _kind(text[at + 1]) == kind:
         at += 1

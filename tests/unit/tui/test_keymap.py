@@ -4,6 +4,7 @@ showing the keys as rebound; and the theme remembered in the data directory (tui
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,8 @@ CONFIG = """\
 editor_mode = "vim"
 
 [keys]
-edit_prompt = "ctrl+e"
-cycle_mode = ["f2", "Ctrl+T"]
+edit_prompt = "ctrl+t"
+cycle_mode = ["f2", "Ctrl+N"]
 page_up = "ctrl+/"
 no_such_thing = "ctrl+x"
 quit = "x"
@@ -35,10 +36,10 @@ def test_keys_table_binds_the_good_lines_and_names_each_bad_one(pleat_home: Path
     assert config.editor_mode == "vim"
     bound, problems = keymap(config.keys)
     assert bound == {
-        "edit_prompt": "ctrl+e",
-        "cycle_mode": "f2,ctrl+t",
+        "edit_prompt": "ctrl+t",
+        "cycle_mode": "f2,ctrl+n",
         "page_up": "ctrl+slash",
-        "background_command": "ctrl+g",  # Ctrl+G is free: edit_prompt moved to Ctrl+E
+        "background_command": "ctrl+g",  # Ctrl+G is free: edit_prompt moved to Ctrl+T
     }
     not_a_name, typing, not_a_string, not_a_key = problems  # in the file's order
     assert "[keys] no_such_thing: no key of that name (names: interrupt," in not_a_name
@@ -51,6 +52,34 @@ def test_a_key_taken_from_another_binding_is_said() -> None:
     bound, problems = keymap([("edit_prompt", "ctrl+b")])
     assert bound == {"edit_prompt": "ctrl+b"}
     assert problems == ["[keys] edit_prompt takes ctrl+b from background_command"]
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "why"),
+    [
+        ("edit_prompt", "ctrl+e", "the prompt uses ctrl+e itself"),  # its cursor to the line end
+        ("quit", "enter", "the prompt uses enter itself"),  # bound first: Enter would quit
+        ("command_palette", "escape", "the prompt uses escape itself"),
+        ("page_up", "f5,up", "the prompt uses up itself"),
+    ],
+)
+def test_a_key_the_prompt_uses_is_refused(name: str, key: str, why: str) -> None:
+    bound, problems = keymap([(name, key)])
+    assert bound == {}
+    assert len(problems) == 1 and why in problems[0] and "not rebound" in problems[0]
+
+
+def test_a_name_may_keep_its_default_among_the_prompts_keys() -> None:
+    bound, problems = keymap([("interrupt", "escape,f3"), ("page_up", "pageup")])
+    assert bound == {"interrupt": "escape,f3", "page_up": "pageup"} and problems == []
+
+
+def test_two_names_on_one_key_bind_the_first_only() -> None:
+    bound, problems = keymap([("edit_prompt", "f2"), ("background_command", "ctrl+t,F2")])
+    assert bound == {"edit_prompt": "f2"}
+    assert problems == [
+        "[keys] background_command = 'ctrl+t,F2': f2 is already edit_prompt's; not rebound"
+    ]
 
 
 def test_help_shows_the_rebound_key_and_each_name() -> None:
@@ -89,3 +118,12 @@ def test_the_theme_is_remembered_and_a_damaged_file_is_no_theme(pleat_home: Path
     for damaged in (b"{not json", b'{"theme": 7}', b"\xff\xfe", b" " * (MAX_STATE_BYTES + 1)):
         state_path().write_bytes(damaged)
         assert remembered() is None
+
+
+def test_a_pipe_or_a_directory_in_place_of_the_theme_file_is_no_theme(pleat_home: Path) -> None:
+    pleat_home.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(state_path())  # nobody writes it: opening it must not wait for a writer
+    assert remembered() is None
+    state_path().unlink()
+    state_path().mkdir()
+    assert remembered() is None

@@ -81,6 +81,10 @@ def test_the_issue_sequence_edits_as_vim_does() -> None:
         ("abc\nd\nef|g", "k", "abc\n|d\nefg"),
         ("|abc", "lllll", "ab|c"),  # l stops at the line's last character
         ("abc\n|", "k$", "ab|c\n"),
+        ("|ab\nabcdef", "$j", "ab\nabcde|f"),  # after $, j and k keep to the line's end
+        ("a|b  ", "e", "ab | "),  # no word ends after: the text's last character
+        ("ab\n|", "e", "ab\n|"),  # never backwards
+        ("l1\n|l2", "2$", "l1\n|l2"),  # no line below: no move
     ],
 )
 def test_motions_and_counts(start: str, keys: str, end: str) -> None:
@@ -114,6 +118,24 @@ def test_motions_and_counts(start: str, keys: str, end: str) -> None:
         ("a|b", "onext<Esc>", "ab\nnex|t"),
         ("a|b", "Oup<Esc>", "u|p\nab"),
         ("a|b", "aX<Esc>", "ab|X"),
+        # Each as vim 9 does it (checked against it): an exclusive motion that ends at a line's
+        # start stops at the line before's end, whole lines when only blanks precede it; d over
+        # lines with nothing else on them takes whole lines; no line to go to: nothing done.
+        ("a\n|\nb", "dw", "a\n|b"),
+        ("|ab\n\ncd", "d2w", "|cd"),
+        ("x ab\n|cd", "db", "x| \ncd"),
+        ("  ab\n|cd", "db", "|cd"),
+        ("x ab\n|cd  \nef", "d2w", "|x ab"),
+        ("c-- |abc", "dk", "c-- |abc"),
+        ("l1\n|l2", "dj", "l1\n|l2"),
+        ("c| z", "3dd", "c| z"),
+        ("_cc|czb\n- ", "2D", "_c|c"),
+        ("a |b\ncd\nef", "2CZ<Esc>", "a |Z\nef"),
+        ("|_ ", "3aZ<Esc>", "_ZZ|Z "),  # a count repeats what insert mode typed
+        ("a|b", "3iab<Esc>", "aababa|bb"),
+        ("x|y\nz", "3oZ<Esc>", "xy\nZ\nZ\n|Z\nz"),  # o and O: on as many new lines
+        ("|-\nxb", "2OZ<Esc>", "Z\n|Z\n-\nxb"),
+        ("\n|  \ncy", "IZ<Esc>", "\n  |Z\ncy"),  # I on a blank line: after the blanks
     ],
 )
 def test_operators_and_commands(start: str, keys: str, end: str) -> None:
