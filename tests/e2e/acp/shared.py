@@ -113,16 +113,18 @@ class SharedAcp:
         self._process: Any = None
 
     async def connection(self) -> ClientSideConnection:
-        if self._conn is None or self._process.returncode is not None:
-            await self.close()
-            stack = contextlib.AsyncExitStack()
-            log = self.home / "acp-stderr.log"
-            args = acp_args(self.server)
-            self._conn, self._process = await stack.enter_async_context(
-                connected(self.router, args, self.env, log)
+        """The connection, initialized; a new process when there is none alive."""
+        if self._conn is not None and self._process.returncode is None:
+            return self._conn
+        await self.close()
+        log = self.home / "acp-stderr.log"
+        async with contextlib.AsyncExitStack() as stack:  # a failed start leaves no process
+            conn, self._process = await stack.enter_async_context(
+                connected(self.router, acp_args(self.server), self.env, log)
             )
-            self._stack = stack
-        return self._conn
+            self._stack = stack.pop_all()
+        self._conn = conn
+        return conn
 
     async def lease(self) -> AcpLease:
         """A test's share: a fresh editor (no answers, no updates), its own sessions."""
