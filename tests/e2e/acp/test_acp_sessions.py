@@ -2,7 +2,7 @@
 opens in the editor with its whole conversation; the commands list follows session/new and
 /compact's fold is visible; session/cancel stops a long command; the editor's own MCP server is
 used. The tests share the worker's `pleat acp` (tests/e2e/acp/shared.py), each with its own
-sessions in its own workspace."""
+sessions in its own workspace, but the one about `--yes`."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ import pytest
 from acp import RequestError
 from acp.schema import McpServerStdio, TextContentBlock
 
-from tests.e2e.acp.client import EXCHANGE_TIMEOUT
+from tests.e2e.acp.client import EXCHANGE_TIMEOUT, pleat_acp
 from tests.e2e.acp.shared import AcpLease, SharedAcp
 from tests.support.mcp_support import ECHO_SERVER
 from tests.support.pleat_process import headless_args, pleat
-from tests.support.scripted_server import Text, ToolCalls
+from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tests.support.tui_support import summary_reply
 
 # `pleat acp` as a process, shared (litellm's import included): not the fast set. The
@@ -155,6 +155,7 @@ async def test_cancel_stops_a_long_command_and_the_turn(acp: AcpLease, workspace
     conn, editor = acp.conn, acp.editor
     session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
     sid = session.session_id
+    editor.answers = ["allow"]  # sandboxed, the command does not ask; with no sandbox, allowed
     prompt = asyncio.create_task(conn.prompt(session_id=sid, prompt=text("wait")))
     await editor.wait_for(lambda: "tool_call" in editor.kinds(sid), "the command's call")
     await until(lambda: bool(sleepers()), "the command to run")
@@ -170,19 +171,22 @@ async def test_cancel_stops_a_long_command_and_the_turn(acp: AcpLease, workspace
     assert ended and ended[0].status == "failed"  # the call answered "cancelled"
 
 
-async def test_the_editors_stdio_mcp_server_is_used(acp: AcpLease, workspace: Path) -> None:
-    acp.server.push(ToolCalls([("mcp__echo__echo", {"text": "from the editor"})]), Text("done"))
+async def test_the_editors_stdio_mcp_server_is_used(
+    server: ScriptedServer, pleat_home: Path, workspace: Path
+) -> None:
+    """A process of its own: `--yes` (the tool runs without asking) is a flag of the process."""
+    server.push(ToolCalls([("mcp__echo__echo", {"text": "from the editor"})]), Text("done"))
     echo = McpServerStdio(name="echo", command=sys.executable, args=[str(ECHO_SERVER)], env=[])
-    conn, editor = acp.conn, acp.editor
-    session = await asyncio.wait_for(
-        conn.new_session(cwd=str(workspace), mcp_servers=[echo]), EXCHANGE_TIMEOUT
-    )
-    sid = session.session_id
-    editor.answers = ["allow"]  # the server's tool asks (ask mode), the editor allows it
-    await asyncio.wait_for(conn.prompt(session_id=sid, prompt=text("echo")), EXCHANGE_TIMEOUT)
-    offered = {t["function"]["name"] for t in acp.requests[0].body.get("tools", [])}
+    async with pleat_acp(server, pleat_home, "--yes") as (conn, editor, _):
+        session = await asyncio.wait_for(
+            conn.new_session(cwd=str(workspace), mcp_servers=[echo]), EXCHANGE_TIMEOUT
+        )
+        await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=text("echo")), EXCHANGE_TIMEOUT
+        )
+    offered = {t["function"]["name"] for t in server.requests[0].body.get("tools", [])}
     assert "mcp__echo__echo" in offered
-    ended = editor.of(sid, "tool_call_update")
+    ended = [u for _, u in editor.updates if u.session_update == "tool_call_update"]
     assert ended[0].status == "completed"
     assert "echo: from the editor" in ended[0].content[0].content.text
 
