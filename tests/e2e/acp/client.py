@@ -82,6 +82,10 @@ class EditorClient:
         self.buffers[path] = content
         return WriteTextFileResponse()
 
+    def of(self, session_id: str, kind: str) -> list[Any]:
+        """The updates of `kind` to the session, in order."""
+        return [u for s, u in self.updates if s == session_id and u.session_update == kind]
+
     def kinds(self, session_id: str | None = None) -> list[str]:
         return [u.session_update for s, u in self.updates if session_id in (None, s)]
 
@@ -115,23 +119,16 @@ def acp_env(home: Path, env: dict[str, str] | None = None) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def pleat_acp(
-    server: ScriptedServer,
-    home: Path,
-    *flags: str,
-    client: EditorClient | None = None,
-    fs: bool = False,
-    env: dict[str, str] | None = None,
-) -> AsyncIterator[tuple[ClientSideConnection, EditorClient, Any]]:
-    """`pleat acp` against the scripted server, initialized (with the client's fs offered
-    when `fs`)."""
-    editor = client or EditorClient()
-    args = acp_args(server, *flags)
-    await asyncio.to_thread(home.mkdir, parents=True, exist_ok=True)
-    log = home / "acp-stderr.log"  # read by a failing test; a pipe nobody reads could fill up
+async def connected(
+    client: Any, args: tuple[str, ...], env: dict[str, str], log: Path, *, fs: bool = False
+) -> AsyncIterator[tuple[ClientSideConnection, Any]]:
+    """`pleat ARGS` as a process with exactly `env`, its stderr appended to `log` (read by a
+    failing test; a pipe nobody reads could fill up), `client` its editor, initialized (with the
+    client's fs offered when `fs`)."""
+    await asyncio.to_thread(log.parent.mkdir, parents=True, exist_ok=True)
     with log.open("ab") as stderr:
         async with spawn_agent_process(
-            editor, *PLEAT, *args, env=acp_env(home, env), transport_kwargs={"stderr": stderr}
+            client, *PLEAT, *args, env=env, transport_kwargs={"stderr": stderr}
         ) as (conn, process):
             capabilities = ClientCapabilities(
                 fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs)
@@ -140,4 +137,23 @@ async def pleat_acp(
                 conn.initialize(protocol_version=1, client_capabilities=capabilities),
                 EXCHANGE_TIMEOUT,
             )
-            yield conn, editor, process
+            yield conn, process
+
+
+@contextlib.asynccontextmanager
+async def pleat_acp(
+    server: ScriptedServer,
+    home: Path,
+    *flags: str,
+    client: EditorClient | None = None,
+    fs: bool = False,
+    env: dict[str, str] | None = None,
+) -> AsyncIterator[tuple[ClientSideConnection, EditorClient, Any]]:
+    """`pleat acp` of its own against the scripted server, initialized (with the client's fs
+    offered when `fs`): for a test about the process, its flags, environment or connection;
+    the others share one (tests/e2e/acp/shared.py)."""
+    editor = client or EditorClient()
+    args = acp_args(server, *flags)
+    log = home / "acp-stderr.log"
+    async with connected(editor, args, acp_env(home, env), log, fs=fs) as (conn, process):
+        yield conn, editor, process

@@ -1,5 +1,7 @@
 """Bad input from the editor gets JSON-RPC errors and the agent stays up; stdout carries
-JSON-RPC alone (read raw here, line by line, as an editor reads it)."""
+JSON-RPC alone (read raw here, line by line, as an editor reads it). The raw lines and the
+editor going away need a process of their own; requests the SDK sends, well formed but about
+what is not there, share the worker's `pleat acp` (tests/e2e/acp/shared.py)."""
 
 from __future__ import annotations
 
@@ -12,12 +14,14 @@ import pytest
 from acp import RequestError
 from acp.schema import TextContentBlock
 
-from tests.e2e.acp.client import EXCHANGE_TIMEOUT, acp_args, acp_env, pleat_acp
+from tests.e2e.acp.client import EXCHANGE_TIMEOUT, acp_args, acp_env
+from tests.e2e.acp.shared import AcpLease
 from tests.support.pleat_process import PLEAT
 from tests.support.scripted_server import ScriptedServer, Text
 
-# Each test starts `pleat acp` as a process (litellm's import included): not the fast set.
-pytestmark = pytest.mark.slow
+# Each test starts `pleat acp` as a process or shares one (litellm's import included): not the
+# fast set. The session-wide event loop: the shared process's connection lives on it.
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
 
 async def test_every_bad_line_is_answered_and_stdout_is_json_only(
@@ -73,34 +77,34 @@ async def test_every_bad_line_is_answered_and_stdout_is_json_only(
 
 
 async def test_the_agent_stays_up_after_errors_and_answers_a_prompt(
-    server: ScriptedServer, pleat_home: Path, workspace: Path
+    acp: AcpLease, workspace: Path
 ) -> None:
-    server.push(Text("fine"))
-    async with pleat_acp(server, pleat_home) as (conn, editor, _):
-        for bad in (
-            conn.set_session_mode(session_id="missing", mode_id="ask"),
-            conn.prompt(session_id="missing", prompt=[TextContentBlock(type="text", text="x")]),
-        ):
-            try:
-                await asyncio.wait_for(bad, EXCHANGE_TIMEOUT)
-            except RequestError as error:
-                assert error.code == -32002
-            else:
-                raise AssertionError("a request to an unknown session succeeded")
-        session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+    acp.server.push(Text("fine"))
+    conn, editor = acp.conn, acp.editor
+    for bad in (
+        conn.set_session_mode(session_id="missing", mode_id="ask"),
+        conn.prompt(session_id="missing", prompt=[TextContentBlock(type="text", text="x")]),
+    ):
         try:
-            await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
+            await asyncio.wait_for(bad, EXCHANGE_TIMEOUT)
         except RequestError as error:
-            assert error.code == -32602
+            assert error.code == -32002
         else:
-            raise AssertionError("an unknown mode was taken")
-        done = await asyncio.wait_for(
-            conn.prompt(
-                session_id=session.session_id, prompt=[TextContentBlock(type="text", text="hi")]
-            ),
-            EXCHANGE_TIMEOUT,
-        )
-    assert done.stop_reason == "end_turn" and "fine" in editor.text()
+            raise AssertionError("a request to an unknown session succeeded")
+    session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+    try:
+        await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
+    except RequestError as error:
+        assert error.code == -32602
+    else:
+        raise AssertionError("an unknown mode was taken")
+    done = await asyncio.wait_for(
+        conn.prompt(
+            session_id=session.session_id, prompt=[TextContentBlock(type="text", text="hi")]
+        ),
+        EXCHANGE_TIMEOUT,
+    )
+    assert done.stop_reason == "end_turn" and "fine" in editor.text(session.session_id)
 
 
 async def test_the_editor_going_away_mid_turn_ends_pleat_cleanly(

@@ -1,5 +1,7 @@
 """`pleat acp` driven by the ACP SDK's own client over real pipes: the handshake, a streamed
-answer, tool calls with their kinds and statuses."""
+answer, tool calls with their kinds and statuses. The handshake, vision and model discovery
+need a process of their own (a connection's first exchange, the environment); the other tests
+share one (tests/e2e/acp/shared.py)."""
 
 from __future__ import annotations
 
@@ -17,12 +19,14 @@ from acp.schema import (
 )
 
 from tests.e2e.acp.client import EXCHANGE_TIMEOUT, EditorClient, acp_env, pleat_acp
+from tests.e2e.acp.shared import AcpLease
 from tests.support.images import png
 from tests.support.pleat_process import PLEAT
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 
-# Each test starts `pleat acp` as a process (litellm's import included): not the fast set.
-pytestmark = pytest.mark.slow
+# Each test starts `pleat acp` as a process or shares one (litellm's import included): not the
+# fast set. The session-wide event loop: the shared process's connection lives on it.
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
 
 def text(value: str) -> list[TextContentBlock]:
@@ -49,24 +53,24 @@ async def test_the_handshake_names_pleat_and_what_it_offers(
 
 
 async def test_an_answer_streams_and_a_tool_call_shows_its_kind_and_status(
-    server: ScriptedServer, pleat_home: Path, workspace: Path
+    acp: AcpLease, workspace: Path
 ) -> None:
     (workspace / "notes.txt").write_text("alpha\nbeta\n")
-    server.push(
+    acp.server.push(
         ToolCalls([("read_file", {"path": "notes.txt"})]),
         Text("The file says alpha and beta."),
     )
-    async with pleat_acp(server, pleat_home) as (conn, editor, _):
-        session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
-        done = await asyncio.wait_for(
-            conn.prompt(session_id=session.session_id, prompt=text("what is in notes.txt?")),
-            EXCHANGE_TIMEOUT,
-        )
+    conn, editor = acp.conn, acp.editor
+    session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+    done = await asyncio.wait_for(
+        conn.prompt(session_id=session.session_id, prompt=text("what is in notes.txt?")),
+        EXCHANGE_TIMEOUT,
+    )
     assert done.stop_reason == "end_turn"
     sid = session.session_id
     assert "The file says alpha and beta." in editor.text(sid)
-    started = [u for s, u in editor.updates if u.session_update == "tool_call"]
-    ended = [u for s, u in editor.updates if u.session_update == "tool_call_update"]
+    started = editor.of(sid, "tool_call")
+    ended = editor.of(sid, "tool_call_update")
     assert [(u.kind, u.status) for u in started] == [("read", "in_progress")]
     assert started[0].locations[0].path == str(workspace / "notes.txt")
     assert [(u.tool_call_id, u.status) for u in ended] == [(started[0].tool_call_id, "completed")]
@@ -75,33 +79,30 @@ async def test_an_answer_streams_and_a_tool_call_shows_its_kind_and_status(
 
 
 async def test_reasoning_is_a_thought_and_the_task_list_a_plan(
-    server: ScriptedServer, pleat_home: Path, workspace: Path
+    acp: AcpLease, workspace: Path
 ) -> None:
     todos = [
         {"content": "read the code", "status": "done"},
         {"content": "write the fix", "status": "in_progress"},
         {"content": "run the tests", "status": "pending"},
     ]
-    server.push(
+    acp.server.push(
         ToolCalls([("todo_write", {"todos": todos})], reasoning="first, a plan"),
         Text("Planned."),
     )
-    async with pleat_acp(server, pleat_home) as (conn, editor, _):
-        session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
-        await asyncio.wait_for(
-            conn.prompt(session_id=session.session_id, prompt=text("plan it")), EXCHANGE_TIMEOUT
-        )
-    thoughts = "".join(
-        u.content.text for _, u in editor.updates if u.session_update == "agent_thought_chunk"
-    )
+    conn, editor = acp.conn, acp.editor
+    session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+    sid = session.session_id
+    await asyncio.wait_for(conn.prompt(session_id=sid, prompt=text("plan it")), EXCHANGE_TIMEOUT)
+    thoughts = "".join(u.content.text for u in editor.of(sid, "agent_thought_chunk"))
     assert thoughts == "first, a plan"
-    plans = [u for _, u in editor.updates if u.session_update == "plan"]
+    plans = editor.of(sid, "plan")
     assert [(e.content, e.status) for e in plans[-1].entries] == [
         ("read the code", "completed"),
         ("write the fix", "in_progress"),
         ("run the tests", "pending"),
     ]
-    started = [u for _, u in editor.updates if u.session_update == "tool_call"]
+    started = editor.of(sid, "tool_call")
     assert started[0].kind == "think"
 
 
@@ -133,9 +134,9 @@ async def test_an_image_and_an_embedded_file_reach_the_model(
 
 
 async def test_a_prompt_too_long_is_refused_whole_and_nothing_is_sent(
-    server: ScriptedServer, pleat_home: Path, workspace: Path
+    acp: AcpLease, workspace: Path
 ) -> None:
-    server.push(Text("a small answer"))
+    acp.server.push(Text("a small answer"))
     huge = [
         EmbeddedResourceContentBlock(
             type="resource",
@@ -143,14 +144,14 @@ async def test_a_prompt_too_long_is_refused_whole_and_nothing_is_sent(
         )
         for i in range(3)
     ]
-    async with pleat_acp(server, pleat_home) as (conn, editor, _):
-        session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
-        sid = session.session_id
-        done = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=huge), EXCHANGE_TIMEOUT)
-        assert done.stop_reason == "refusal" and server.requests == []
-        assert "over the 200,000 pleat takes at once" in editor.text(sid)
-        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=text("small")), EXCHANGE_TIMEOUT)
-    sent = str(server.requests[0].body["messages"])
+    conn, editor = acp.conn, acp.editor
+    session = await asyncio.wait_for(conn.new_session(cwd=str(workspace)), EXCHANGE_TIMEOUT)
+    sid = session.session_id
+    done = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=huge), EXCHANGE_TIMEOUT)
+    assert done.stop_reason == "refusal" and acp.requests == []
+    assert "over the 200,000 pleat takes at once" in editor.text(sid)
+    await asyncio.wait_for(conn.prompt(session_id=sid, prompt=text("small")), EXCHANGE_TIMEOUT)
+    sent = str(acp.requests[0].body["messages"])
     assert "x" * 1000 not in sent  # the refused prompt left no trace
 
 
