@@ -70,7 +70,9 @@ class MemoryTool(Tool):
 
     def describe_call(self, args: dict[str, Any]) -> str:
         """The call as lines show it, secrets redacted (they are never written either)."""
-        shown = {key: redact(value) if isinstance(value, str) else value for key, value in args.items()}
+        shown = {
+            key: redact(value) if isinstance(value, str) else value for key, value in args.items()
+        }
         return f"{self.name}({shown_arguments(shown)})"
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -129,6 +131,11 @@ class MemoryTool(Tool):
 
         await asyncio.to_thread(self.memory.change, edit)
         return ToolOutput(f"Removed from the memory: {removed[0]}")
+
+
+def memory_of(tool: Tool | None) -> WorkspaceMemory | None:
+    """The memory a session's `memory` tool keeps (None: the auto memory is off)."""
+    return tool.memory if isinstance(tool, MemoryTool) else None
 
 
 def _given(args: dict[str, Any], key: str) -> str:

@@ -43,5 +43,7 @@ def memory_section(workspace: Path) -> list[str]:
         return []
     lines = ["", HEADING, part.strip()]
     if cut:
-        lines.append(f"[... only the first part ({LOADED_LINES} lines at most): memory view reads all]")
+        lines.append(
+            f"[... only the first part ({LOADED_LINES} lines at most): memory view reads all]"
+        )
     return lines
