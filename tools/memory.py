@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from sessions.memory_store import LOADED_LINES, MAX_MEMORY_BYTES, MemoryRefused, WorkspaceMemory
+from sessions.memory_store import MAX_MEMORY_BYTES, MemoryRefused, WorkspaceMemory
 from sessions.redact import REDACTED, redact
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.call_summary import shown_arguments
@@ -28,28 +28,21 @@ _PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "command": {"type": "string", "enum": list(COMMANDS)},
-        "text": {"type": "string", "description": "add: the note; replace: what replaces old"},
-        "old": {
-            "type": "string",
-            "description": "replace, remove: exact text found once in the memory",
-        },
+        "text": {"type": "string"},
+        "old": {"type": "string"},
     },
     "required": ["command"],
     "additionalProperties": False,
 }
 
 DESCRIPTION = (
-    "Your memory for this workspace, kept across sessions: its start is in your system prompt "
-    "at every new session. Keep there what the user would otherwise have to tell you again: "
-    "their corrections and stated preferences (how they want code written, tested, committed, "
-    "answered), and durable facts about the project you had to discover (how to build and test, "
-    "where things are). Not the current task's state or plans, not what the code, git or the "
-    "instruction files already say, never secrets (they are redacted). Write one short fact a "
-    "line; fix or remove a note that turned out wrong instead of adding one that contradicts "
-    "it. Commands: view (the memory, lines numbered); add (text: a new note); replace (old: "
-    "exact text found once, text: its replacement); remove (old: exact text found once; the "
-    f"lines holding it go). At most {MAX_MEMORY_BYTES:,} bytes; the first {LOADED_LINES} lines "
-    "are what a new session sees."
+    "Your notes on this workspace, kept across sessions (each new session starts with them in "
+    "its system prompt). Keep what the user would otherwise have to repeat: their corrections "
+    "and stated preferences, and durable project facts you had to discover (how to build, test). "
+    "Not the current task, not what the code or instruction files say, no secrets (redacted). "
+    "One short fact a line; fix or remove a wrong note rather than contradict it. view: the "
+    "lines, numbered; add: text; replace: old (exact text, found once) with text; remove: old "
+    f"(its lines go). At most {MAX_MEMORY_BYTES:,} bytes."
 )
 
 
