@@ -33,7 +33,7 @@ async def test_a_hash_note_is_asked_added_and_told_with_the_next_prompt(
 ) -> None:
     monkeypatch.setenv("VISUAL", APPENDING_EDITOR)
     (workspace / "AGENTS.md").write_text("Use tabs.")  # no newline at its end
-    app = make_app(server, workspace)
+    app = make_app(server, workspace, auto_memory=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot, app)
         app.query_one(PromptInput).value = "# never edit vendor/"
