@@ -87,8 +87,9 @@ class MemoryTool(Tool):
             return "The memory is empty."
         lines = found.text.splitlines()
         numbered = "\n".join(f"{n:>4}  {line}" for n, line in enumerate(lines, 1))
-        more = f"\n[... the file goes on past {len(found.text.encode()):,} bytes]" * found.cut
-        return numbered + more
+        if found.cut:
+            numbered += f"\n[... the file goes on past {len(found.text.encode()):,} bytes]"
+        return numbered
 
     async def _add(self, text: str, ctx: ToolContext) -> ToolOutput:
         note = _clean(text, ctx)
@@ -102,14 +103,14 @@ class MemoryTool(Tool):
         written = await asyncio.to_thread(self.memory.change, edit)
         line = written.count("\n") - entry.count("\n")
         said = f"Added to the memory (line {line}): {entry}"
-        return ToolOutput(said + REDACTED_NOTE * (note != text.strip()))
+        return ToolOutput(said + _redaction_note(note, text))
 
     async def _replace(self, old: str, text: str, ctx: ToolContext) -> ToolOutput:
         new = _clean(text, ctx)
         await asyncio.to_thread(
             self.memory.change, lambda current: current.replace(_once(current, old), new, 1)
         )
-        return ToolOutput(f"Replaced in the memory: {new}" + REDACTED_NOTE * (new != text.strip()))
+        return ToolOutput(f"Replaced in the memory: {new}" + _redaction_note(new, text))
 
     async def _remove(self, old: str) -> ToolOutput:
         removed: list[str] = []
@@ -144,6 +145,11 @@ def _clean(text: str, ctx: ToolContext) -> str:
     secrets (its API key) replaced with [REDACTED], trailing blanks dropped."""
     cleaned = redact(text.strip())
     return ctx.outputs.redacted(cleaned) if ctx.outputs is not None else cleaned
+
+
+def _redaction_note(written: str, given: str) -> str:
+    """The note telling the model a secret was left out, when one was ("" otherwise)."""
+    return REDACTED_NOTE if written != given.strip() else ""
 
 
 def _once(current: str, old: str) -> str:

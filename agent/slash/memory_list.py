@@ -25,7 +25,7 @@ def auto_memory_text(memory: WorkspaceMemory) -> tuple[str, str | None]:
     if not part.strip():
         return EMPTY_MEMORY, None
     rest = "\n[... a new session loads only this first part; the rest is in the file]"
-    return part.strip() + rest * cut, None
+    return part.strip() + (rest if cut else ""), None
 
 
 def auto_memory_lines(memory: WorkspaceMemory | None) -> list[str]:
