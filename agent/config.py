@@ -132,6 +132,9 @@ class Config:
     # An output style (Claude Code's): its instructions join the system prompt
     # (agent/commands/output_styles.py finds it by name).
     output_style: str = ""
+    # Whether the model keeps a memory of this workspace across sessions with its `memory` tool
+    # (agent/turn/auto_memory.py; CLAUDE_CODE_DISABLE_AUTO_MEMORY=1 turns it off too).
+    auto_memory: bool = True
     # The [compaction] table (PLEAT_COMPACTION_<KEY>, --context-window, --compaction KEY=VALUE).
     compaction: CompactionPolicy = dataclasses.field(default_factory=CompactionPolicy)
     # Commands run at session start, prompts, tool calls, folds and the end of a turn: the

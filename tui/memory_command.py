@@ -1,4 +1,5 @@
-"""/memory in the TUI: the instruction files in use, to open in an editor; `#` notes added."""
+"""/memory in the TUI: the instruction files in use and the auto memory, to open in an editor;
+`#` notes added."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import asyncio
 import os
 from pathlib import Path
 
+from agent.slash.memory_list import AUTO_KIND, auto_memory_text
 from agent.turn.instruction_files import (
     INSTRUCTION_FILES,
     USER_FILE,
@@ -14,7 +16,9 @@ from agent.turn.instruction_files import (
     note_target,
 )
 from agent.turn.instruction_set import InstructionFile, load_instructions
-from sessions.paths import data_home
+from sessions.memory_store import WorkspaceMemory
+from sessions.paths import data_home, private_dir
+from tools.memory import MEMORY_TOOL_NAME, memory_of
 from tui import asking, queued
 from tui.host import Host
 from tui.screens.memory import ADD, PROMPT, MemoryFile, MemoryScreen, NoteScreen
@@ -28,11 +32,14 @@ def _row(file: InstructionFile) -> MemoryFile:
     return MemoryFile(file.kind, name, file.path, True)
 
 
-def memory_files(workspace: Path, nested: list[str]) -> tuple[list[MemoryFile], list[str]]:
+def memory_files(
+    workspace: Path, nested: list[str], auto: WorkspaceMemory | None = None
+) -> tuple[list[MemoryFile], list[str]]:
     """Every instruction file of the system prompt in its order (imports after their importer),
     with pleat's user file and the project's AGENTS.md offered to create when missing (unless
-    something unusable is in the way), then the nested files in force; and a line for each file
-    not read, and each import naming no file (blocking: in a thread)."""
+    something unusable is in the way), then the nested files in force, then the auto memory's
+    file (when it is on); and a line for each file not read, and each import naming no file
+    (blocking: in a thread)."""
     loaded = load_instructions(workspace)
     files = [_row(file) for file in loaded.files]
     kinds = [file.kind for file in loaded.files]
@@ -49,6 +56,13 @@ def memory_files(workspace: Path, nested: list[str]) -> tuple[list[MemoryFile], 
         )
     files += [MemoryFile("nested", name, root / name, True) for name in nested]
     notes = [*loaded.skipped, *(f"import not found: {line}" for line in loaded.missing)]
+    if auto is not None:  # its directory made, so that an editor can create the file
+        exists = os.path.lexists(auto.path)
+        try:
+            private_dir(auto.directory)
+        except OSError as error:
+            notes.append(f"auto memory: cannot make {auto.directory}: {error.strerror or error}")
+        files.append(MemoryFile(AUTO_KIND, str(auto.path), auto.path, exists))
     return files, notes
 
 
@@ -57,11 +71,17 @@ async def memory(host: Host, arg: str) -> None:
     if arg.startswith("#"):
         await add_note(host, arg)
         return
-    nested = host.agent.nested.in_use() if host.agent is not None else []
-    files, notes = await asyncio.to_thread(memory_files, host.workspace, nested)
-    if host.agent is not None:
-        notes += host.agent.nested.skipped
-    await host.ask_screen(MemoryScreen(files, notes))
+    agent = host.agent
+    nested = agent.nested.in_use() if agent is not None else []
+    auto = memory_of(agent.registry.get(MEMORY_TOOL_NAME)) if agent is not None else None
+    files, notes = await asyncio.to_thread(memory_files, host.workspace, nested, auto)
+    if agent is not None:
+        notes += agent.nested.skipped
+    shown = None
+    if auto is not None:
+        text, problem = await asyncio.to_thread(auto_memory_text, auto)
+        shown = text if problem is None else f"not read: {problem}"
+    await host.ask_screen(MemoryScreen(files, notes, shown))
 
 
 async def add_note(host: Host, text: str) -> None:

@@ -193,7 +193,7 @@ BUILTIN: tuple[Builtin, ...] = (
     Builtin(
         "memory",
         "[# note]",
-        "instruction files in use, opened in $VISUAL/$EDITOR; a prompt `# note` adds to AGENTS.md",
+        "instruction files and auto memory, opened in $VISUAL/$EDITOR; `# note` adds to AGENTS.md",
         headless=True,
         body="agent.slash.listings.memory",
     ),

@@ -68,10 +68,11 @@ async def shells(ctx: CommandContext, _: str) -> AsyncIterator[SessionEvent]:
 
 
 async def memory(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:
-    """The instruction files in use: the front end's screen (to open one in $EDITOR; a `# note`
-    added after asking), or the list."""
+    """The instruction files in use and the auto memory: the front end's screen (to open one in
+    $EDITOR; a `# note` added after asking), or the list."""
     from agent.slash.memory_list import memory_lines
     from agent.turn.instruction_set import load_instructions
+    from tools.memory import MEMORY_TOOL_NAME, memory_of
 
     if ctx.front.interactive:
         await ctx.front.show("memory", arg)
@@ -80,7 +81,9 @@ async def memory(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:
         raise Refused(MEMORY_NOTE_HERE)
     agent, _session = ctx.working()
     loaded = await asyncio.to_thread(load_instructions, agent.context.workspace)
-    yield CommandOutput("\n".join(memory_lines(loaded, agent.nested.in_use())))
+    memory = memory_of(agent.registry.get(MEMORY_TOOL_NAME))  # None: the auto memory is off
+    lines = await asyncio.to_thread(memory_lines, loaded, agent.nested.in_use(), memory)
+    yield CommandOutput("\n".join(lines))
 
 
 async def context(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:

@@ -37,6 +37,7 @@ from agent.permissions.plan_mode import PLAN_TOOL
 from agent.skills.catalog import SKILL_TOOL
 from sessions.said_once import first_time
 from tools.ask_user import ASK_USER_TOOL
+from tools.memory import MEMORY_TOOL_NAME
 from tools.paths import workspace_root
 from tools.task import DEFAULT_AGENT, TASK_TOOL
 from tools.workspace_text import read_workspace_text
@@ -71,8 +72,11 @@ CLAUDE_ALIASES = frozenset({"sonnet", "opus", "haiku"})
 # (the plan is the parent's to present), and no tool_search (what it finds joins at a next turn,
 # and a sub-agent has one turn: it gets the MCP tools its definition names); no question to the
 # user (the parent asks), and no skills (the parent loads one and puts in the brief what the
-# task needs of it; its allowed-tools are the user's turn's).
-NOT_FOR_SUBAGENTS = frozenset({TASK_TOOL, PLAN_TOOL, TOOL_SEARCH, ASK_USER_TOOL, SKILL_TOOL})
+# task needs of it; its allowed-tools are the user's turn's); no memory (the user's preferences
+# are said to the parent, which keeps them).
+NOT_FOR_SUBAGENTS = frozenset(
+    {TASK_TOOL, PLAN_TOOL, TOOL_SEARCH, ASK_USER_TOOL, SKILL_TOOL, MEMORY_TOOL_NAME}
+)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from sessions.memory_store import WorkspaceMemory
 from tests.support.pleat_process import run_pleat
 from tests.support.scripted_server import ScriptedServer, Text
 
@@ -57,6 +58,8 @@ def test_claude_md_files_and_their_imports_reach_the_model_and_a_refused_one_doe
         "project  CLAUDE.md",
         "imported docs/style.md (imported by CLAUDE.md)",
         "local    CLAUDE.local.md",
+        f"auto     {WorkspaceMemory.of(workspace).path}",
+        "  (empty: the model adds to it with its memory tool)",
         f"not read: {refused}",
     ]
 

@@ -1,6 +1,7 @@
 """Memory in the TUI: a `#` prompt asks, then adds its note to AGENTS.md and tells the model with
 the next prompt (the system prompt unchanged); /memory lists the files and hands one to a real
-editor; the chunk browser searches every session of the workspace and no other."""
+editor, the auto memory's file among them, with what a new session loads of it; the chunk
+browser searches every session of the workspace and no other."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from textual.app import App
 from textual.widgets import Input, OptionList, Static
 
+from sessions.memory_store import WorkspaceMemory
 from sessions.messages import Message
 from sessions.store import Session
 from tests.support.scripted_server import ScriptedServer, Text
@@ -31,7 +33,7 @@ async def test_a_hash_note_is_asked_added_and_told_with_the_next_prompt(
 ) -> None:
     monkeypatch.setenv("VISUAL", APPENDING_EDITOR)
     (workspace / "AGENTS.md").write_text("Use tabs.")  # no newline at its end
-    app = make_app(server, workspace)
+    app = make_app(server, workspace, auto_memory=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await started(pilot, app)
         app.query_one(PromptInput).value = "# never edit vendor/"
@@ -59,13 +61,17 @@ async def test_a_hash_note_is_asked_added_and_told_with_the_next_prompt(
         assert sent[1]["content"].endswith("- never edit vendor/")
         assert agents.read_text() == "Use tabs.\n- never edit vendor/\n"
 
+        WorkspaceMemory.of(workspace).change(lambda text: "- answer in French\n")
         await pilot.press(*"/memory", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, MemoryScreen), "/memory")
         rows = app.screen.query_one(OptionList)
-        assert [str(rows.get_option_at_index(i).prompt).split()[0] for i in range(2)] == [
+        assert [str(rows.get_option_at_index(i).prompt).split()[0] for i in range(3)] == [
             "user",
             "project",
+            "auto",  # the auto memory's file, and what a new session loads of it
         ]
+        loaded = app.screen.query_one("#memory-auto Static", Static)
+        assert str(loaded.render()) == "- answer in French"
         rows.highlighted = 1
         await pilot.press("enter")  # the test's terminal cannot be handed over: nothing changes
         status = app.screen.query_one("#memory-status", Static)

@@ -40,6 +40,9 @@ def make_config(server: ScriptedServer, **overrides: Any) -> Config:
         api_key=TEST_API_KEY,
         max_retries=0,
         local_model_servers=(),  # discovery asks no server unless a test names one
+        # The small windows here are tuned to the tools without the auto memory's (its schema
+        # would move every fold); the tests of the memory turn it on.
+        auto_memory=False,
     )
     return dataclasses.replace(config, **overrides)
 

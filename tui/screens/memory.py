@@ -1,4 +1,5 @@
-"""/memory's screens: the instruction files in use, one opened in the editor; a `#` note asked."""
+"""/memory's screens: the instruction files in use and the auto memory, one opened in the editor;
+a `#` note asked."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ ADD, PROMPT, CANCEL = "add", "prompt", "cancel"
 class MemoryFile:
     """One instruction file /memory offers: what it is, where, and whether it is there yet."""
 
-    kind: str  # "user", "project" or "nested"
+    kind: str  # "user", "project", "local", "imported", "nested" or "auto"
     name: str  # as shown: the path, workspace-relative for the project's files
     path: Path
     exists: bool
@@ -63,16 +64,20 @@ def run_editor(suspend: Callable[[], AbstractContextManager[None]], path: Path) 
 
 
 class MemoryScreen(ModalScreen[None]):
-    """The instruction files in use; Enter opens the highlighted one in the user's editor."""
+    """The instruction files in use, then the auto memory's file and what a new session loads of
+    it; Enter opens the highlighted file in the user's editor."""
 
     CSS_PATH = SCREENS_CSS  # tui/screens/screens.tcss
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
 
-    def __init__(self, files: list[MemoryFile], notes: list[str]) -> None:
+    def __init__(
+        self, files: list[MemoryFile], notes: list[str], auto_memory: str | None = None
+    ) -> None:
         super().__init__()
         self.files = files
         self.notes = notes  # why files were skipped
+        self.auto_memory = auto_memory  # what a new session loads of it; None: it is off
 
     def compose(self) -> ComposeResult:
         with Vertical(id="memory"):
@@ -85,6 +90,15 @@ class MemoryScreen(ModalScreen[None]):
                 id="memory-list",
                 markup=False,
             )
+            if self.auto_memory is not None:
+                yield Label(
+                    "Auto memory (the model's own notes for this workspace, as new sessions load "
+                    "them; the auto row opens the file)",
+                    id="memory-auto-title",
+                    markup=False,
+                )
+                with VerticalScroll(id="memory-auto"):
+                    yield Static(visible(self.auto_memory), markup=False)
             notes = "\n".join(visible(note) for note in self.notes)
             yield Static(notes, id="memory-status", markup=False)
 

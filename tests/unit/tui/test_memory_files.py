@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from sessions.memory_store import WorkspaceMemory
 from tui.memory_command import memory_files
 
 
@@ -39,3 +40,13 @@ def test_the_list_holds_imports_offers_and_the_lines_why(
         "Markdown file under ~/.claude; not read",
         "import not found: @docs/typo.md (in CLAUDE.md): no such file",
     ]
+
+
+def test_the_auto_memory_is_last_and_its_directory_is_made_for_the_editor(
+    workspace: Path,
+) -> None:
+    memory = WorkspaceMemory.of(workspace)
+    files, _ = memory_files(workspace, [], memory)
+    assert (files[-1].kind, files[-1].path, files[-1].exists) == ("auto", memory.path, False)
+    assert memory.directory.is_dir()  # so that Enter's editor can create the file
+    assert [f.kind for f in memory_files(workspace, [])[0]] == ["user", "project"]  # off

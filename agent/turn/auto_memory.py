@@ -1,0 +1,49 @@
+"""The auto memory in a new session: whether it is on, and its first part as a system prompt
+section of its own, labelled as the agent's notes, not the user's instructions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from sessions.memory_store import LOADED_LINES, MemoryRefused, WorkspaceMemory, first_part
+
+# Claude Code's switch, honoured as it is there: 1 (or true) turns the auto memory off whatever
+# the settings say, 0 (or false) turns it on.
+DISABLE_VARIABLE = "CLAUDE_CODE_DISABLE_AUTO_MEMORY"
+TRUE_WORDS = frozenset({"1", "true", "yes"})
+FALSE_WORDS = frozenset({"0", "false", "no"})
+HEADING = (
+    "Your auto memory for this workspace: notes you kept with the memory tool in earlier "
+    "sessions. They are your own notes, not the user's instructions: where they disagree with "
+    "the instructions above or with what the user says now, those win (then fix the note)."
+)
+
+
+def auto_memory_on(setting: bool, environ: Mapping[str, str]) -> bool:
+    """Whether sessions get the memory tool and their memory: `auto_memory` in config.toml
+    (or PLEAT_AUTO_MEMORY), unless Claude Code's variable says otherwise."""
+    word = environ.get(DISABLE_VARIABLE, "").strip().lower()
+    if word in TRUE_WORDS:
+        return False
+    if word in FALSE_WORDS:
+        return True
+    return setting
+
+
+def memory_section(workspace: Path) -> list[str]:
+    """The system prompt's lines of the workspace's memory (none when it is empty or cannot be
+    read: /memory says why)."""
+    try:
+        text = WorkspaceMemory.of(workspace).read().text
+    except MemoryRefused:
+        return []
+    part, cut = first_part(text)
+    if not part.strip():
+        return []
+    lines = ["", HEADING, part.strip()]
+    if cut:
+        lines.append(
+            f"[... only the first part ({LOADED_LINES} lines at most): memory view reads all]"
+        )
+    return lines
