@@ -29,13 +29,12 @@ from agent.skills.files import load_skills
 from agent.skills.tool import SkillTool
 from agent.subagents.definitions import load_definitions
 from agent.subagents.team import Subagents
-from agent.turn.auto_memory import auto_memory_on
+from agent.turn.auto_memory import auto_memory_on, workspace_memory
 from agent.turn.checkpoints import make_recorder
 from agent.turn.compactor import compactor_for
 from agent.turn.loop import Agent
 from agent.turn.system_prompt import system_prompt
 from sessions.index_listing import session_to_continue
-from sessions.memory_store import WorkspaceMemory
 from sessions.messages import Message
 from sessions.redact import KnownSecrets
 from sessions.store import Session, SessionError
@@ -114,7 +113,7 @@ def build_agent(
     registry.register(ExitPlanModeTool(permissions, review_plan))  # in every mode: same tools
     registry.register(AskUserTool(ask_user))
     if auto_memory_on(config.auto_memory, os.environ):  # the workspace's memory: its own tool
-        registry.register(MemoryTool(WorkspaceMemory.of(workspace)))
+        registry.register(MemoryTool(workspace_memory(workspace)))
     # Skills (agent/skills/): the tool only when there are any (or notes on broken ones).
     skills = load_skills(workspace, plugins.skill_sources() if plugins else ())
     if skills.skills or skills.notes:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sessions.memory_store import LOADED_LINES, MemoryRefused, WorkspaceMemory, first_part
+from tools.sandbox.worktree_paths import checkout_workspace
 
 # Claude Code's switch, honoured as it is there: 1 (or true) turns the auto memory off whatever
 # the settings say, 0 (or false) turns it on.
@@ -31,11 +32,17 @@ def auto_memory_on(setting: bool, environ: Mapping[str, str]) -> bool:
     return setting
 
 
+def workspace_memory(workspace: Path) -> WorkspaceMemory:
+    """The auto memory of `workspace`: the main checkout's in one of pleat's worktrees (a
+    `--worktree` session keeps what its repository's sessions learnt, as Claude Code's does)."""
+    return WorkspaceMemory.of(checkout_workspace(workspace))
+
+
 def memory_section(workspace: Path) -> list[str]:
     """The system prompt's lines of the workspace's memory (none when it is empty or cannot be
     read: /memory says why)."""
     try:
-        text = WorkspaceMemory.of(workspace).read().text
+        text = workspace_memory(workspace).read().text
     except MemoryRefused:
         return []
     part, cut = first_part(text)

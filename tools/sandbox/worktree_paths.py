@@ -65,6 +65,18 @@ def worktree_gitdir(workspace: Path) -> Path | None:
     return gitdir
 
 
+def checkout_workspace(workspace: Path) -> Path:
+    """The directory of the main checkout that `workspace` stands for when it is in one of
+    pleat's worktrees (the same subdirectory of the repository), else `workspace` itself: what
+    a repository's worktrees share, as its auto memory."""
+    if worktree_gitdir(workspace) is None:
+        return workspace
+    here = workspace.resolve()
+    root = next(p for p in (here, *here.parents) if os.path.lexists(p / ".git"))
+    main = root.parents[len(WORKTREES_DIR)]  # <repo>/.pleat/worktrees/NAME: worktree_gitdir checks
+    return main / here.relative_to(root)
+
+
 def worktree_git_paths(workspace: Path) -> tuple[Path, ...]:
     """The git directories a sandboxed command in `workspace` may write so that `git commit`
     works, when `workspace` is one of pleat's worktrees; () otherwise."""

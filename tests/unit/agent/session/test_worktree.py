@@ -16,6 +16,7 @@ from agent.slash.context import CommandContext
 from agent.slash.dispatch import run_builtin
 from agent.slash.no_screens import NoScreens
 from agent.subagents.definitions import WORKTREE, load_definitions
+from agent.turn.auto_memory import memory_section, workspace_memory
 from tests.support.git_support import git, git_repo
 from tests.support.pleat_process import pleat
 from tools.git_worktrees import create_worktree
@@ -146,3 +147,18 @@ def test_from_a_subdirectory_the_session_works_in_the_same_one(workspace: Path) 
 
     assert in_worktree(workspace / "pkg", "sub", run, interactive=False) == 0
     assert ran == [workspace / ".pleat" / "worktrees" / "sub" / "pkg"]
+
+
+def test_a_worktree_session_shares_its_repositorys_auto_memory(workspace: Path) -> None:
+    """What the repository's sessions taught the memory reaches a `--worktree` session (from a
+    subdirectory too), and what it learns there stays the repository's."""
+    (workspace / "pkg").mkdir()
+    git_repo(workspace, {"README": b"r\n", "pkg/app.py": b"x = 1\n"})
+    workspace_memory(workspace / "pkg").change(lambda text: text + "The user wants tabs in pkg.\n")
+    worktree, _ = create_worktree(workspace, "mem")
+    inside = worktree.path / "pkg"
+    assert "tabs in pkg" in "\n".join(memory_section(inside))
+    workspace_memory(inside).change(lambda text: text + "The user runs pytest with -x.\n")
+    assert "pytest with -x" in workspace_memory(workspace / "pkg").read().text
+    # Outside pleat's worktrees, a directory is its own workspace.
+    assert workspace_memory(workspace).directory != workspace_memory(workspace / "pkg").directory
