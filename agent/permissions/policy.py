@@ -306,10 +306,17 @@ class Permissions:
 
     def rule_problems(self, registry: ToolRegistry) -> list[str]:
         """One line for each configured rule that can never match: it names no tool pleat
-        has (MCP tools, `mcp__...`, are not known yet: their servers start later), or gives a
+        has (MCP tools, `mcp__...`, are not known yet: their servers start later; a tool not
+        offered in this session, as web_search without a search, is one pleat has), or gives a
         pattern to a tool with no main argument."""
         from agent.mcp.names import is_mcp_name  # (hashlib: not before the first frame)
         from agent.permissions.rules import url_pattern_problem
+        from tools.memory import MEMORY_TOOL_NAME
+        from tools.web_search import WEB_SEARCH_TOOL_NAME
+
+        # Tools pleat offers only where they work (a search to use, the auto memory on): a rule
+        # for one is kept for the sessions that have it (Claude Code's WebSearch rules too).
+        sometimes_offered = {MEMORY_TOOL_NAME, WEB_SEARCH_TOOL_NAME}
 
         problems: list[str] = []
         for kind, rules in (("allow", self.allow), ("ask", self.ask), ("deny", self.deny)):
@@ -317,6 +324,8 @@ class Permissions:
                 tool = registry.get(rule.tool)
                 if tool is None and is_mcp_name(rule.tool):
                     continue  # an MCP server's tools join once it has started
+                if tool is None and rule.tool in sometimes_offered:
+                    continue
                 if tool is None:
                     known = ", ".join(registry.names())
                     problems.append(f'{kind} rule "{rule}" names no tool pleat has ({known})')

@@ -222,6 +222,16 @@ def test_rule_problems_name_rules_that_cannot_match() -> None:
     )
 
 
+def test_a_rule_for_a_tool_not_offered_in_this_session_is_no_problem() -> None:
+    """web_search without a search, memory with the auto memory off: the tools are pleat's, a
+    Claude Code user's WebSearch rule among them, and their rules wait for the sessions that
+    offer them."""
+    sometimes = Permissions.from_settings("ask", ["web_search", "memory"], ["web_serch"])
+    assert [p.split(" names")[0] for p in sometimes.rule_problems(default_registry())] == [
+        'deny rule "web_serch"'
+    ]
+
+
 # -- plan mode ---------------------------------------------------------------------------------
 
 
