@@ -21,6 +21,7 @@ from agent.config_checks import (
     WORD_OR_BOOL,
     WORD_OR_NUMBER,
     checked_rules,
+    lsp_settings,
     only_in_file,
 )
 from agent.config_checks import ConfigError as ConfigError  # the settings' one error
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from agent.hooks.config import HookSpec
     from agent.mcp.settings import ServerSettings
     from agent.status_line.spec import StatusLineSpec
+    from tools.lsp.settings import LspSettings
     from tools.sandbox.policy import Sandbox
 
 APP_NAME = "pleat"
@@ -60,6 +62,8 @@ HOOKS = "hooks"
 MCP_SERVERS = "mcp_servers"
 # The [status_line] table (agent/status_line/spec.py): a command, so config.toml only, as hooks.
 STATUS_LINE = "status_line"
+# The [lsp] table, or `lsp = false` (PLEAT_LSP=off): the language servers (tools/lsp/settings.py).
+LSP = "lsp"
 # Settings that are lists of permission rules. Each source adds to them (file, then environment,
 # then flags) instead of replacing them: a --deny flag must not drop the file's deny rules.
 RULE_LISTS = frozenset({"allow", "ask", "deny"})
@@ -76,6 +80,7 @@ TABLE_TYPES: dict[str, type] = {
     "HookSpec": object,
     "ServerSettings": object,
     "StatusLineSpec": object,
+    "LspSettings": object,
 }
 
 
@@ -146,6 +151,8 @@ class Config:
     mcp_servers: tuple[ServerSettings, ...] = ()
     # The [status_line] table: a command whose first line the TUI shows above its status bar.
     status_line: StatusLineSpec | None = None
+    # The [lsp] table: the language servers' commands and waits; None: on, found on PATH.
+    lsp: LspSettings | None = None
 
     def model_settings(self) -> ModelSettings:
         if not self.model:
@@ -262,6 +269,9 @@ def _validated(
             continue
         if schema is Config and key == STATUS_LINE:
             out[key] = _status_line(label(key), value, source)
+            continue
+        if schema is Config and key == LSP:
+            out[key] = lsp_settings(value, label(key), source)
             continue
         if schema is Config and key == MCP_SERVERS:
             from agent.mcp.settings import SettingsError, from_config

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.model.request_shape import THINKING_LEVELS, THINKING_OFF
 from agent.model.settings import VISION_AUTO, VISION_OFF, VISION_ON
@@ -13,6 +13,9 @@ from agent.permissions.modes import CLAUDE_ALIASES, MODES
 from sessions.short_text import quoted
 from tools.command_limits import MAX_TIMEOUT_SECONDS
 from tools.sandbox.modes import SANDBOX_MODES
+
+if TYPE_CHECKING:
+    from tools.lsp.settings import LspSettings
 
 # How errors name the environment as the source of a setting.
 ENVIRONMENT = "environment"
@@ -110,3 +113,14 @@ def checked_rules(label: str, value: Any, source: str, *, written: bool) -> tupl
                 f"{source}: {label}[{index}] {quoted(text)} is not a rule: {error}"
             ) from None
     return tuple(rules)
+
+
+def lsp_settings(value: Any, label: str, source: str) -> LspSettings:
+    """The [lsp] table, or its switch alone (`lsp = false`, PLEAT_LSP=off): read by its own
+    module (tools/lsp/settings.py), imported only when given."""
+    from tools.lsp.settings import LspSettingsError, parse_lsp
+
+    try:
+        return parse_lsp(value, label)
+    except LspSettingsError as error:
+        raise ConfigError(f"{source}: {error}") from None
