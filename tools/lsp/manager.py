@@ -49,7 +49,7 @@ class LanguageServers:
     """The servers of one session, by command (languages sharing a server share its process)."""
 
     def __init__(self, workspace: Path, settings: LspSettings, sandbox: Sandbox | None) -> None:
-        self.workspace = workspace
+        self.workspace = workspace.resolve()  # as the file tools' paths are (rootUri, cwd)
         self.settings = settings
         self.sandbox = sandbox
         self._commands: dict[str, ServerCommand | None] = {}  # each language's, looked up once
