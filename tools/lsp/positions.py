@@ -34,7 +34,7 @@ def from_lsp_character(line_text: str, character: int, encoding: str) -> int:
         if count >= character:
             return index + 1
         count += _units(char, encoding)
-    return len(line_text) + 1
+    return len(line_text) + 1 + max(character - count, 0)  # past the text pleat has: as given
 
 
 def line_of(text: str, line: int) -> str:
