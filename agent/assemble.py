@@ -40,6 +40,7 @@ from sessions.redact import KnownSecrets
 from sessions.store import Session, SessionError
 from tools.ask_user import AskUserTool, UserAsker, nobody_to_ask
 from tools.background_commands import BackgroundCommands
+from tools.lsp.port import LanguageServices
 from tools.memory import MemoryTool
 from tools.registry import default_registry
 from tools.sandbox.policy import Sandbox
@@ -93,6 +94,7 @@ def build_agent(
     sandbox: Sandbox | None = None,
     background: BackgroundCommands | None = None,
     plugins: Plugins | None = None,
+    language_servers: LanguageServices | None = None,
 ) -> Agent:
     """One agent for one workspace and session (the caller opens and closes the session);
     raises ConfigError when no model is configured. `permissions` (the front end's, which it
@@ -103,7 +105,8 @@ def build_agent(
     (agent/hooks/claude_settings.py gathers them; default: config.toml's); `sandbox` is where
     commands run (the run's, which its MCP servers share; default: the configuration's);
     `background` the session's background commands (a model switch keeps them; default: none
-    yet); `plugins` the run's enabled plugins, whose skills and agents join (agent/plugins/)."""
+    yet); `plugins` the run's enabled plugins, whose skills and agents join (agent/plugins/);
+    `language_servers` the session's (tools/lsp/: the file tools' diagnostics, the lsp tool)."""
     llm = LLM(config.model_settings())
     if permissions is None:
         permissions = permissions_from(config)
@@ -194,7 +197,9 @@ def build_agent(
     unreadable = None
     if reader is not None and any(rule.tool == reader.name for rule in permissions.deny):
         unreadable = functools.partial(permissions.denies_reading, reader, workspace)
-    agent.context = dataclasses.replace(agent.context, read_roots=roots, unreadable=unreadable)
+    agent.context = dataclasses.replace(
+        agent.context, read_roots=roots, unreadable=unreadable, language_servers=language_servers
+    )
     agent.turn_starts.append(permissions.skill_allow.clear)
     if mcp is not None and agent.compactor is not None:  # MCP schemas: a share of this window
         compactor = agent.compactor

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from agent.hooks.config import HookSpec
     from agent.mcp.settings import ServerSettings
     from agent.status_line.spec import StatusLineSpec
+    from tools.lsp.settings import LspSettings
     from tools.sandbox.policy import Sandbox
     from tools.web_search_settings import WebSearchSettings
 
@@ -71,6 +72,7 @@ TABLE_TYPES: dict[str, type] = {
     "ServerSettings": object,
     "StatusLineSpec": object,
     "WebSearchSettings": object,
+    "LspSettings": object,
 }
 
 
@@ -150,6 +152,8 @@ class Config:
     keys: tuple[tuple[str, object], ...] = ()
     # The [web_search] table: the search web_search uses, its bounds (None: the defaults).
     web_search: WebSearchSettings | None = None
+    # The [lsp] table: the language servers' commands and waits; None: on, found on PATH.
+    lsp: LspSettings | None = None
 
     def model_settings(self) -> ModelSettings:
         if not self.model:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent.model.request_shape import THINKING_LEVELS, THINKING_OFF
 from agent.model.settings import VISION_AUTO, VISION_OFF, VISION_ON
@@ -13,9 +13,6 @@ from agent.permissions.modes import CLAUDE_ALIASES, MODES
 from sessions.short_text import quoted
 from tools.command_limits import MAX_TIMEOUT_SECONDS
 from tools.sandbox.modes import SANDBOX_MODES
-
-if TYPE_CHECKING:
-    pass
 
 # How errors name the environment as the source of a setting.
 ENVIRONMENT = "environment"

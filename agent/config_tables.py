@@ -13,6 +13,7 @@ from sessions.short_text import quoted
 if TYPE_CHECKING:
     from agent.hooks.config import HookSpec
     from agent.status_line.spec import StatusLineSpec
+    from tools.lsp.settings import LspSettings
     from tools.web_search_settings import WebSearchSettings
 
 # The hooks' tables (agent/hooks/config.py): commands to run, so config.toml only (an environment
@@ -24,6 +25,8 @@ MCP_SERVERS = "mcp_servers"
 STATUS_LINE = "status_line"
 # The [web_search] table (tools/web_search_settings.py): which search web_search uses.
 WEB_SEARCH = "web_search"
+# The [lsp] table, or `lsp = false` (PLEAT_LSP=off): the language servers (tools/lsp/settings.py).
+LSP = "lsp"
 # The [keys] table: `action = "key"` lines that rebind the TUI's keys.
 KEYS = "keys"
 
@@ -87,9 +90,21 @@ def mcp_servers_table(label: str, value: Any, source: str, path: Path) -> Any:
         raise ConfigError(f"{source}: {error}") from None
 
 
+def lsp_table(label: str, value: Any, source: str, path: Path) -> LspSettings:
+    """The [lsp] table, or its switch alone (`lsp = false`, PLEAT_LSP=off), from any source:
+    read by tools/lsp/settings.py."""
+    from tools.lsp.settings import LspSettingsError, parse_lsp
+
+    try:
+        return parse_lsp(value, label)
+    except LspSettingsError as error:
+        raise ConfigError(f"{source}: {error}") from None
+
+
 TABLE_PARSERS: dict[str, TableParser] = {
     HOOKS: hooks_table,
     KEYS: key_table,
+    LSP: lsp_table,
     MCP_SERVERS: mcp_servers_table,
     STATUS_LINE: status_line_table,
     WEB_SEARCH: web_search_table,

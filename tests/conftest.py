@@ -47,6 +47,7 @@ def pleat_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "pleat-home"
     monkeypatch.setenv("PLEAT_HOME", str(home))
     monkeypatch.setenv("PLEAT_LOCAL_MODEL_SERVERS", "")
+    monkeypatch.setenv("PLEAT_LSP", "off")  # no language server of the PATH's: tests name theirs
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-home"))
     return home
 

@@ -14,6 +14,7 @@ from tools.call_summary import shown_arguments
 from tools.editor_files import EditorFiles
 from tools.errors import ToolError as ToolError  # where tools have always found it
 from tools.image_file import LoadedImage
+from tools.lsp.port import LanguageServices
 from tools.output_budget import OutputBudget
 from tools.output_limits import DEFAULT_OUTPUT_TOKENS
 from tools.rereads import EarlierReads
@@ -96,6 +97,9 @@ class ToolContext:
     # The editor a front end lends (ACP's fs/*: tools/editor_files.py): write_file and
     # edit_file read and write through it, read_file reads text through it; None: the disk.
     editor: EditorFiles | None = None
+    # The session's language servers (tools/lsp/): a read starts the file's, a write or an edit
+    # reports its diagnostics, the lsp tool asks them. None: none (`[lsp] enabled = false`).
+    language_servers: LanguageServices | None = None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import Any
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.file_changes import decode_lossless, encode_lossless, unified_diff
 from tools.file_sources import Target, planned, store
+from tools.lsp.port import diagnostics_note
 from tools.result_facts import ResultFacts
 from tools.text_io import BINARY_SNIFF_BYTES, looks_binary
 
@@ -141,5 +142,6 @@ class EditFileTool(Tool):
             f"edited {rel}: replaced {count} occurrence{'s' if count != 1 else ''} "
             f"({'first at ' if count > 1 else 'at '}{where})"
         )
+        text += await diagnostics_note(ctx.language_servers, plan.target.path, rel, plan.data)
         meta = {"diff": plan.diff, "path": rel}
         return ToolOutput(text, meta=meta, facts=ResultFacts(files_edited=(rel,)))

@@ -373,6 +373,8 @@ class ReadFileTool(Tool):
             )
             done = (shown[0], done.rel, shown[1])
         window, rel, text = done
+        if ctx.language_servers is not None:  # its language's server starts meanwhile
+            ctx.language_servers.noticed(ctx.workspace / rel)
         stamp = ReadStamp(offset, limit, window.size, window.version)
         if ctx.reads is not None and (earlier := ctx.reads.same_read(rel, stamp, text)):
             note = unchanged_note(rel, earlier)

@@ -9,6 +9,7 @@ from typing import Any
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.file_changes import decode_lossless, line_count, unified_diff
 from tools.file_sources import Target, planned, store
+from tools.lsp.port import diagnostics_note
 from tools.result_facts import ResultFacts
 
 # The JSON schema of the arguments (module-level: class bodies should not hold mutable literals).
@@ -83,5 +84,6 @@ class WriteFileTool(Tool):
         text = f"{verb} {rel} ({lines} lines, {len(plan.data)} bytes)"
         if plan.existed and not plan.diff:
             text += "; the content was already identical"
+        text += await diagnostics_note(ctx.language_servers, plan.target.path, rel, plan.data)
         meta = {"diff": plan.diff, "path": rel, "created": not plan.existed}
         return ToolOutput(text, meta=meta, facts=ResultFacts(files_written=(rel,)))

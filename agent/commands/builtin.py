@@ -169,6 +169,13 @@ BUILTIN: tuple[Builtin, ...] = (
         body="agent.slash.listings.sandbox",
     ),
     Builtin(
+        "lsp",
+        "",
+        "language servers: which run, for which languages, their state",
+        headless=True,
+        body="agent.slash.language_servers.lsp",
+    ),
+    Builtin(
         "add-dir",
         "[DIR]",
         "let the model read and write DIR (outside the workspace) this session; alone: list them",

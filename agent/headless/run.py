@@ -121,13 +121,15 @@ async def after_session_start(
 
 
 async def until_session_end(agent: Agent, work: Coroutine[Any, Any, int]) -> int:
-    """Run `work`, then stop its background commands and run the session's SessionEnd hooks
-    (reason "other", as Claude Code gives a `-p` run's end), also when the run fails or is
-    stopped (Ctrl+C, SIGTERM); what they say goes to stderr."""
+    """Run `work`, then stop its background commands and language servers and run the session's
+    SessionEnd hooks (reason "other", as Claude Code gives a `-p` run's end), also when the run
+    fails or is stopped (Ctrl+C, SIGTERM); what they say goes to stderr."""
     try:
         return await work
     finally:
         await close_background(agent.registry, "the run ended")
+        if agent.context.language_servers is not None:
+            await agent.context.language_servers.close()
         for notice in await agent.hooks.session_end("other"):
             say_progress(notice, sys.stderr)
 

@@ -142,4 +142,5 @@ async def close(controller: SessionController, reason: str = "other") -> list[No
         if agent is not None:  # a fold still being made is of no use now (nor journaled)
             agent.folds.end("the session ended")
         await controller.mcp.stop()
+        await controller.language_servers.close()
         await asyncio.to_thread(controller.close)

@@ -31,6 +31,8 @@ from sessions.index_listing import listed_sessions
 from sessions.messages import Message
 from sessions.store import Session, SessionError
 from tools.background_tools import background_of
+from tools.lsp.manager import LanguageServers
+from tools.lsp.settings import LspSettings
 from tools.sandbox.policy import Sandbox
 
 
@@ -69,6 +71,11 @@ class SessionController:
         config = self.config or Config()
         added, self.added_problems = checked_dirs(config.add_dirs, workspace)
         self.sandbox = config.sandbox_for(workspace, added)
+        # The language servers (tools/lsp/): each started when the model first reads or edits a
+        # file of its language, confined like commands, stopped with the session.
+        self.language_servers = LanguageServers(
+            workspace, config.lsp or LspSettings(), self.sandbox
+        )
         configured = self.config.mcp_servers if self.config else ()
         self.mcp = (
             servers(self.sandbox)
@@ -200,6 +207,7 @@ class SessionController:
         """Close the session (its background commands killed, journal flushed, lock released);
         the agent stays readable."""
         self._stop_background(self.agent)
+        self.language_servers.stop_all()
         if self.session is not None:
             self.session.close()
         self.session = None
@@ -237,6 +245,9 @@ class SessionController:
             hooks=self.hooks,
             sandbox=self.sandbox,
             plugins=self.plugins,
+            language_servers=self.language_servers
+            if self.language_servers.settings.enabled
+            else None,
             # A model switch keeps the session's background commands; another session has none.
             background=background_of(self.agent.registry)
             if self.agent is not None and session is self.session
@@ -260,6 +271,7 @@ class SessionController:
             self.agent.folds.drop_background_fold("another session opened")
         if self.session is not None and self.session is not session:
             self._stop_background(self.agent)  # they belong to the session left
+            self.language_servers.stop_all()  # so do its language servers
             self.session.close()
             self.left = self.agent  # its SessionEnd hooks run next (tui/lifecycle.py)
         self.session, self.agent = session, agent

@@ -189,7 +189,10 @@ class Subagents:
         # What a deny rule keeps from read_file, grep keeps from the sub-agent too; its file
         # tools go through the parent's editor when a front end lent one (tools/editor_files.py).
         agent.context = dataclasses.replace(
-            agent.context, unreadable=parent.context.unreadable, editor=parent.context.editor
+            agent.context,
+            unreadable=parent.context.unreadable,
+            editor=parent.context.editor,
+            language_servers=parent.context.language_servers,  # the session's, shared
         )
         return agent
 

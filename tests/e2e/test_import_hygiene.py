@@ -10,7 +10,8 @@ from pathlib import Path
 
 # Modules that cost seconds to import; only a model call may bring them in (and the charting
 # libraries only a chart: `pleat replay --report`, /context; the web libraries only a fetch; the
-# MCP SDK only configured servers, in a thread once the session is open).
+# MCP SDK only configured servers, in a thread once the session is open; pygls and lsprotocol
+# only a language server's start).
 HEAVY = (
     "litellm",
     "mcp",
@@ -24,6 +25,9 @@ HEAVY = (
     "httpx",
     "bs4",
     "markdownify",
+    "pygls",
+    "lsprotocol",
+    "cattrs",
 )
 
 PROBE = """

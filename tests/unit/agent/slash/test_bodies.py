@@ -99,3 +99,9 @@ async def test_no_agent_refuses_the_rows_that_need_one(tmp_path: Path) -> None:
     events = await run(bare, "/skills")  # needs no session
     assert said(events) and not said(events)[0][1]
     assert not [e for e in events if isinstance(e, Notice) and e.level == "error"]
+
+
+async def test_lsp_says_the_language_servers_of_the_session(ctx: CommandContext) -> None:
+    assert said(await run(ctx, "/lsp")) == [
+        ("Language servers are off ([lsp] enabled = false, or PLEAT_LSP=off).", False)
+    ]  # this agent has none (the running servers' rows: tests/e2e/test_language_servers.py)
