@@ -138,8 +138,8 @@ def test_a_command_of_the_tui_only_is_refused_headless_with_one_line_and_exit_co
     name = prompt.split()[0]
     assert done.stderr.splitlines() == [
         f"pleat: error: {name} works in pleat's terminal UI only; a headless run takes /compact, "
-        "/diff, /export, /fork, /init, /mcp, /memory, /review, /rewind, /sandbox, /skills, /undo "
-        "and custom commands (options: pleat --help)"
+        "/diff, /export, /fork, /init, /lsp, /mcp, /memory, /review, /rewind, /sandbox, /skills, "
+        "/undo, /worktree and custom commands (options: pleat --help)"
     ]
     assert done.stdout == ""
     assert server.requests == []  # never sent to the model
