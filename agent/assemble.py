@@ -41,6 +41,7 @@ from sessions.store import Session, SessionError
 from tools.ask_user import AskUserTool, UserAsker, nobody_to_ask
 from tools.background_commands import BackgroundCommands
 from tools.lsp.port import LanguageServices
+from tools.lsp.tool import LspTool
 from tools.memory import MemoryTool
 from tools.registry import default_registry
 from tools.sandbox.policy import Sandbox
@@ -113,6 +114,8 @@ def build_agent(
     registry = default_registry(config.command_timeout, session.archive, background)
     if (searching := web_search_tool(config.web_search, llm.settings, session)) is not None:
         registry.register(searching)  # the provider's search, or SearXNG ([web_search])
+    if language_servers is not None:  # their answers, where the session has language servers
+        registry.register(LspTool())
     registry.register(ExitPlanModeTool(permissions, review_plan))  # in every mode: same tools
     registry.register(AskUserTool(ask_user))
     if auto_memory_on(config.auto_memory, os.environ):  # the workspace's memory: its own tool

@@ -15,7 +15,6 @@ from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.command_limits import DEFAULT_TIMEOUT_SECONDS
 from tools.edit_file import EditFileTool
 from tools.list_dir import ListDirTool
-from tools.lsp.tool import LspTool
 from tools.output_guard import keep_within_budget
 from tools.read_file import ReadFileTool
 from tools.search import GlobTool, GrepTool
@@ -156,17 +155,16 @@ def default_registry(
     archive: ChunkArchive | None = None,
     background: BackgroundCommands | None = None,
 ) -> ToolRegistry:
-    """A registry holding every workspace tool: reading, searching and the language servers'
-    answers first, then changes and commands (with those reading and stopping background ones:
-    `background`'s, or new ones), then the task list and web pages; and, given the session's
-    chunk archive, read_archive last."""
+    """A registry holding every workspace tool: reading and searching first, then changes and
+    commands (with those reading and stopping background ones: `background`'s, or new ones),
+    then the task list and web pages; and, given the session's chunk archive, read_archive
+    last."""
     background = background if background is not None else BackgroundCommands()
     tools: list[Tool] = [
         ReadFileTool(),
         ListDirTool(),
         GlobTool(),
         GrepTool(),
-        LspTool(),
         EditFileTool(),
         WriteFileTool(),
         RunCommandTool(default_timeout=command_timeout, background=background),

@@ -311,12 +311,14 @@ class Permissions:
         pattern to a tool with no main argument."""
         from agent.mcp.names import is_mcp_name  # (hashlib: not before the first frame)
         from agent.permissions.rules import url_pattern_problem
+        from tools.lsp.tool import LSP_TOOL_NAME
         from tools.memory import MEMORY_TOOL_NAME
         from tools.web_search import WEB_SEARCH_TOOL_NAME
 
-        # Tools pleat offers only where they work (a search to use, the auto memory on): a rule
+        # Tools pleat offers only where they work (a search to use, language servers and the
+        # auto memory on): a rule
         # for one is kept for the sessions that have it (Claude Code's WebSearch rules too).
-        sometimes_offered = {MEMORY_TOOL_NAME, WEB_SEARCH_TOOL_NAME}
+        sometimes_offered = {LSP_TOOL_NAME, MEMORY_TOOL_NAME, WEB_SEARCH_TOOL_NAME}
 
         problems: list[str] = []
         for kind, rules in (("allow", self.allow), ("ask", self.ask), ("deny", self.deny)):

@@ -19,7 +19,8 @@ from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tools.base import ToolContext
 from tools.lsp.manager import LanguageServers
 from tools.lsp.settings import LanguageSetting, LspSettings
-from tools.registry import default_registry
+from tools.lsp.tool import LspTool
+from tools.registry import ToolRegistry, default_registry
 from tools.sandbox.policy import Sandbox
 
 # The in-process tests share the module fixture's event loop (its pylsp is bound to it).
@@ -30,6 +31,13 @@ PYLSP = str(Path(sys.executable).with_name("pylsp"))
 SOURCE = "def greet(name):\n    return 'hello ' + name\n\n\nprint(greet('you'))\n"
 # A server that reads what it is sent and never answers (not even initialize).
 HANGING = "import sys\nwhile sys.stdin.buffer.read(1):\n    pass\n"
+
+
+def lsp_registry() -> ToolRegistry:
+    """The workspace tools and the lsp tool, as a session with language servers has them."""
+    registry = default_registry()
+    registry.register(LspTool())
+    return registry
 
 
 def _servers(workspace: Path, command: tuple[str, ...], **waits: float) -> LanguageServers:
@@ -53,7 +61,7 @@ async def test_an_edit_introducing_an_undefined_name_reports_it_with_its_line(
     pylsp_workspace: tuple[Path, ToolContext],
 ) -> None:
     workspace, ctx = pylsp_workspace
-    registry = default_registry()
+    registry = lsp_registry()
     await registry.dispatch("read_file", {"path": "app.py"}, ctx)  # starts pylsp meanwhile
     edit = {"path": "app.py", "old_string": "+ name", "new_string": "+ nmae"}
     result = await registry.dispatch("edit_file", edit, ctx)
@@ -75,7 +83,7 @@ async def test_definition_and_references_answer(
     pylsp_workspace: tuple[Path, ToolContext],
 ) -> None:
     _workspace, ctx = pylsp_workspace
-    registry = default_registry()
+    registry = lsp_registry()
     at_call = {"path": "app.py", "line": 5, "column": 8}  # `greet` in print(greet('you'))
     definition = await registry.dispatch("lsp", {"operation": "definition", **at_call}, ctx)
     assert definition.text == "1 definition:\napp.py:1:5"
@@ -89,7 +97,7 @@ async def test_definition_and_references_answer(
 async def test_a_missing_server_costs_one_line_and_the_edit_succeeds(tmp_path: Path) -> None:
     servers = _servers(tmp_path, ("no-such-language-server",))
     ctx = ToolContext(tmp_path, language_servers=servers)
-    registry = default_registry()
+    registry = lsp_registry()
     first = await registry.dispatch("write_file", {"path": "a.py", "content": "x = 1\n"}, ctx)
     assert first.text.splitlines() == [
         "created a.py (1 lines, 6 bytes)",
@@ -107,7 +115,7 @@ async def test_a_hanging_server_costs_one_line_and_the_edit_succeeds(tmp_path: P
     (tmp_path / "hang.py").write_text(HANGING)
     servers = _servers(tmp_path, (sys.executable, str(tmp_path / "hang.py")), start_seconds=0.5)
     ctx = ToolContext(tmp_path, language_servers=servers)
-    registry = default_registry()
+    registry = lsp_registry()
     first = await registry.dispatch("write_file", {"path": "a.py", "content": "x = 1\n"}, ctx)
     assert first.text.splitlines()[1:] == [
         f"pleat: python language server ({Path(sys.executable).name}) not available: "

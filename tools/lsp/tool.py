@@ -36,10 +36,14 @@ _PARAMETERS: dict[str, Any] = {
 }
 
 
+# The tool's name: rules and the tool list name it (offered only where language servers are on).
+LSP_TOOL_NAME = "lsp"
+
+
 class LspTool(Tool):
     """Ask the language server of a file's language (read-only: it changes nothing)."""
 
-    name = "lsp"
+    name = LSP_TOOL_NAME
     description = (
         "Ask the file's language server (started by pleat: pyright, pylsp, gopls, "
         "rust-analyzer, clangd, typescript-language-server...): `definition` or `references` "

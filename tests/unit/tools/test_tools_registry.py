@@ -19,7 +19,6 @@ ALL_TOOLS = [
     "list_dir",
     "glob",
     "grep",
-    "lsp",
     "edit_file",
     "write_file",
     "run_command",
@@ -98,7 +97,6 @@ def test_default_registry_has_every_tool_with_a_schema() -> None:
         "list_dir",
         "glob",
         "grep",
-        "lsp",  # a language server's answers: it reads
         "todo_write",
         "command_output",
         "command_stop",
