@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from tools.lsp.diagnostics import DiagnosticsBoard
 from tools.lsp.languages import ServerCommand
 from tools.lsp.positions import OFFERED_ENCODINGS
-from tools.lsp.process import BoundedReader, StderrTail, kill_group, spawn
+from tools.lsp.process import BoundedReader, BoundedWriter, StderrTail, kill_group, spawn
 from tools.sandbox.policy import Sandbox
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ class ServerConnection:
         self._answer_server(client)
         process = self._process
         assert process.stdin is not None and process.stdout is not None and process.stderr
-        client.protocol.set_writer(process.stdin)
+        client.protocol.set_writer(BoundedWriter(process.stdin, self._stalled))
         reading = run_async(
             threading.Event(),
             BoundedReader(process.stdout),
@@ -137,6 +137,10 @@ class ServerConnection:
                 self._failed(reason)
             self.ended.set()
 
+    def _stalled(self) -> None:
+        """The server left too much of what was sent unread: it is stopped, not waited for."""
+        self._failed("it does not read what it is sent")
+
     def _unreadable(self, error: Exception, _source: type[Exception]) -> None:
         """A message of the server's that pygls could not take (said by /lsp; a request it
         answered so is waited for in vain, within its bound)."""
@@ -154,7 +158,8 @@ class ServerConnection:
         from lsprotocol import types
 
         def published(params: types.PublishDiagnosticsParams) -> None:
-            self.board.publish(params.uri, params.version, params.diagnostics)
+            if params.uri in self._open:  # another file's (a project's thousands) is no use
+                self.board.publish(params.uri, params.version, params.diagnostics)
 
         def configuration(params: types.ConfigurationParams) -> list[None]:
             return [None for _ in params.items]
@@ -249,6 +254,8 @@ class ServerConnection:
                 saved = types.DidSaveTextDocumentParams(text_document=identifier)
                 self._client.text_document_did_save(saved)
         self._open[uri] = (version, digest)
+        if not self.alive:  # it stopped reading (BoundedWriter), or ended meanwhile
+            raise ServerUnavailable(self.why or "it ended")
         return uri, version, before
 
     def _wants_save(self) -> bool:

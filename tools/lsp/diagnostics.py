@@ -64,6 +64,10 @@ class DiagnosticsBoard:
         arrived, self._arrived = self._arrived, asyncio.Event()
         arrived.set()
 
+    def __len__(self) -> int:
+        """How many files' diagnostics are kept."""
+        return len(self._latest)
+
     def latest(self, uri: str) -> Published | None:
         return self._latest.get(uri)
 

@@ -3,6 +3,7 @@ PATH."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,15 @@ def language_of(path: Path, settings: LspSettings) -> Language | None:
     return Language(*known) if known else None
 
 
+def _which(program: str) -> str | None:
+    """`program` found on PATH's absolute directories only: a relative entry (".", "", "bin")
+    is the directory pleat runs in, the workspace, where a repository could plant a "server"
+    that would run unasked as soon as the model reads a file (found by review). A name with a
+    slash (config.toml's own path) is taken as written."""
+    entries = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    return shutil.which(program, path=os.pathsep.join(e for e in entries if os.path.isabs(e)))
+
+
 def server_command(language: str, settings: LspSettings) -> ServerCommand | None:
     """The server for `language`: config.toml's command (its program looked up on PATH), else
     the first well-known one found; a ServerCommand saying what is missing when none is found;
@@ -91,13 +101,13 @@ def server_command(language: str, settings: LspSettings) -> ServerCommand | None
     if setting is not None and not setting.enabled:
         return None
     if setting is not None and setting.command:
-        program = shutil.which(setting.command[0])
+        program = _which(setting.command[0])
         if program is None:
             return ServerCommand(language, missing=f"{setting.command[0]} not found")
         return ServerCommand(language, (program, *setting.command[1:]))
     candidates = WELL_KNOWN.get(language, ())
     for argv in candidates:
-        if (program := shutil.which(argv[0])) is not None:
+        if (program := _which(argv[0])) is not None:
             return ServerCommand(language, (program, *argv[1:]))
     if not candidates:
         return ServerCommand(language, missing=f"no command set ([lsp.{language}] command)")

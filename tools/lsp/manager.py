@@ -31,6 +31,13 @@ PROVIDERS = {
     "hover": "hover_provider",
     "symbols": "document_symbol_provider",
 }
+# Seconds the race between a diagnostics wait and the server's end is given past the wait's own
+# bound (the wait ends itself in time; this only keeps the race from cutting it first).
+DIAGNOSTICS_SLACK_SECONDS = 1.0
+# Characters of a document sent to a server: a hand-written source file is far smaller; a bigger
+# one is generated or data (a bundle, a lockfile), slow for a server to parse on every edit and
+# of no use to check, so it is not sent (said in one line).
+MAX_DOCUMENT_CHARS = 2 * 1024 * 1024
 # Characters of the reason quoted in a server's one line: the error, or its stderr's last line.
 MAX_WHY_CHARS = 200
 
@@ -126,11 +133,17 @@ class LanguageServers:
         language = self._language(path)
         if language is None or self._command(language.name) is None:
             return ""
+        if len(text) > MAX_DOCUMENT_CHARS:
+            return f"pleat: {rel} is not sent to its language server ({_too_large(text)})"
         try:
             server = await self._ready(language.name)
             uri, version, before = server.sync(path, text, language.language_id)
             wait = self.settings.diagnostics_seconds
-            published = await server.board.wait(uri, before, version, wait)
+            published = await server.ask(  # a server that dies meanwhile is said at once
+                lambda: server.board.wait(uri, before, version, wait),
+                wait + DIAGNOSTICS_SLACK_SECONDS,
+                "diagnostics",
+            )
         except ServerUnavailable as error:
             return self._unavailable(language.name, str(error))
         name = server.command.name
@@ -145,6 +158,8 @@ class LanguageServers:
         if language is None:
             why = "language servers are off" if not self.settings.enabled else "no language"
             raise ToolError(f"no language server for {rel} ({why} for its file type)")
+        if len(text) > MAX_DOCUMENT_CHARS:
+            raise ToolError(f"{rel} is not sent to its language server ({_too_large(text)})")
         try:
             server = await self._ready(language.name)
             provider = getattr(server.capabilities, PROVIDERS[question], None)
@@ -227,6 +242,10 @@ class LanguageServers:
         await asyncio.gather(*(server.closed() for server in servers))
         if starts:
             await asyncio.wait(starts, timeout=CLOSE_SECONDS)
+
+
+def _too_large(text: str) -> str:
+    return f"{len(text):,} characters, over {MAX_DOCUMENT_CHARS:,}"
 
 
 def _detail(server: ServerConnection) -> str:

@@ -8,6 +8,7 @@ import contextlib
 import os
 import signal
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +19,11 @@ from tools.shell import command_environment
 # file's symbols take a few megabytes; past 16 MiB the server is taken as broken (a hostile or
 # runaway one could otherwise make pleat hold any amount of memory).
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+# Bytes pleat may have written to a server that it has not read yet: a few whole documents
+# (tools/lsp/manager.py sends at most MAX_DOCUMENT_CHARS of one, six bytes a character at worst
+# in JSON). A server that leaves more unread has stopped reading: it is dropped rather than let
+# what is sent to it pile up in pleat's memory, edit after edit.
+MAX_UNSENT_BYTES = 32 * 1024 * 1024
 # Lines of a server's stderr kept: what a failure line quotes from (the last one said), and
 # enough for /lsp to show why a server died.
 STDERR_TAIL_LINES = 20
@@ -46,6 +52,27 @@ class BoundedReader:
         if count > MAX_MESSAGE_BYTES:
             raise MessageTooLarge(f"a message of {count:,} bytes (over {MAX_MESSAGE_BYTES:,})")
         return await self._stream.readexactly(count)
+
+
+class BoundedWriter:
+    """The server's stdin as pygls writes to it, refusing to hold more than MAX_UNSENT_BYTES the
+    server has not read: `stalled` is told (once) instead, and nothing more is written."""
+
+    def __init__(self, stream: asyncio.StreamWriter, stalled: Callable[[], None]) -> None:
+        self._stream = stream
+        self._stalled: Callable[[], None] | None = stalled
+
+    def write(self, data: bytes) -> None:
+        if self._stalled is None:
+            return
+        if self._stream.transport.get_write_buffer_size() + len(data) > MAX_UNSENT_BYTES:
+            stalled, self._stalled = self._stalled, None
+            stalled()
+            return
+        self._stream.write(data)
+
+    def close(self) -> None:
+        self._stream.close()
 
 
 @dataclass

@@ -83,3 +83,19 @@ def test_the_well_known_server_found_first_on_path_wins(
     configured = LspSettings(languages=(LanguageSetting("python", ("my-server", "--stdio")),))
     assert server_command("python", configured).missing == "my-server not found"  # type: ignore[union-attr]
     assert os.environ["PATH"] == str(tmp_path)
+
+
+def test_a_server_planted_in_the_workspace_is_not_found_through_a_relative_path_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace, trusted = tmp_path / "repo", tmp_path / "bin"
+    (workspace / "bin").mkdir(parents=True)
+    trusted.mkdir()
+    _program(workspace, "pyright-langserver")  # a hostile repository's, at its top
+    _program(workspace / "bin", "pylsp")
+    ruff = _program(trusted, "ruff")
+    monkeypatch.chdir(workspace)  # pleat runs in the workspace: "." and "bin" are the repo's
+    monkeypatch.setenv("PATH", os.pathsep.join([".", "", "bin", str(trusted)]))
+    assert server_command("python", LspSettings()).argv == (str(ruff), "server")  # type: ignore[union-attr]
+    configured = LspSettings(languages=(LanguageSetting("python", ("pylsp",)),))
+    assert server_command("python", configured).missing == "pylsp not found"  # type: ignore[union-attr]
