@@ -31,6 +31,7 @@ from sessions.index_listing import listed_sessions
 from sessions.messages import Message
 from sessions.store import Session, SessionError
 from tools.background_tools import background_of
+from tools.lsp.languages import has_servers
 from tools.lsp.manager import LanguageServers
 from tools.lsp.settings import LspSettings
 from tools.sandbox.policy import Sandbox
@@ -76,6 +77,7 @@ class SessionController:
         self.language_servers = LanguageServers(
             workspace, config.lsp or LspSettings(), self.sandbox
         )
+        self.has_language_servers = has_servers(self.language_servers.settings)
         configured = self.config.mcp_servers if self.config else ()
         self.mcp = (
             servers(self.sandbox)
@@ -245,9 +247,7 @@ class SessionController:
             hooks=self.hooks,
             sandbox=self.sandbox,
             plugins=self.plugins,
-            language_servers=self.language_servers
-            if self.language_servers.settings.enabled
-            else None,
+            language_servers=self.language_servers if self.has_language_servers else None,
             # A model switch keeps the session's background commands; another session has none.
             background=background_of(self.agent.registry)
             if self.agent is not None and session is self.session

@@ -14,13 +14,12 @@ import pytest
 import pytest_asyncio
 
 from agent.slash.language_servers import lsp_report
+from tests.support.lsp_registry import lsp_registry
 from tests.support.pleat_process import headless_args, pleat
 from tests.support.scripted_server import ScriptedServer, Text, ToolCalls
 from tools.base import ToolContext
 from tools.lsp.manager import LanguageServers
 from tools.lsp.settings import LanguageSetting, LspSettings
-from tools.lsp.tool import LspTool
-from tools.registry import ToolRegistry, default_registry
 from tools.sandbox.policy import Sandbox
 
 # The in-process tests share the module fixture's event loop (its pylsp is bound to it).
@@ -31,13 +30,6 @@ PYLSP = str(Path(sys.executable).with_name("pylsp"))
 SOURCE = "def greet(name):\n    return 'hello ' + name\n\n\nprint(greet('you'))\n"
 # A server that reads what it is sent and never answers (not even initialize).
 HANGING = "import sys\nwhile sys.stdin.buffer.read(1):\n    pass\n"
-
-
-def lsp_registry() -> ToolRegistry:
-    """The workspace tools and the lsp tool, as a session with language servers has them."""
-    registry = default_registry()
-    registry.register(LspTool())
-    return registry
 
 
 def _servers(workspace: Path, command: tuple[str, ...], **waits: float) -> LanguageServers:

@@ -17,6 +17,7 @@ from sessions.store import Session
 from tests.support.constants import TEST_API_KEY, TEST_MODEL
 from tests.support.invariants import assert_history_valid
 from tests.support.scripted_server import Reply, ScriptedServer, Text
+from tools.lsp.settings import LspSettings
 from tui.app import PleatApp
 from tui.screens.question import ARMING_SECONDS, Arming, QuestionScreen
 from tui.widgets.prompt_input import PromptInput
@@ -43,6 +44,7 @@ def make_config(server: ScriptedServer, **overrides: Any) -> Config:
         # The small windows here are tuned to the tools without the auto memory's (its schema
         # would move every fold); the tests of the memory turn it on.
         auto_memory=False,
+        lsp=LspSettings(enabled=False),  # no server from this machine's PATH: a test's own
     )
     return dataclasses.replace(config, **overrides)
 

@@ -8,11 +8,11 @@ import os
 import sys
 from pathlib import Path
 
+from tests.support.lsp_registry import lsp_registry
 from tools.base import ToolContext
 from tools.lsp.manager import MAX_DOCUMENT_CHARS, LanguageServers
 from tools.lsp.process import MAX_UNSENT_BYTES
 from tools.lsp.settings import LanguageSetting, LspSettings
-from tools.registry import default_registry
 
 SERVER = Path(__file__).parents[3] / "support" / "language_servers" / "hostile_server.py"
 
@@ -37,7 +37,7 @@ async def test_a_server_that_stops_reading_is_dropped_before_what_is_sent_piles_
 ) -> None:
     servers = _servers(tmp_path, "deaf", diagnostics_seconds=0.01)
     ctx = ToolContext(tmp_path, language_servers=servers)
-    registry, said = default_registry(), []
+    registry, said = lsp_registry(), []
     line = "x = 1  # " + "y" * 990 + "\n"
     content = line * (1024 * 1024 // len(line))  # a megabyte a write
     for number in range(MAX_UNSENT_BYTES // len(content) + 2):
@@ -59,7 +59,7 @@ async def test_a_server_that_stops_reading_is_dropped_before_what_is_sent_piles_
 async def test_diagnostics_of_files_never_opened_are_not_kept(tmp_path: Path) -> None:
     servers = _servers(tmp_path, "many-files")
     ctx = ToolContext(tmp_path, language_servers=servers)
-    result = await default_registry().dispatch(
+    result = await lsp_registry().dispatch(
         "write_file", {"path": "a.py", "content": "x = 1\n"}, ctx
     )
     assert result.text.splitlines()[1:] == [
@@ -76,7 +76,7 @@ async def test_a_server_that_dies_on_the_edit_is_said_at_once_not_after_the_wait
 ) -> None:
     servers = _servers(tmp_path, "crash-on-open", diagnostics_seconds=20)
     ctx = ToolContext(tmp_path, language_servers=servers)
-    result = await default_registry().dispatch(
+    result = await lsp_registry().dispatch(
         "write_file", {"path": "a.py", "content": "x = 1\n"}, ctx
     )
     first, said = result.text.splitlines()  # the edit's line, then the server's one line
@@ -89,7 +89,7 @@ async def test_a_server_that_dies_on_the_edit_is_said_at_once_not_after_the_wait
 async def test_a_file_too_large_to_check_is_not_sent_and_costs_one_line(tmp_path: Path) -> None:
     servers = _servers(tmp_path, "deaf", diagnostics_seconds=0.01)
     ctx = ToolContext(tmp_path, language_servers=servers)
-    registry = default_registry()
+    registry = lsp_registry()
     content = "x = 1\n" * (MAX_DOCUMENT_CHARS // 6 + 1)
     result = await registry.dispatch("write_file", {"path": "gen.py", "content": content}, ctx)
     assert result.text.splitlines()[1:] == [

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.config import ConfigError, load_config
-from tools.lsp.languages import language_of, server_command
+from tools.lsp.languages import has_servers, language_of, server_command
 from tools.lsp.settings import LanguageSetting, LspSettings, LspSettingsError, parse_lsp
 
 
@@ -99,3 +99,15 @@ def test_a_server_planted_in_the_workspace_is_not_found_through_a_relative_path_
     assert server_command("python", LspSettings()).argv == (str(ruff), "server")  # type: ignore[union-attr]
     configured = LspSettings(languages=(LanguageSetting("python", ("pylsp",)),))
     assert server_command("python", configured).missing == "pylsp not found"  # type: ignore[union-attr]
+
+
+def test_the_lsp_tool_is_offered_where_a_server_is_configured_or_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert not has_servers(LspSettings())  # nothing on PATH: no tool riding in every request
+    configured = LspSettings(languages=(LanguageSetting("python", ("my-server",)),))
+    assert has_servers(configured)  # its absence is then said in one line, at the first edit
+    _program(tmp_path, "gopls")
+    assert has_servers(LspSettings())
+    assert not has_servers(LspSettings(enabled=False))
