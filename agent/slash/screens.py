@@ -3,52 +3,31 @@ plugin pickers, vim keys, themes, help, quitting): the front end does them, or s
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from agent.events import SessionEvent
 from agent.slash.context import CommandContext
 
-
-async def chunks(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:
-    """Browse and search the archived chunks."""
-    await ctx.front.show("chunks", arg)
-    return
-    yield  # an async generator that says nothing itself
+Body = Callable[[CommandContext, str], AsyncIterator[SessionEvent]]
 
 
-async def model(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:
-    """Pick a model, or switch to ARG."""
-    await ctx.front.show("model", arg)
-    return
-    yield
+def front_screen(name: str) -> Body:
+    """The body of the built-in that is the front end's screen `name`, given the argument."""
+
+    async def body(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:
+        await ctx.front.show(name, arg)
+        return
+        yield  # an async generator that says nothing itself
+
+    return body
 
 
-async def plugin(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:
-    """Claude Code plugins: installed, enabled or not; enable or disable one."""
-    await ctx.front.show("plugin", arg)
-    return
-    yield
-
-
-async def vim(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:
-    """The prompt's vim keys on or off."""
-    await ctx.front.show("vim", arg)
-    return
-    yield
-
-
-async def theme(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:
-    """Pick a colour theme, or switch to ARG."""
-    await ctx.front.show("theme", arg)
-    return
-    yield
-
-
-async def show_help(ctx: CommandContext, arg: str) -> AsyncIterator[SessionEvent]:
-    """The commands and keys."""
-    await ctx.front.show("help", arg)
-    return
-    yield
+chunks = front_screen("chunks")  # browse and search the archived chunks
+model = front_screen("model")  # pick a model, or switch to ARG
+plugin = front_screen("plugin")  # Claude Code plugins: installed, enabled; enable or disable one
+vim = front_screen("vim")  # the prompt's vim keys on or off
+theme = front_screen("theme")  # pick a colour theme, or switch to ARG
+show_help = front_screen("help")  # the commands and keys
 
 
 async def quit_front_end(ctx: CommandContext, _: str) -> AsyncIterator[SessionEvent]:
