@@ -18,6 +18,7 @@ import hashlib
 import os
 import re
 import stat
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -49,6 +50,15 @@ NAME_CHARS = 40
 DIGEST_CHARS = 16
 # Opening the memory: never through a symlink, never blocking on a pipe, never a terminal.
 OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY | os.O_NOFOLLOW
+# Opening the lock file: never through a symlink (it would create a file elsewhere), never
+# blocking on a pipe.
+LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOCTTY | os.O_NOFOLLOW | os.O_NONBLOCK
+# Seconds a change waits for another session's: a change holds the lock for milliseconds, so
+# one held longer belongs to a session that is stopped (Ctrl+Z) or hung, and the model is told
+# rather than its turn blocked for good.
+LOCK_WAIT_SECONDS = 5.0
+# Seconds between two tries of a lock held elsewhere.
+LOCK_POLL_SECONDS = 0.05
 # What may stay of a workspace's name in a directory name.
 UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -94,6 +104,7 @@ class WorkspaceMemory:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.path = directory / MEMORY_FILE
+        self.lock_wait = LOCK_WAIT_SECONDS  # how long a change waits for another session's
 
     @classmethod
     def of(cls, workspace: Path) -> WorkspaceMemory:
@@ -153,9 +164,20 @@ class WorkspaceMemory:
     def _locked(self) -> Iterator[None]:
         """The memory's lock held (flock: released by the kernel if the process dies)."""
         private_dir(self.directory)
-        fd = os.open(self.directory / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = os.open(self.directory / LOCK_FILE, LOCK_FLAGS, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            deadline = time.monotonic() + self.lock_wait
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise MemoryRefused(
+                            "another session is changing the memory (or is stopped while it "
+                            "does): try again later"
+                        ) from None
+                    time.sleep(LOCK_POLL_SECONDS)
             yield
         finally:
             os.close(fd)  # closing the descriptor releases the lock

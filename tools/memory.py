@@ -4,12 +4,16 @@ remove), in pleat's own file (sessions/memory_store.py), secrets redacted before
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from sessions.memory_store import MAX_MEMORY_BYTES, MemoryRefused, WorkspaceMemory
-from sessions.redact import REDACTED, redact
+from sessions.memory_store import MAX_MEMORY_BYTES, MEMORY_FILE, MemoryRefused, WorkspaceMemory
+from sessions.redact import REDACTED
 from tools.base import Tool, ToolContext, ToolError, ToolOutput
 from tools.call_summary import shown_arguments
+from tools.file_changes import unified_diff
+from tools.memory_text import kept_text
 
 MEMORY_TOOL_NAME = "memory"
 COMMANDS = ("view", "add", "replace", "remove")
@@ -64,7 +68,8 @@ class MemoryTool(Tool):
     def describe_call(self, args: dict[str, Any]) -> str:
         """The call as lines show it, secrets redacted (they are never written either)."""
         shown = {
-            key: redact(value) if isinstance(value, str) else value for key, value in args.items()
+            key: kept_text(value) if isinstance(value, str) else value
+            for key, value in args.items()
         }
         return f"{self.name}({shown_arguments(shown)})"
 
@@ -77,7 +82,7 @@ class MemoryTool(Tool):
                 return await self._add(_given(args, "text"), ctx)
             if command == "replace":
                 return await self._replace(_given(args, "old"), _given(args, "text"), ctx)
-            return await self._remove(_given(args, "old"))
+            return await self._remove(_given(args, "old"), ctx)
         except MemoryRefused as refused:
             raise ToolError(str(refused)) from None
 
@@ -92,7 +97,7 @@ class MemoryTool(Tool):
         return numbered
 
     async def _add(self, text: str, ctx: ToolContext) -> ToolOutput:
-        note = _clean(text, ctx)
+        note = _clean(text, ctx).strip()
         entry = note if note.startswith(MARKDOWN_STARTS) or "\n" in note else ITEM + note
 
         def edit(current: str) -> str:
@@ -100,19 +105,19 @@ class MemoryTool(Tool):
                 raise MemoryRefused(f"already in the memory: {entry}")
             return current + ("\n" if current and not current.endswith("\n") else "") + entry + "\n"
 
-        written = await asyncio.to_thread(self.memory.change, edit)
-        line = written.count("\n") - entry.count("\n")
+        change = await self._change(edit, ctx)
+        line = change.new.count("\n") - entry.count("\n")
         said = f"Added to the memory (line {line}): {entry}"
-        return ToolOutput(said + _redaction_note(note, text))
+        return change.output(said, _more_redacted(note, text))
 
     async def _replace(self, old: str, text: str, ctx: ToolContext) -> ToolOutput:
-        new = _clean(text, ctx)
-        await asyncio.to_thread(
-            self.memory.change, lambda current: current.replace(_once(current, old), new, 1)
+        new = _clean(text, ctx).strip()
+        change = await self._change(
+            lambda current: current.replace(_once(current, old), new, 1), ctx
         )
-        return ToolOutput(f"Replaced in the memory: {new}" + _redaction_note(new, text))
+        return change.output(f"Replaced in the memory: {new}", _more_redacted(new, text))
 
-    async def _remove(self, old: str) -> ToolOutput:
+    async def _remove(self, old: str, ctx: ToolContext) -> ToolOutput:
         removed: list[str] = []
 
         def edit(current: str) -> str:
@@ -123,8 +128,37 @@ class MemoryTool(Tool):
             removed.append(current[start:end].rstrip("\n"))
             return current[:start] + current[end:]
 
-        await asyncio.to_thread(self.memory.change, edit)
-        return ToolOutput(f"Removed from the memory: {removed[0]}")
+        change = await self._change(edit, ctx)
+        return change.output(f"Removed from the memory: {removed[0]}", False)
+
+    async def _change(self, edit: Callable[[str], str], ctx: ToolContext) -> _Change:
+        """`edit` applied under the memory's lock, then the whole text cleaned (a secret built
+        over two calls is one only once joined: tools/memory_text.py)."""
+        seen: list[str] = []
+
+        def whole(current: str) -> str:
+            edited = edit(current)
+            seen[:] = [current, edited]
+            return _clean(edited, ctx)
+
+        new = await asyncio.to_thread(self.memory.change, whole)
+        return _Change(seen[0], new, _more_redacted(new, seen[1]))
+
+
+@dataclass(frozen=True)
+class _Change:
+    """One change of the memory: its text before and after, and whether cleaning the whole
+    text left something out."""
+
+    old: str
+    new: str
+    redacted: bool
+
+    def output(self, said: str, note_redacted: bool) -> ToolOutput:
+        """The tool's answer, with the change as a diff for the front ends (a memory write is
+        shown as plainly as an edit: tui/widgets/tool_call.py opens a block with a diff)."""
+        note = REDACTED_NOTE if note_redacted or self.redacted else ""
+        return ToolOutput(said + note, meta={"diff": unified_diff(MEMORY_FILE, self.old, self.new)})
 
 
 def memory_of(tool: Tool | None) -> WorkspaceMemory | None:
@@ -141,15 +175,15 @@ def _given(args: dict[str, Any], key: str) -> str:
 
 
 def _clean(text: str, ctx: ToolContext) -> str:
-    """What is written of the model's text: secret-looking values and the session's known
-    secrets (its API key) replaced with [REDACTED], trailing blanks dropped."""
-    cleaned = redact(text.strip())
-    return ctx.outputs.redacted(cleaned) if ctx.outputs is not None else cleaned
+    """What is written of a text: secret-looking values and the session's known secrets (its
+    API key) replaced with [REDACTED], control characters dropped."""
+    known = ctx.outputs.redacted if ctx.outputs is not None else None
+    return kept_text(text, known)
 
 
-def _redaction_note(written: str, given: str) -> str:
-    """The note telling the model a secret was left out, when one was ("" otherwise)."""
-    return REDACTED_NOTE if written != given.strip() else ""
+def _more_redacted(written: str, given: str) -> bool:
+    """Whether a secret-looking value was left out of `given` in `written`."""
+    return written.count(REDACTED) > given.count(REDACTED)
 
 
 def _once(current: str, old: str) -> str:

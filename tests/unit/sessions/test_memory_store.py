@@ -3,6 +3,7 @@ writers at once lose nothing (the lock)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import threading
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from sessions.memory_store import (
     LOADED_LINES,
+    LOCK_FILE,
     MAX_MEMORY_BYTES,
     MemoryRefused,
     WorkspaceMemory,
@@ -86,3 +88,25 @@ def test_what_a_session_loads_is_bounded_by_lines_and_bytes() -> None:
     wide = "".join(f"- {'w' * 500} {n}\n" for n in range(50))
     part, cut = first_part(wide)
     assert cut and len(part.encode()) <= MAX_MEMORY_BYTES and part.endswith(("0", "1", "2", "3"))
+
+
+def test_a_lock_held_elsewhere_is_waited_for_a_bounded_time_and_a_linked_lock_refused(
+    tmp_path: Path,
+) -> None:
+    memory = WorkspaceMemory(tmp_path / "memory")
+    memory.lock_wait = 0.2  # a session stopped (Ctrl+Z) while changing the memory holds it
+    memory.directory.mkdir()
+    held = os.open(memory.directory / LOCK_FILE, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(MemoryRefused, match="another session is changing"):
+            memory.change(lambda text: text + "- note\n")
+    finally:
+        os.close(held)
+    assert memory.change(lambda text: text + "- note\n") == "- note\n"  # released: it goes on
+    elsewhere = tmp_path / "elsewhere"
+    (memory.directory / LOCK_FILE).unlink()
+    (memory.directory / LOCK_FILE).symlink_to(elsewhere)
+    with pytest.raises(MemoryRefused, match="cannot write"):
+        memory.change(lambda text: text + "- other\n")
+    assert not elsewhere.exists() and memory.read().text == "- note\n"

@@ -82,3 +82,60 @@ async def test_a_bad_call_says_why_and_changes_nothing(tool: MemoryTool, workspa
     )
     assert out.is_error
     assert tool.memory.path.read_text() == before
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        # A key whose halves are harmless alone: the memory's whole text is what is checked.
+        [("add", "", "deploy key sk-ant-api03-Zq8"), ("replace", "Zq8", "Zq8vN2xT5kW")],
+        # Secrets of no known format: an env-file line, a Stripe key, base64 of a key.
+        [("add", "", "FOO_TOKEN=abcdefghijklmnopqrstuv")],
+        [("add", "", "export STRIPE_KEY=sk_live_51HxYzAbCdEf1234567890abcd")],
+        [("add", "", "DB_PASS=Zq8vN2xT5kW1pR7m")],
+        [("add", "", "key c2stYW50LWFwaTAzLVpxOHZOMnhUNWtXMXBSN21CNGNZOWhMM2RGNmdKMHNB")],
+    ],
+)
+async def test_secrets_of_any_shape_and_built_in_steps_are_not_kept(
+    tool: MemoryTool, workspace: Path, tmp_path: Path, steps: list[tuple[str, str, str]]
+) -> None:
+    said = ""
+    for command, old, text in steps:
+        args = {"command": command, "text": text} | ({"old": old} if old else {})
+        said = await call(tool, workspace, **args)
+    kept = tool.memory.path.read_text()
+    assert "[REDACTED]" in kept and "secrets are never kept in memory" in said, kept
+    for secret in ("Zq8vN2xT5kW", "qrstuv", "51HxYz", "Zq8vN2xT5kW1", "c2stYW50"):
+        assert secret.encode() not in all_files(tmp_path)
+
+
+async def test_plain_notes_are_kept_as_written(tool: MemoryTool, workspace: Path) -> None:
+    notes = (
+        "run tests/unit/agent/turn/test_auto_memory.py with -n 0",
+        "CLAUDE_CODE_DISABLE_AUTO_MEMORY=1 turns it off",
+        "released at commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",
+        "API_KEY comes from the vault, never from .env",
+    )
+    for note in notes:
+        said = await call(tool, workspace, command="add", text=note)
+        assert "REDACTED" not in said
+    assert tool.memory.path.read_text() == "".join(f"- {note}\n" for note in notes)
+
+
+async def test_control_characters_are_not_written(tool: MemoryTool, workspace: Path) -> None:
+    await call(tool, workspace, command="add", text="tabs\x1b]52;c;ZXZpbA==\x07 \u202eplease\x9b2J")
+    assert tool.memory.path.read_text() == "- tabs]52;c;ZXZpbA== please2J\n"
+
+
+async def test_each_change_comes_back_as_a_diff_for_the_front_end(
+    tool: MemoryTool, workspace: Path
+) -> None:
+    out = await tool.run({"command": "add", "text": "use tabs"}, ToolContext(workspace))
+    assert "+- use tabs" in out.meta["diff"]
+    out = await tool.run(
+        {"command": "replace", "old": "tabs", "text": "spaces"}, ToolContext(workspace)
+    )
+    assert "-- use tabs" in out.meta["diff"] and "+- use spaces" in out.meta["diff"]
+    out = await tool.run({"command": "remove", "old": "spaces"}, ToolContext(workspace))
+    assert "-- use spaces" in out.meta["diff"]
+    assert "diff" not in (await tool.run({"command": "view"}, ToolContext(workspace))).meta
