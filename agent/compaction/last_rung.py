@@ -87,7 +87,10 @@ def too_small(compactor: Compactor, history: list[Message]) -> str | None:
     margin = compactor.margin
     if system + tools + own + margin <= budget.usable:
         return None
-    parts = {"your message": own, "the system prompt (with AGENTS.md or CLAUDE.md)": system}
+    parts = {
+        "your message": own,
+        "the system prompt (with AGENTS.md or CLAUDE.md, and the auto memory: /memory)": system,
+    }
     biggest = max(parts, key=lambda name: parts[name])
     advice = f"shorten {biggest}" if parts[biggest] > tools else "use a larger model"
     return (
