@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -165,6 +165,12 @@ class Tool(ABC):
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool schema sent with every model call."""
         return function_schema(self.name, self.description, self.parameters)
+
+    def keeps_notes(self, args: Mapping[str, Any]) -> bool:
+        """Whether this call, of a tool that runs unasked as a read does, keeps what it says
+        (the auto memory's add): a turn that only reads (/review, where hostile text is read)
+        refuses it."""
+        return False
 
     def describe_call(self, args: dict[str, Any]) -> str:
         """A one-line human summary of a call, for logs, the headless stderr and the TUI."""

@@ -4,7 +4,7 @@ remove), in pleat's own file (sessions/memory_store.py), secrets redacted before
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +64,10 @@ class MemoryTool(Tool):
 
     def __init__(self, memory: WorkspaceMemory) -> None:
         self.memory = memory
+
+    def keeps_notes(self, args: Mapping[str, Any]) -> bool:
+        """Every command but view changes the notes."""
+        return args.get("command") != "view"
 
     def describe_call(self, args: dict[str, Any]) -> str:
         """The call as lines show it, secrets redacted (they are never written either)."""

@@ -220,7 +220,7 @@ class Permissions:
                 "do not try to get around it: tell the user what you wanted to do",
             )
         changes = not tool.read_only and not tool.asks_in_plan_mode
-        if self.read_only_turn and changes:
+        if self.read_only_turn and (changes or tool.keeps_notes(args)):
             return Verdict("refuse", READ_ONLY_REFUSAL.format(tool=tool.name))
         if self.mode == "plan" and changes:
             return Verdict("refuse", PLAN_REFUSAL.format(tool=tool.name))
