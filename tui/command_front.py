@@ -126,7 +126,9 @@ class TerminalFront:
             from tui.command_help import help_text
 
             catalog = await refresh(host)  # the files as they are now
-            text = help_text(listing(catalog.commands), host.rebound)
+            agent = host.agent
+            tools = agent.registry.names() if agent is not None else []
+            text = help_text(listing(catalog.commands), host.rebound, tools)
             await host.conversation.add_markdown(text, "help")
 
     def copy(self, text: str) -> None:

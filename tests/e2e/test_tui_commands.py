@@ -248,6 +248,9 @@ async def test_help_lists_every_command(server: ScriptedServer, workspace: Path)
         for name in ("compact", "fork", "context", "chunks", "sessions", "resume", "new", "model"):
             assert f"`/{name}" in text
         assert "Ctrl+J" in text
+        assert "The model's tools in this session: `read_file`" in text  # this session's
+        assert "`web_search` joins where a search is set" in text
+        assert "`web_search`," not in text  # none set here: not offered
 
 
 async def test_unknown_command_and_paths(server: ScriptedServer, workspace: Path) -> None:
