@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import os
 import signal
+from pathlib import Path
 from typing import Any
 
 import aiofiles.os
@@ -193,6 +194,31 @@ async def _collect(
             await asyncio.wait([pump])
 
 
+async def _spawn(
+    argv: list[str], cwd: Path, env: dict[str, str], write_fd: int
+) -> asyncio.subprocess.Process:
+    """Start the command in a session of its own, its output to `write_fd`. Cancelled while it
+    starts (a stop at that moment), it is killed, group and all, once started: asyncio would
+    kill its first process only, and leave the shell's children running."""
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        with contextlib.suppress(OSError):
+            _kill_group(await starting)
+        raise
+
+
 def _kill_group(process: asyncio.subprocess.Process) -> None:
     """SIGKILL the command's whole process group (its own session): the shell and children.
 
@@ -253,21 +279,21 @@ class RunCommandTool(Tool):
         if sandbox is not None:  # confined in the child before it runs (tools/sandbox/)
             argv, env = sandbox.argv(argv, network=network), sandbox.environment(env)
         try:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=ctx.workspace,
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_fd,
-                stderr=asyncio.subprocess.STDOUT,
-                start_new_session=True,
-            )
+            process = await _spawn(argv, ctx.workspace, env, write_fd)
         except OSError as exc:
             os.close(read_fd)
             raise ToolError(f"cannot start the command: {exc.strerror or exc}") from exc
+        except BaseException:
+            os.close(read_fd)
+            raise
         finally:
             os.close(write_fd)
-        spool = await _open_spool(ctx)
+        try:
+            spool = await _open_spool(ctx)
+        except BaseException:  # cancelled (a stop) before its output is collected: killed too
+            _kill_group(process)
+            os.close(read_fd)
+            raise
         if background is not None:
             return await _start_in_background(background, command, process, read_fd, spool, args)
         door = asyncio.Event() if self.background is not None and spool is not None else None

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import tools.shell as shell
 from tools.base import ToolContext, ToolError
 from tools.shell import HEAD_BYTES, TAIL_BYTES, RunCommandTool
 
@@ -158,3 +159,28 @@ async def test_configured_default_timeout_applies(tmp_path: Path) -> None:
         {"command": "sleep 30"}, ToolContext(workspace=tmp_path)
     )
     assert output.meta["timed_out"] and "timed out after 1" in output.text
+
+
+async def test_a_stop_before_the_output_is_collected_kills_the_group(
+    workspace: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stop (SIGTERM to the TUI) landing after the command started but before its output
+    was being read, while its spool file opens on a busy machine, killed nothing: the command
+    outlived pleat (seen in CI). The spool's opening is held here to make that moment."""
+    opening = asyncio.Event()
+
+    async def held_spool(_: ToolContext) -> None:
+        opening.set()
+        await asyncio.Event().wait()  # a spool that takes as long as the stop needs
+
+    monkeypatch.setattr(shell, "_open_spool", held_spool)
+    command = "echo $$ > sh.pid; sleep 100 & echo $! > bg.pid; wait"
+    task = asyncio.create_task(RunCommandTool().run({"command": command}, ctx))
+    await opening.wait()
+    shell_pid = await wait_for_pid(workspace / "sh.pid")
+    sleeper_pid = await wait_for_pid(workspace / "bg.pid")
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await wait_until_gone(sleeper_pid)
+    assert await wait_until_gone(shell_pid)
