@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.terminal_text import visible
+from sessions.worktree_use import WorktreeUse
 from tools.git_worktrees import (
     Worktree,
     WorktreeError,
@@ -35,10 +36,20 @@ def in_worktree(workspace: Path, name: str, run: RunIn, *, interactive: bool) ->
         print(f"pleat: error: --worktree: {visible(str(error))}", file=sys.stderr)
         return 2
     try:
+        use = WorktreeUse(worktree.path)
+    except OSError as error:
+        print(f"pleat: error: --worktree: {visible(str(error))}", file=sys.stderr)
+        return 2
+    try:
         return run(workspace_in(worktree, workspace), said)
     finally:
         ask = terminal_question if interactive and sys.stdin.isatty() else None
-        print(f"pleat: {leave_worktree(worktree, ask)}", file=sys.stderr)
+        if use.others():  # another pleat works there still: it is the one to leave it
+            said = f"kept worktree {worktree.name} at {worktree.path}: another pleat works in it"
+        else:
+            said = leave_worktree(worktree, ask)
+        print(f"pleat: {visible(said)}", file=sys.stderr)
+        use.release()
 
 
 def terminal_question(question: str) -> str | None:

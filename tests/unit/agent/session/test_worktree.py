@@ -162,3 +162,27 @@ def test_a_worktree_session_shares_its_repositorys_auto_memory(workspace: Path) 
     assert "pytest with -x" in workspace_memory(workspace / "pkg").read().text
     # Outside pleat's worktrees, a directory is its own workspace.
     assert workspace_memory(workspace).directory != workspace_memory(workspace / "pkg").directory
+
+
+def test_two_sessions_in_one_worktree_the_last_to_leave_removes_it(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pleat -w feat` twice at once: the first to leave finds the other still working there
+    and keeps the worktree; the last one removes it (nothing changed)."""
+    git_repo(workspace)
+    paths: list[Path] = []
+
+    def second_session(path: Path, said: str) -> int:
+        paths.append(path)
+        return 0
+
+    def first_session(path: Path, said: str) -> int:
+        paths.append(path)
+        return in_worktree(workspace, "feat", second_session, interactive=False)
+
+    # The second session runs (and leaves) while the first still works in the worktree.
+    assert in_worktree(workspace, "feat", first_session, interactive=False) == 0
+    second, first = capsys.readouterr().err.splitlines()[-2:]
+    assert paths[0] == paths[1] and not paths[0].exists()
+    assert second.startswith("pleat: kept worktree feat at ") and "another pleat works" in second
+    assert first == "pleat: removed worktree feat and its branch: nothing changed in it"
