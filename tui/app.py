@@ -18,11 +18,11 @@ from textual.screen import Screen
 from textual.widgets import Header
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
+from agent.commands.completion import WorkspaceFiles
 from agent.config import Config
 from agent.session.asking import SessionApprovals
 from agent.session.startup import Startup
 from tui import asking, command_catalog, lifecycle, modes, queued
-from tui.completion import WorkspaceFiles
 from tui.host import BUSY, WorkKind
 from tui.idle import IdleWatch
 from tui.keys import app_bindings

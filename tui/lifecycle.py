@@ -8,9 +8,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from agent.config import ConfigError
+from agent.session.model_help import configuration_help
 from agent.stop_signals import on_stop_signals
 from tui import command_catalog
-from tui.help import configuration_help
 from tui.host import Host
 
 if TYPE_CHECKING:

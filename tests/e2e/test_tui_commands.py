@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Label
 
+from agent.slash.chunk_search import MESSAGE_HEADING, pages
 from sessions.store import Session
 from tests.support.constants import TEST_API_KEY, TEST_MODEL
 from tests.support.scripted_server import ScriptedServer, Text
@@ -26,7 +27,6 @@ from tests.support.tui_support import (
     wait_for,
     work_finished,
 )
-from tui.chunk_search import MESSAGE_HEADING, pages
 from tui.screens.chunks import ChunkBrowserScreen
 from tui.screens.context import ContextScreen
 from tui.screens.model_picker import ModelPickerScreen

@@ -16,10 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Markdown, OptionList
 from textual.widgets.option_list import Option
 
-from agent.terminal_text import visible
-from sessions.archive import ChunkArchive, ChunkInfo
-from sessions.archive_query import QueryError, SearchCancelled, compile_query
-from tui.chunk_search import (
+from agent.slash.chunk_search import (
     ChunkHits,
     ChunkSearcher,
     body,
@@ -28,6 +25,9 @@ from tui.chunk_search import (
     pages,
     read_chunk,
 )
+from agent.terminal_text import visible
+from sessions.archive import ChunkArchive, ChunkInfo
+from sessions.archive_query import QueryError, SearchCancelled, compile_query
 from tui.screens.styles import SCREENS_CSS
 
 # Shown when the session has folded nothing yet.

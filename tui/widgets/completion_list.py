@@ -6,8 +6,8 @@ from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from agent.commands.completion import Completion, Suggestion
 from agent.terminal_text import visible
-from tui.completion import Completion, Suggestion
 
 
 class CompletionList(OptionList, can_focus=False):

@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
-from tui.completion import WorkspaceFiles, command_completion, file_completion
+from agent.commands.completion import WorkspaceFiles, command_completion, file_completion
 from tui.widgets.completion_list import CompletionList
 from tui.widgets.vim_prompt import VimPrompt
 

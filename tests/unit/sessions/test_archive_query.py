@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.slash.chunk_search import ChunkSearcher, body, hit_page, pages, read_chunk
 from sessions.archive import ChunkArchive
 from sessions.archive_query import (
     MAX_COUNTED_MATCHES,
@@ -27,7 +28,6 @@ from sessions.bounded_regex import Deadline, compile_pattern
 from sessions.messages import Message, ToolCall
 from tools.archive_reader import ArchiveReaderTool
 from tools.base import ToolContext
-from tui.chunk_search import ChunkSearcher, body, hit_page, pages, read_chunk
 
 # A tool-call argument with quotes and a space, as the model typed it.
 RUN = ToolCall("call_run", "run_command", json.dumps({"command": 'pytest -k "parse args"'}))

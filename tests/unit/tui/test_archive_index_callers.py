@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent.slash.chunk_search import ChunkSearcher
 from sessions.archive_index import index_path
 from sessions.archive_query import compile_query
 from sessions.index_listing import indexed_sessions, listed_sessions
 from sessions.messages import Message
 from sessions.store import Session, list_sessions
-from tui.chunk_search import ChunkSearcher
 
 
 def folded_session(workspace: Path) -> Session:

@@ -275,7 +275,7 @@ def test_what_a_file_says_is_shown_inert(workspace: Path, home: Path) -> None:
         "\\`code\\` second (project, \\.pleat\\/commands\\/Evil\\.md)"
     )
     assert "\n" not in label(rows[0]) and label(rows[0]).endswith("(project)")
-    from tui.completion import command_completion
+    from agent.commands.completion import command_completion
 
     found = command_completion("/ev", 3, 0, [(evil.name, label(rows[0]))])
     assert found is not None and [s.value for s in found.suggestions] == ["/Evil"]
