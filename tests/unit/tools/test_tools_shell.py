@@ -111,9 +111,17 @@ async def test_timeout_kills_the_process_group(workspace: Path, ctx: ToolContext
     assert await wait_until_gone(await wait_for_pid(workspace / "bg.pid"))
 
 
-async def test_cancellation_kills_the_process_group(workspace: Path, ctx: ToolContext) -> None:
-    command = "echo $$ > sh.pid; sleep 100 & echo $! > bg.pid; wait"
-    task = asyncio.create_task(RunCommandTool().run({"command": command}, ctx))
+# A shell that writes its pid and its background child's, then waits for the child.
+SHELL_AND_CHILD = "echo $$ > sh.pid; sleep 100 & echo $! > bg.pid; wait"
+
+
+async def cancelled_leaves_nothing(
+    workspace: Path, task: asyncio.Task[object], started: asyncio.Event | None = None
+) -> None:
+    """Once SHELL_AND_CHILD runs in `task` (and `started` is set), cancel it: the shell and its
+    child are gone."""
+    if started is not None:
+        await started.wait()
     shell_pid = await wait_for_pid(workspace / "sh.pid")
     sleeper_pid = await wait_for_pid(workspace / "bg.pid")
     task.cancel()
@@ -121,6 +129,11 @@ async def test_cancellation_kills_the_process_group(workspace: Path, ctx: ToolCo
         await task
     assert await wait_until_gone(sleeper_pid)
     assert await wait_until_gone(shell_pid)
+
+
+async def test_cancellation_kills_the_process_group(workspace: Path, ctx: ToolContext) -> None:
+    task = asyncio.create_task(RunCommandTool().run({"command": SHELL_AND_CHILD}, ctx))
+    await cancelled_leaves_nothing(workspace, task)
 
 
 @pytest.mark.slow  # waits out the two-second drain by design: the whole suite runs it
@@ -174,13 +187,5 @@ async def test_a_stop_before_the_output_is_collected_kills_the_group(
         await asyncio.Event().wait()  # a spool that takes as long as the stop needs
 
     monkeypatch.setattr(shell, "_open_spool", held_spool)
-    command = "echo $$ > sh.pid; sleep 100 & echo $! > bg.pid; wait"
-    task = asyncio.create_task(RunCommandTool().run({"command": command}, ctx))
-    await opening.wait()
-    shell_pid = await wait_for_pid(workspace / "sh.pid")
-    sleeper_pid = await wait_for_pid(workspace / "bg.pid")
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert await wait_until_gone(sleeper_pid)
-    assert await wait_until_gone(shell_pid)
+    task = asyncio.create_task(RunCommandTool().run({"command": SHELL_AND_CHILD}, ctx))
+    await cancelled_leaves_nothing(workspace, task, opening)
