@@ -31,7 +31,6 @@ from sessions.index_listing import listed_sessions
 from sessions.messages import Message
 from sessions.store import Session, SessionError
 from tools.background_tools import background_of
-from tools.lsp.languages import has_servers
 from tools.lsp.manager import LanguageServers
 from tools.lsp.settings import LspSettings
 from tools.sandbox.policy import Sandbox
@@ -77,7 +76,7 @@ class SessionController:
         self.language_servers = LanguageServers(
             workspace, config.lsp or LspSettings(), self.sandbox
         )
-        self.has_language_servers = has_servers(self.language_servers.settings)
+        self.has_language_servers = self.language_servers.offered()
         configured = self.config.mcp_servers if self.config else ()
         self.mcp = (
             servers(self.sandbox)

@@ -113,17 +113,3 @@ def server_command(language: str, settings: LspSettings) -> ServerCommand | None
         return ServerCommand(language, missing=f"no command set ([lsp.{language}] command)")
     names = ", ".join(argv[0] for argv in candidates)
     return ServerCommand(language, missing=f"none of {names} is on PATH")
-
-
-def has_servers(settings: LspSettings) -> bool:
-    """Whether a session has language servers to offer: one configured in config.toml (a
-    missing one is then said in one line), or a well-known one found on PATH. Without any, the
-    lsp tool is not offered: its schema would ride in every request for nothing."""
-    if not settings.enabled:
-        return False
-    if any(item.enabled and item.command for item in settings.languages):
-        return True
-    return any(
-        (command := server_command(language, settings)) is not None and command.argv
-        for language in WELL_KNOWN
-    )

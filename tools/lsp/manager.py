@@ -14,7 +14,7 @@ from tools.errors import ToolError
 from tools.lsp.answers import hover_text, locations, symbols_text
 from tools.lsp.client import CLOSE_SECONDS, ServerConnection, ServerUnavailable
 from tools.lsp.diagnostics import flat, report
-from tools.lsp.languages import Language, ServerCommand, language_of, server_command
+from tools.lsp.languages import WELL_KNOWN, Language, ServerCommand, language_of, server_command
 from tools.lsp.port import Question
 from tools.lsp.positions import line_of, to_lsp_character
 from tools.lsp.settings import LspSettings
@@ -72,6 +72,20 @@ class LanguageServers:
         if language not in self._commands:
             self._commands[language] = server_command(language, self.settings)
         return self._commands[language]
+
+    def offered(self) -> bool:
+        """Whether the session has language servers to offer: one configured in config.toml
+        (a missing one is then said in one line), or a well-known one found on PATH (looked
+        up once, as at a file's first read). Without any, the lsp tool is not offered: its
+        schema would ride in every request for nothing."""
+        if not self.settings.enabled:
+            return False
+        if any(item.enabled and item.command for item in self.settings.languages):
+            return True
+        return any(
+            (command := self._command(language)) is not None and command.argv
+            for language in WELL_KNOWN
+        )
 
     def _server(self, language: str) -> ServerConnection | None:
         """The server of `language`, started (in the background) if it was not; None when the

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent.config import ConfigError, load_config
-from tools.lsp.languages import has_servers, language_of, server_command
+from tools.lsp.languages import language_of, server_command
+from tools.lsp.manager import LanguageServers
 from tools.lsp.settings import LanguageSetting, LspSettings, LspSettingsError, parse_lsp
 
 
@@ -104,6 +105,9 @@ def test_a_server_planted_in_the_workspace_is_not_found_through_a_relative_path_
 def test_the_lsp_tool_is_offered_where_a_server_is_configured_or_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    def has_servers(settings: LspSettings) -> bool:
+        return LanguageServers(tmp_path, settings, None).offered()
+
     monkeypatch.setenv("PATH", str(tmp_path))
     assert not has_servers(LspSettings())  # nothing on PATH: no tool riding in every request
     configured = LspSettings(languages=(LanguageSetting("python", ("my-server",)),))
